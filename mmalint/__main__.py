@@ -1,0 +1,5 @@
+import sys
+
+from mmalint.cli import main
+
+sys.exit(main())

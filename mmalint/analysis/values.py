@@ -1,0 +1,339 @@
+"""Abstract values of the interpreter.
+
+Every value is an immutable fact about what a Python expression evaluates to. Equality compares
+facts only; `origin` (where the fact was decided) rides along without taking part, so two
+accumulators created as float32 on different lines are equal and join to a known float32.
+Anything the interpreter cannot decide is `UNKNOWN`, and rules stay silent on it.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal
+
+import libcst as cst
+
+from mmalint.analysis.dtypes import DTYPES, IR_TYPES, DTypeInfo, IrTypeInfo
+
+if TYPE_CHECKING:
+    from mmalint.analysis.source import Block, Span
+
+
+@dataclass(frozen=True, eq=False)
+class Origin:
+    """Where a fact was decided: a node of a parsed block."""
+
+    block: Block
+    node: cst.CSTNode
+
+    def span(self) -> Span:
+        return self.block.span(self.node)
+
+    def code(self) -> str:
+        return self.block.code(self.node)
+
+
+@dataclass(frozen=True)
+class Value:
+    origin: Origin | None = field(default=None, compare=False, repr=False, kw_only=True)
+
+    def with_origin(self, origin: Origin | None) -> Value:
+        # copy + setattr: several times faster than dataclasses.replace on this hot path.
+        clone = copy.copy(self)
+        object.__setattr__(clone, "origin", origin)
+        return clone
+
+    @property
+    def known(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class Unknown(Value):
+    @property
+    def known(self) -> bool:
+        return False
+
+
+UNKNOWN = Unknown()
+
+
+@dataclass(frozen=True)
+class Const(Value):
+    """A Python literal: int, float, str, bool, None, Ellipsis."""
+
+    value: Any
+
+
+NONE = Const(None)
+TRUE = Const(True)
+FALSE = Const(False)
+
+
+@dataclass(frozen=True)
+class TupleVal(Value):
+    items: tuple[Value, ...]
+    is_list: bool = False
+
+
+@dataclass(frozen=True)
+class DictVal(Value):
+    """A dict with known string keys (kwargs, `dict(a=1)`, `{"a": 1}`)."""
+
+    items: tuple[tuple[str, Value], ...]
+
+    def get(self, key: str) -> Value | None:
+        for k, v in self.items:
+            if k == key:
+                return v
+        return None
+
+    def without(self, key: str) -> DictVal:
+        return DictVal(tuple((k, v) for k, v in self.items if k != key), origin=self.origin)
+
+
+@dataclass(frozen=True)
+class DType(Value):
+    """A NumPy-style dtype: `jnp.int8`, `np.dtype("int8")`, `x.dtype`."""
+
+    name: str
+
+    @property
+    def info(self) -> DTypeInfo:
+        return DTYPES[self.name]
+
+
+@dataclass(frozen=True)
+class DTypeClass(Value):
+    """An abstract dtype class for `jnp.issubdtype`: `jnp.integer`, `jnp.floating`..."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class IrType(Value):
+    """An MLIR element type: `ir.F32Type.get()`, `utils.dtype_to_ir_type(jnp.int8)`."""
+
+    name: str
+
+    @property
+    def info(self) -> IrTypeInfo:
+        return IR_TYPES[self.name]
+
+
+@dataclass(frozen=True)
+class IrValue(Value):
+    """A scalar MLIR value (`utils.c(0, i32)`, `arith.constant(i32, 0)`): typed, no signedness."""
+
+    type: Value
+
+
+LayoutKind = Literal[
+    "mma_lhs", "mma_rhs", "mma_acc", "wgmma", "wgmma_8bit", "strided", "splat", "other"
+]
+
+
+@dataclass(frozen=True)
+class Layout(Value):
+    """A register layout. MMA layouts depend only on operand bit width and m_warps."""
+
+    kind: LayoutKind
+    bits: int | None = None
+    m_warps: int | None = None
+    name: str | None = None  # a named layout: WGMMA_LAYOUT, Layout.WG_STRIDED...
+
+
+@dataclass(frozen=True)
+class MMALayoutsVal(Value):
+    """`mgpu.MMALayouts(T, m_warps=W)` (or `.for_shape`)."""
+
+    bits: Value
+    m_warps: Value
+
+
+@dataclass(frozen=True)
+class Fragment(Value):
+    """A Mosaic GPU `FragmentedArray`.
+
+    Each fact is a value with its own origin: `ir_type` (an IrType), `signed` (Const True/False/
+    None: the `is_signed` it was built with), `layout`, `shape` (a TupleVal), and `data_dtype`,
+    the dtype of the memory it was loaded from when known (int8 data loaded unsigned...).
+    """
+
+    ir_type: Value = UNKNOWN
+    signed: Value = UNKNOWN
+    layout: Value = UNKNOWN
+    shape: Value = UNKNOWN
+    data_dtype: Value = UNKNOWN
+    created: Origin | None = field(default=None, compare=False, repr=False)
+    how: str = field(default="", compare=False)  # "loaded", "splatted", "converted"...
+
+
+@dataclass(frozen=True)
+class Array(Value):
+    """A jax/NumPy array, a Pallas in-kernel array, or a `jax.ShapeDtypeStruct`."""
+
+    dtype: Value = UNKNOWN
+    shape: Value = UNKNOWN
+    layout: Value = UNKNOWN
+    created: Origin | None = field(default=None, compare=False, repr=False)
+    how: str = field(default="", compare=False)
+
+
+@dataclass(frozen=True)
+class Ref(Value):
+    """A kernel memory reference (memref, Pallas Ref): dtype and shape, no signedness."""
+
+    dtype: Value = UNKNOWN
+    shape: Value = UNKNOWN
+
+
+@dataclass(frozen=True)
+class Api(Value):
+    """A name from outside the module: a jax module, function, class or constant.
+
+    `name` is canonical (re-exports resolved): `jax.experimental.mosaic.gpu.mma.mma`.
+    """
+
+    name: str
+    is_module: bool = False
+
+
+@dataclass(frozen=True)
+class Semantics(Value):
+    """A Pallas lowering semantics: "lane" or "warpgroup"."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class CompilerParams(Value):
+    semantics: Value = UNKNOWN
+
+
+@dataclass(frozen=True, eq=False)
+class Func(Value):
+    """A function of the checked module, with its defining frame (closures)."""
+
+    node: cst.FunctionDef | cst.Lambda
+    block: Block
+    closure: Any  # interpreter.Frame; Any to keep this layer free of the interpreter
+    defaults: tuple[tuple[str, Value], ...] = ()
+    qualname: str = ""
+    owner: Any = None  # ClassVal for methods
+
+
+@dataclass(frozen=True, eq=False)
+class BoundMethod(Value):
+    func: Func
+    self_value: Value
+
+
+@dataclass(frozen=True, eq=False)
+class ClassVal(Value):
+    name: str
+    block: Block | None
+    bases: tuple[Value, ...]
+    attrs: Any  # dict[str, Value | lazy]; mutable on purpose while the class body runs
+    keywords: tuple[tuple[str, Value], ...] = ()
+
+
+@dataclass(frozen=True)
+class Instance(Value):
+    cls: ClassVal
+
+
+@dataclass(frozen=True, eq=False)
+class Partial(Value):
+    """`functools.partial(f, *args, **kwargs)`."""
+
+    func: Value
+    args: tuple[Value, ...]
+    kwargs: tuple[tuple[str, Value], ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Kernel(Value):
+    """A launchable kernel: `plgpu.kernel(body, ...)`, `pl.pallas_call(body, ...)`,
+    `mgpu.as_gpu_kernel(body, ...)`, or a decorator still waiting for its body (`body` None)."""
+
+    api: str
+    body: Value | None
+    kwargs: tuple[tuple[str, Value], ...]
+    self_value: Value | None = None
+
+
+def join(a: Value, b: Value) -> Value:
+    """The value that is true of both `a` and `b` (control-flow merge)."""
+    if a == b:
+        return a
+    if type(a) is not type(b):
+        return UNKNOWN
+    if isinstance(a, TupleVal) and isinstance(b, TupleVal):
+        if len(a.items) != len(b.items) or a.is_list != b.is_list:
+            return UNKNOWN
+        return TupleVal(tuple(join(x, y) for x, y in zip(a.items, b.items, strict=True)), a.is_list)
+    if isinstance(a, Fragment) and isinstance(b, Fragment):
+        return Fragment(
+            ir_type=join(a.ir_type, b.ir_type),
+            signed=join(a.signed, b.signed),
+            layout=join(a.layout, b.layout),
+            shape=join(a.shape, b.shape),
+            data_dtype=join(a.data_dtype, b.data_dtype),
+            created=a.created,
+            how=a.how,
+        )
+    if isinstance(a, Array) and isinstance(b, Array):
+        return Array(
+            dtype=join(a.dtype, b.dtype),
+            shape=join(a.shape, b.shape),
+            layout=join(a.layout, b.layout),
+            created=a.created,
+            how=a.how,
+        )
+    if isinstance(a, Ref) and isinstance(b, Ref):
+        return Ref(dtype=join(a.dtype, b.dtype), shape=join(a.shape, b.shape))
+    if isinstance(a, Layout) and isinstance(b, Layout) and a.kind == b.kind:
+        return Layout(
+            a.kind,
+            a.bits if a.bits == b.bits else None,
+            a.m_warps if a.m_warps == b.m_warps else None,
+        )
+    return UNKNOWN
+
+
+def as_int(value: Value) -> int | None:
+    if isinstance(value, Const) and isinstance(value.value, int) and not isinstance(
+        value.value, bool
+    ):
+        return value.value
+    return None
+
+
+def as_shape(value: Value) -> tuple[int | None, ...] | None:
+    """A shape tuple with unknown dims as None, or None when even the rank is unknown."""
+    if isinstance(value, TupleVal):
+        return tuple(as_int(v) for v in value.items)
+    return None
+
+
+def const_shape(dims: tuple[int | None, ...], origin: Origin | None = None) -> Value:
+    return TupleVal(
+        tuple(Const(d) if d is not None else UNKNOWN for d in dims), origin=origin
+    )
+
+
+@dataclass(frozen=True, eq=False)
+class Method(Value):
+    """A method of a modelled value, not yet called: `frag.astype`, `ref.at`, `kwargs.pop`."""
+
+    receiver: Value
+    name: str
+
+
+@dataclass(frozen=True, eq=False)
+class RefAt(Value):
+    """`ref.at`, waiting for its index."""
+
+    ref: Value

@@ -1,0 +1,207 @@
+"""Parameter worlds: the argument sets a parameterized test runs with.
+
+`@parameterized.product(dtype=(jnp.int8, jnp.float16), m_warps=(1, 2))` gives four worlds;
+`@parameterized.parameters`, `named_parameters`, `jtu.sample_product` and
+`pytest.mark.parametrize` are understood too. A world binds parameters to values and remembers
+how each value was written, so a finding can say "when dtype=jnp.int8".
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from mmalint.analysis.calls import WorldBinding
+from mmalint.analysis.values import Api, Const, DictVal, TupleVal, Value
+
+if TYPE_CHECKING:
+    from mmalint.analysis.interpreter import Frame, Interpreter
+    from mmalint.analysis.source import Block
+
+MAX_WORLDS = 256
+
+_PRODUCT = frozenset({"parameterized.product", "jtu.sample_product", "jtu.sample_product_testcases"})
+_PARAMETERS = frozenset({"parameterized.parameters", "jtu.parameterized_filterable"})
+_NAMED = frozenset({"parameterized.named_parameters"})
+_PYTEST = frozenset({"pytest.mark.parametrize"})
+
+
+@dataclass(frozen=True)
+class World:
+    positional: tuple[Value, ...] = ()
+    keywords: tuple[tuple[str, Value], ...] = ()
+    bindings: tuple[WorldBinding, ...] = ()
+    complete: bool = False  # every parameter is given (or has its real default)
+
+    def combine(self, other: World) -> World:
+        return World(
+            self.positional + other.positional,
+            self.keywords + other.keywords,
+            self.bindings + other.bindings,
+            self.complete or other.complete,
+        )
+
+
+def worlds_for(
+    interp: Interpreter, node: cst.FunctionDef, block: Block, frame: Frame
+) -> list[World]:
+    """The worlds a root function runs in; one blind world when it is not parameterized."""
+    param_names = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+    if param_names and param_names[0] in ("self", "cls"):
+        param_names = param_names[1:]
+    worlds = [World()]
+    for decorator in node.decorators:
+        expr = decorator.decorator
+        if not isinstance(expr, cst.Call):
+            continue
+        callee = interp.eval(expr.func, frame, block)
+        if not isinstance(callee, Api):
+            continue
+        cases = _cases(interp, callee.name, expr, frame, block, param_names)
+        if cases is None:
+            continue
+        if not cases:
+            return []
+        worlds = [w.combine(c) for w, c in itertools.product(worlds, cases)][:MAX_WORLDS]
+    return worlds
+
+
+def _cases(
+    interp: Interpreter,
+    kind: str,
+    call: cst.Call,
+    frame: Frame,
+    block: Block,
+    param_names: Sequence[str],
+) -> list[World] | None:
+    if kind not in _PRODUCT | _PARAMETERS | _NAMED | _PYTEST:
+        return None
+    args = interp.eval_args(call, frame, block)
+    if not args.complete:
+        return [World(complete=False)]
+    if kind in _PRODUCT:
+        return _product(args.positional, args.keywords)
+    if kind in _PYTEST:
+        return _pytest(args.positional, args.keywords)
+    cases: list[Value] = list(args.positional)
+    if (
+        len(cases) == 1
+        and not (isinstance(cases[0], TupleVal) and not cases[0].is_list)
+        and not isinstance(cases[0], DictVal)
+    ):
+        items = _items(cases[0])
+        if items is None:
+            return [World(complete=False)]
+        cases = list(items)
+    worlds: list[World] = []
+    for case in cases:
+        world = _case(case, param_names, named=kind in _NAMED)
+        if world is None:
+            return [World(complete=False)]
+        worlds.append(world)
+    return worlds
+
+
+def _items(value: Value) -> tuple[Value, ...] | None:
+    return value.items if isinstance(value, TupleVal) else None
+
+
+def _binding(name: str, value: Value) -> WorldBinding:
+    label = None
+    if value.origin is not None:
+        try:
+            label = " ".join(value.origin.code().split())
+        except Exception:  # noqa: BLE001 - a label is a nicety
+            label = None
+    if label is None:
+        label = repr(value.value) if isinstance(value, Const) else "?"
+    return WorldBinding(name, label, value.origin)
+
+
+def _keyword_world(pairs: Sequence[tuple[str, Value]]) -> World:
+    return World(
+        keywords=tuple(pairs),
+        bindings=tuple(_binding(k, v) for k, v in pairs),
+        complete=True,
+    )
+
+
+def _product(positional: Sequence[Value], keywords: dict[str, Value]) -> list[World] | None:
+    axes: list[list[World]] = []
+    for alternatives in positional:
+        items = _items(alternatives)
+        if items is None:
+            return [World(complete=False)]
+        axis: list[World] = []
+        for item in items:
+            if not isinstance(item, DictVal):
+                return [World(complete=False)]
+            axis.append(_keyword_world(item.items))
+        axes.append(axis)
+    for name, values in keywords.items():
+        items = _items(values)
+        if items is None:
+            return [World(complete=False)]
+        axes.append([_keyword_world([(name, v)]) for v in items])
+    worlds = [World(complete=True)]
+    for axis in axes:
+        worlds = [w.combine(a) for w, a in itertools.product(worlds, axis)][:MAX_WORLDS]
+    return worlds
+
+
+def _case(case: Value, param_names: Sequence[str], named: bool) -> World | None:
+    if isinstance(case, DictVal):
+        pairs = [(k, v) for k, v in case.items if k != "testcase_name"]
+        return _keyword_world(pairs)
+    if isinstance(case, TupleVal):
+        values = list(case.items)
+        if named:
+            values = values[1:]
+    else:
+        if named:
+            return None
+        values = [case]
+    if len(values) > len(param_names):
+        return None
+    bindings = tuple(_binding(n, v) for n, v in zip(param_names, values, strict=False))
+    return World(positional=tuple(values), bindings=bindings, complete=True)
+
+
+def _pytest(positional: Sequence[Value], keywords: dict[str, Value]) -> list[World] | None:
+    argnames = positional[0] if positional else keywords.get("argnames")
+    argvalues = positional[1] if len(positional) > 1 else keywords.get("argvalues")
+    if argnames is None or argvalues is None:
+        return [World(complete=False)]
+    if isinstance(argnames, Const) and isinstance(argnames.value, str):
+        names = [n.strip() for n in argnames.value.split(",") if n.strip()]
+    elif isinstance(argnames, TupleVal) and all(
+        isinstance(i, Const) and isinstance(i.value, str) for i in argnames.items
+    ):
+        names = [i.value for i in argnames.items if isinstance(i, Const)]
+    else:
+        return [World(complete=False)]
+    items = _items(argvalues)
+    if items is None:
+        return [World(complete=False)]
+    worlds: list[World] = []
+    for item in items:
+        values: Sequence[Value]
+        if len(names) == 1:
+            values = [item]
+        else:
+            inner = _items(item)
+            if inner is None or len(inner) != len(names):
+                return [World(complete=False)]
+            values = inner
+        pairs = list(zip(names, values, strict=True))
+        # pytest passes only the named arguments; the others come from fixtures: unknown.
+        world = _keyword_world(pairs)
+        worlds.append(World(world.positional, world.keywords, world.bindings, complete=False))
+    return worlds
+
+
+__all__ = ["MAX_WORLDS", "World", "worlds_for", "Api"]

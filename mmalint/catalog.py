@@ -1,0 +1,168 @@
+"""The rule catalog: rules, jax's checks and the operand tables, loaded from `rules/*.toml`.
+
+The TOML files sit at the top of a checkout (`rules/`) and inside the wheel (`mmalint/_rules`).
+"""
+
+from __future__ import annotations
+
+import functools
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+class CatalogError(Exception):
+    """The rule catalog is missing or malformed (a packaging bug, never the user's)."""
+
+
+@dataclass(frozen=True)
+class Example:
+    title: str
+    kind: str  # "invalid" or "valid"
+    expect: tuple[str, ...]
+    code: str
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: str
+    family: str
+    summary: str
+    message: str
+    help: str
+    fix_title: str
+    fix_safety: str
+    explanation: str
+    examples: tuple[Example, ...]
+
+    @property
+    def url(self) -> str:
+        return f"https://github.com/mmalint/mmalint/blob/main/docs/rules/{self.code}.md"
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check jax makes, in order: its rule, exception and exact message template."""
+
+    id: str
+    api: str
+    versions: tuple[str, ...]
+    rule: str
+    stage: str
+    exception: str
+    message: str
+    match: str
+    semantics: str | None
+    where: str
+
+    @property
+    def raises(self) -> bool:
+        return bool(self.exception)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    versions: tuple[str, ...]
+    rules: dict[str, Rule]
+    checks: tuple[Check, ...]
+    tables: dict[str, dict[str, dict[str, Any]]]
+
+    def checks_for(self, api: str, version: str) -> list[Check]:
+        return [c for c in self.checks if c.api == api and version in c.versions]
+
+    def table(self, api: str, version: str) -> dict[str, Any]:
+        return self.tables.get(api, {}).get(version, {})
+
+    def select(self, prefixes: tuple[str, ...]) -> list[str]:
+        """Codes matching any of the prefixes (`MMA1`, `MMA101`, `ALL`)."""
+        codes = sorted(self.rules)
+        if "ALL" in prefixes:
+            return codes
+        return [c for c in codes if any(c.startswith(p) for p in prefixes)]
+
+    def resolve_version(self, requested: str | None) -> str:
+        """The catalog version for a jax version string: `0.11.2` -> `0.11`."""
+        if not requested:
+            return self.versions[-1]
+        parts = requested.split(".")
+        key = ".".join(parts[:2])
+        if key in self.versions:
+            return key
+        try:
+            wanted = tuple(int(p) for p in parts[:2])
+        except ValueError:
+            raise CatalogError(f"not a jax version: {requested!r}") from None
+        known = [tuple(int(p) for p in v.split(".")) for v in self.versions]
+        if wanted > known[-1]:
+            return self.versions[-1]
+        if wanted < known[0]:
+            return self.versions[0]
+        raise CatalogError(f"jax {requested} is not in the catalog ({', '.join(self.versions)})")
+
+
+def rules_dir() -> Path:
+    """`mmalint/_rules` in an installed wheel, `rules/` next to the package in a checkout."""
+    for candidate in (_PACKAGE_DIR / "_rules", _PACKAGE_DIR.parent / "rules"):
+        if (candidate / "checks.toml").is_file():
+            return candidate
+    raise CatalogError(f"rule catalog not found next to {_PACKAGE_DIR}")
+
+
+@functools.cache
+def load_catalog(directory: Path | None = None) -> Catalog:
+    base = directory or rules_dir()
+    try:
+        checks_data = tomllib.loads((base / "checks.toml").read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise CatalogError(f"cannot read {base / 'checks.toml'}: {exc}") from exc
+    versions = tuple(checks_data["versions"])
+    checks = tuple(
+        Check(
+            id=c["id"],
+            api=c["api"],
+            versions=tuple(c["versions"]),
+            rule=c["rule"],
+            stage=c["stage"],
+            exception=c.get("exception", ""),
+            message=c.get("message", ""),
+            match=c.get("match", "exact"),
+            semantics=c.get("semantics"),
+            where=c.get("where", ""),
+        )
+        for c in checks_data.get("check", [])
+    )
+    rules: dict[str, Rule] = {}
+    for path in sorted(base.glob("mma*.toml")):
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise CatalogError(f"cannot read {path}: {exc}") from exc
+        for r in data.get("rule", []):
+            rule = Rule(
+                code=r["code"],
+                name=r["name"],
+                severity=r["severity"],
+                family=data.get("family", ""),
+                summary=r["summary"],
+                message=r["message"],
+                help=r["help"],
+                fix_title=r.get("fix_title", ""),
+                fix_safety=r.get("fix_safety", ""),
+                explanation=r["explanation"].strip(),
+                examples=tuple(
+                    Example(e["title"], e["kind"], tuple(e.get("expect", [])), e["code"].lstrip("\n"))
+                    for e in r.get("example", [])
+                ),
+            )
+            if rule.code in rules:
+                raise CatalogError(f"rule {rule.code} is defined twice")
+            rules[rule.code] = rule
+    for check in checks:
+        if check.rule not in rules:
+            raise CatalogError(f"check {check.id} names unknown rule {check.rule}")
+    return Catalog(versions, rules, checks, checks_data.get("tables", {}))

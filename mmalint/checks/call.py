@@ -1,0 +1,198 @@
+"""The normalized MMA call the rules see: facts per operand, independent of how they were written."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from mmalint.analysis.calls import MmaSite
+from mmalint.analysis.dtypes import DTYPES, IR_TYPES, dtype_of_ir_type
+from mmalint.analysis.values import (
+    Array,
+    Const,
+    DType,
+    Fragment,
+    IrType,
+    Layout,
+    Origin,
+    Semantics,
+    TupleVal,
+    Value,
+    as_shape,
+)
+
+ACC_TYPES = frozenset({"i32", "f32", "f64"})
+
+
+@dataclass(frozen=True)
+class Operand:
+    """What is known of one argument of an MMA call. None means unknown."""
+
+    position: int  # 0, 1 or 2: where it was passed
+    value: Value
+    element_type: str | None  # MLIR: i8, bf16, f32...
+    dtype: str | None  # NumPy: int8, uint8, float32...
+    signedness: str | None  # "signed", "unsigned", "signless"
+    layout: Layout | None
+    shape: tuple[int | None, ...] | None
+    data_dtype: str | None
+    created: Origin | None
+    type_origin: Origin | None
+    sign_origin: Origin | None
+    data_origin: Origin | None
+    arg_origin: Origin | None
+    how: str
+
+    @property
+    def is_int(self) -> bool:
+        info = IR_TYPES.get(self.element_type or "")
+        return info is not None and info.is_integer
+
+    @property
+    def is_float(self) -> bool:
+        info = IR_TYPES.get(self.element_type or "")
+        return info is not None and info.is_floating
+
+    @property
+    def display(self) -> str:
+        """How the operand's type reads in a message: the NumPy name when decidable."""
+        if self.dtype is not None:
+            return self.dtype
+        if self.element_type is not None:
+            return self.element_type
+        return "unknown"
+
+    def to_json(self) -> dict[str, Any]:
+        layout = None
+        if self.layout is not None:
+            layout = {
+                "kind": self.layout.kind,
+                "bitwidth": self.layout.bits,
+                "m_warps": self.layout.m_warps,
+                "name": self.layout.name,
+            }
+        return {
+            "dtype": self.dtype,
+            "element_type": self.element_type,
+            "signedness": self.signedness,
+            "layout": layout,
+            "shape": list(self.shape) if self.shape is not None else None,
+            "data_dtype": self.data_dtype,
+            "source": self.how or None,
+        }
+
+
+@dataclass(frozen=True)
+class MmaCall:
+    api: str
+    site: MmaSite
+    version: str
+    semantics: str | None
+    acc: Operand
+    a: Operand
+    b: Operand
+    order: str = "acc_a_b"
+
+    @property
+    def origin(self) -> Origin:
+        return self.site.origin
+
+    @property
+    def operands(self) -> dict[str, Operand]:
+        return {"acc": self.acc, "a": self.a, "b": self.b}
+
+    def swapped(self) -> MmaCall:
+        """The call by roles when the accumulator was passed last: `mma(a, b, acc)`."""
+        return MmaCall(
+            self.api, self.site, self.version, self.semantics, self.b, self.acc, self.a, "a_b_acc"
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        world = {b.name: b.label for b in self.site.context.world}
+        return {
+            "api": self.api,
+            "target_jax": self.version,
+            "lowering_semantics": self.semantics,
+            "acc": self.acc.to_json(),
+            "a": self.a.to_json(),
+            "b": self.b.to_json(),
+            "argument_order": self.order,
+            "world": world,
+            "expected_failure": self.site.context.expected_failure is not None,
+        }
+
+
+def _signedness(value: Value) -> str | None:
+    if isinstance(value, Const):
+        if value.value is True:
+            return "signed"
+        if value.value is False:
+            return "unsigned"
+        if value.value is None:
+            return "signless"
+    return None
+
+
+def _shape(value: Value) -> tuple[int | None, ...] | None:
+    return as_shape(value) if isinstance(value, TupleVal) else None
+
+
+def operand(position: int, value: Value, arg_origin: Origin | None) -> Operand:
+    if isinstance(value, Fragment):
+        element = value.ir_type.name if isinstance(value.ir_type, IrType) else None
+        signedness = _signedness(value.signed)
+        dtype = None
+        if element is not None:
+            is_signed = {"signed": True, "unsigned": False}.get(signedness or "", None)
+            if IR_TYPES[element].is_floating or signedness in ("signed", "unsigned"):
+                dtype = dtype_of_ir_type(element, is_signed)
+        data = value.data_dtype.name if isinstance(value.data_dtype, DType) else None
+        return Operand(
+            position,
+            value,
+            element,
+            dtype,
+            signedness,
+            value.layout if isinstance(value.layout, Layout) else None,
+            _shape(value.shape),
+            data,
+            value.created,
+            value.ir_type.origin,
+            value.signed.origin,
+            value.data_dtype.origin,
+            arg_origin,
+            value.how,
+        )
+    if isinstance(value, Array):
+        dtype = value.dtype.name if isinstance(value.dtype, DType) else None
+        info = DTYPES.get(dtype or "")
+        signedness = None
+        if info is not None:
+            signed = info.is_signed
+            signedness = "signless" if signed is None else ("signed" if signed else "unsigned")
+        return Operand(
+            position,
+            value,
+            info.mlir if info is not None else None,
+            dtype,
+            signedness,
+            value.layout if isinstance(value.layout, Layout) else None,
+            _shape(value.shape),
+            None,
+            value.created,
+            value.dtype.origin,
+            value.dtype.origin,
+            None,
+            arg_origin,
+            value.how,
+        )
+    return Operand(position, value, None, None, None, None, None, None, None, None, None, None,
+                   arg_origin, "")
+
+
+def normalize(site: MmaSite, version: str) -> MmaCall:
+    operands = [operand(i, site.args[i], site.arg_origins[i]) for i in range(3)]
+    semantics = None
+    if site.api == "plgpu.mma" and isinstance(site.context.semantics, Semantics):
+        semantics = site.context.semantics.name
+    return MmaCall(site.api, site, version, semantics, operands[0], operands[1], operands[2])

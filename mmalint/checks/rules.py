@@ -1,0 +1,330 @@
+"""Rules: a normalized MMA call in, findings out, driven by the catalog's checks.
+
+jax's checks run in catalog order; every failing check is a finding of its rule, and the first
+failing one is what jax actually raises. Rules never see libcst nodes: only facts and origins.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mmalint.analysis.dtypes import DTYPES
+from mmalint.analysis.values import Fragment, Origin
+from mmalint.catalog import Catalog, Check, Rule
+from mmalint.checks.call import MmaCall, Operand
+from mmalint.checks.conditions import CONDITIONS, Outcome
+
+
+@dataclass(frozen=True)
+class Predicted:
+    exception: str
+    message: str
+    jax_version: str
+    match: str = "exact"
+
+
+@dataclass(frozen=True)
+class Note:
+    message: str
+    origin: Origin
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: Rule
+    call: MmaCall
+    subject: str | None
+    message: str
+    help: str
+    notes: tuple[Note, ...]
+    predicted: Predicted | None
+    masked_by: str | None
+    check: Check
+
+
+_API_NAMES = {"mgpu.mma": "mgpu.mma", "plgpu.mma": "plgpu.mma"}
+_ROLE_NAMES = {"acc": "accumulator", "a": "lhs operand `a`", "b": "rhs operand `b`"}
+
+
+def evaluate(call: MmaCall, catalog: Catalog) -> list[Finding]:
+    """All findings for one call on one path."""
+    version = call.version
+    checks = catalog.checks_for(call.api, version)
+    api_missing = False
+    if not checks:
+        # plgpu.mma does not exist in this jax: judge with the first version that has it.
+        later = [v for v in catalog.versions if catalog.checks_for(call.api, v)]
+        if not later:
+            return []
+        version = later[0]
+        checks = catalog.checks_for(call.api, version)
+        api_missing = True
+    table = catalog.table(call.api, version)
+    findings: list[Finding] = []
+
+    order_check = next((c for c in checks if c.id == "accumulator-last"), None)
+    if order_check is not None:
+        outcome = CONDITIONS[order_check.id](call, table)[0]
+        if outcome.status:
+            # jax raises for the values as passed; the finding describes them by their roles.
+            first = _first_raise(call, checks, table)
+            predicted = _predicted(first[0], first[1], call, version) if first else None
+            call = call.swapped()
+            findings.append(_finding(catalog, order_check, Outcome(True, "acc"), call, predicted, None))
+
+    first_raise: str | None = None if not findings else findings[0].rule.code
+    for check in checks:
+        if check.id == "accumulator-last" or not _applies(check, call):
+            continue
+        for outcome in CONDITIONS[check.id](call, table):
+            if not outcome.status:
+                continue
+            predicted = _predicted(check, outcome, call, version) if check.raises else None
+            masked_by = first_raise if first_raise != check.rule else None
+            findings.append(_finding(catalog, check, outcome, call, predicted, masked_by))
+            if check.raises and first_raise is None:
+                first_raise = check.rule
+    if api_missing:
+        missing = Predicted(
+            "AttributeError",
+            "module 'jax.experimental.pallas.mosaic_gpu' has no attribute 'mma'",
+            call.version,
+        )
+        findings = [
+            Finding(f.rule, f.call, f.subject, f.message, f.help, f.notes,
+                    missing if f.predicted else None, f.masked_by, f.check)
+            for f in findings
+        ]
+    return _dedupe(findings)
+
+
+def _applies(check: Check, call: MmaCall) -> bool:
+    if check.semantics is None:
+        return True
+    if check.semantics == "lane":
+        return call.semantics in ("lane", None)
+    return call.semantics == check.semantics
+
+
+def _first_raise(
+    call: MmaCall, checks: list[Check], table: dict[str, object]
+) -> tuple[Check, Outcome] | None:
+    for check in checks:
+        if not check.raises or not _applies(check, call):
+            continue
+        for outcome in CONDITIONS[check.id](call, table):  # type: ignore[arg-type]
+            if outcome.status:
+                return check, outcome
+    return None
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    """One finding per rule and subject: the first (earliest) check wins."""
+    seen: set[tuple[str, str | None]] = set()
+    result = []
+    for f in findings:
+        key = (f.rule.code, f.subject)
+        if key in seen:
+            continue
+        seen.add(key)
+        result.append(f)
+    return result
+
+
+def _fields(call: MmaCall, check: Check, outcome: Outcome) -> dict[str, str]:
+    acc, a, b = call.acc, call.a, call.b
+    fields = {
+        "api": _API_NAMES.get(call.api, call.api),
+        "operand_dtype": a.display,
+        "acc_dtype": acc.display,
+        "a_dtype": a.display,
+        "b_dtype": b.display,
+        "a_type": a.element_type or "?",
+        "b_type": b.element_type or "?",
+        "acc_type": acc.element_type or "?",
+        "acc_desc": _acc_desc(acc),
+        "supported": ", ".join(_supported(call)),
+        "role": outcome.subject or "",
+    }
+    fields.update(outcome.fields)
+    subject = call.operands.get(outcome.subject or "")
+    if subject is not None:
+        fields.update(_subject_fields(call, subject, outcome.subject or ""))
+    return fields
+
+
+def _acc_desc(acc: Operand) -> str:
+    if acc.element_type == "i32" and acc.signedness == "unsigned" and isinstance(acc.value, Fragment):
+        return "int32 with is_signed=False"
+    return acc.display
+
+
+def _supported(call: MmaCall) -> list[str]:
+    names = {
+        "bf16": "bfloat16", "f16": "float16", "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2",
+        "i8": "int8/uint8", "i4": "int4/uint4", "f64": "float64",
+    }
+    from mmalint.catalog import load_catalog
+
+    table = load_catalog().table(call.api, call.version) or load_catalog().table(call.api, "0.11")
+    return [names.get(t, t) for t in table.get("operand_types", [])]
+
+
+def _subject_fields(call: MmaCall, op: Operand, role: str) -> dict[str, str]:
+    is_signed = {"signed": "True", "unsigned": "False", "signless": "None"}.get(op.signedness or "", "?")
+    requirement = ""
+    if op.is_int and op.signedness == "signless":
+        requirement = "integer arrays need is_signed=True or False"
+    elif op.is_float and op.signedness != "signless":
+        requirement = "floating arrays must have is_signed=None"
+    data = DTYPES.get(op.data_dtype or "")
+    computed_as = affected = ""
+    if data is not None and data.kind in ("int", "uint"):
+        bits = data.bits
+        if op.signedness == "unsigned":
+            computed_as = f"uint{bits}"
+            affected = f"below 0 (read as {2 ** bits - 1} for -1)"
+        else:
+            computed_as = f"int{bits}"
+            affected = f">= {2 ** (bits - 1)} (read as negative)"
+    ptx_type = {"uint8": "s8", "uint4": "s4"}.get(op.dtype or "", "signed")
+    affected_204 = {"uint8": ">= 128", "uint4": ">= 8"}.get(op.dtype or "", "")
+    how = {"loaded": "loaded", "splatted": "splatted", "converted": "converted with astype",
+           "built": "built", "bitcast": "bitcast", "mma result": "an mma result"}.get(op.how, op.how or "built")
+    fields = {
+        "role": _ROLE_NAMES.get(role, role),
+        "is_signed": is_signed,
+        "type": op.element_type or "?",
+        "requirement": requirement,
+        "how": how,
+        "data_dtype": op.data_dtype or "?",
+        "data_dtype_expr": f"jnp.{op.data_dtype}" if op.data_dtype else "dtype",
+        "computed_as": computed_as,
+        "ptx_type": ptx_type,
+    }
+    if call.api == "plgpu.mma":
+        fields["affected"] = affected_204
+    else:
+        fields["affected"] = affected
+    return fields
+
+
+def _predicted(check: Check, outcome: Outcome, call: MmaCall, version: str) -> Predicted:
+    fields = _fields(call, check, outcome)
+    try:
+        message = check.message.format(**fields)
+    except (KeyError, IndexError):
+        message = check.message
+    return Predicted(check.exception, message, call.version, check.match)
+
+
+def _finding(
+    catalog: Catalog,
+    check: Check,
+    outcome: Outcome,
+    call: MmaCall,
+    predicted: Predicted | None,
+    masked_by: str | None,
+) -> Finding:
+    rule = catalog.rules[check.rule]
+    fields = _fields(call, check, outcome)
+    try:
+        message = rule.message.format(**fields)
+    except (KeyError, IndexError):
+        message = rule.summary
+    world = call.site.context.world
+    if world:
+        message += " (when " + ", ".join(str(b) for b in world) + ")"
+    try:
+        help_text = rule.help.format(**fields)
+    except (KeyError, IndexError):
+        help_text = rule.help
+    return Finding(
+        rule, call, outcome.subject, message, help_text, tuple(_notes(rule.code, call, outcome)),
+        predicted, masked_by, check,
+    )
+
+
+def _notes(code: str, call: MmaCall, outcome: Outcome) -> list[Note]:
+    notes: list[Note] = []
+    acc, a = call.acc, call.a
+
+    def add(message: str, origin: Origin | None) -> None:
+        if origin is not None and all(n.origin is not origin for n in notes):
+            notes.append(Note(message, origin))
+
+    def decided(op: Operand, what: str, origin: Origin | None) -> None:
+        """A second note where a fact was decided, when that is not the creation line."""
+        if origin is None or op.created is None:
+            return
+        if origin.block is op.created.block and _contains(op.created, origin):
+            return
+        add(what, origin)
+
+    if code in ("MMA101", "MMA102", "MMA201"):
+        add(f"accumulator {_verb(acc)} here as {_acc_desc(acc)}", acc.created)
+        if code == "MMA201":
+            decided(acc, f"is_signed={'False' if acc.signedness == 'unsigned' else acc.signedness} decided here", acc.sign_origin)
+        else:
+            decided(acc, f"{acc.display} chosen here", acc.type_origin)
+        add(f"operand `a` {_verb(a)} here as {a.display}", a.created)
+        decided(a, f"{a.display} chosen here", a.type_origin)
+    elif code == "MMA103":
+        add(f"operand `a` {_verb(a)} here as {a.display}", a.created)
+        add(f"operand `b` {_verb(call.b)} here as {call.b.display}", call.b.created)
+    elif code == "MMA104":
+        add(f"operand `a` {_verb(a)} here as {a.display}", a.created)
+        decided(a, f"{a.display} chosen here", a.type_origin)
+    elif code == "MMA105":
+        add(f"this is the accumulator ({acc.display}), passed third", acc.arg_origin or acc.created)
+        add(f"accumulator {_verb(acc)} here as {acc.display}", acc.created)
+    elif code in ("MMA202", "MMA203") and outcome.subject:
+        op = call.operands[outcome.subject]
+        sign = {"signed": "is_signed=True", "unsigned": "is_signed=False", "signless": "no is_signed"}.get(op.signedness or "", "")
+        add(f"{_ROLE_NAMES[outcome.subject]} {_verb(op)} here as {op.element_type} with {sign}", op.created)
+        if op.sign_origin is not None and op.created is not None and not _contains(op.created, op.sign_origin):
+            add(f"{sign} decided here", op.sign_origin)
+        if code == "MMA203":
+            add(f"the data is {op.data_dtype}", op.data_origin)
+    elif code == "MMA204":
+        semantics = call.site.context.semantics
+        add("warpgroup lowering semantics chosen here", semantics.origin)
+        add(f"operand `a` {_verb(a)} here as {a.display}", a.created)
+    for binding in call.site.context.world:
+        if binding.origin is not None and any(_same(binding.origin, o) for o in _fact_origins(call)):
+            add(f"when {binding}", binding.origin)
+    return notes
+
+
+def _fact_origins(call: MmaCall) -> list[Origin]:
+    origins = []
+    for op in (call.acc, call.a, call.b):
+        for o in (op.type_origin, op.sign_origin, op.data_origin):
+            if o is not None:
+                origins.append(o)
+    return origins
+
+
+def _same(x: Origin, y: Origin) -> bool:
+    return x.block is y.block and x.node is y.node
+
+
+def _contains(outer: Origin, inner: Origin) -> bool:
+    if outer.block is not inner.block:
+        return False
+    o, i = outer.span(), inner.span()
+    return o.start <= i.start and i.end <= o.end
+
+
+def _verb(op: Operand) -> str:
+    return {
+        "loaded": "loaded",
+        "splatted": "created",
+        "created": "created",
+        "converted": "converted",
+        "cast": "created",
+        "read": "read",
+        "mma result": "computed",
+        "computed": "computed",
+        "built": "built",
+    }.get(op.how, "created")

@@ -1,0 +1,136 @@
+"""Diagnostics: what a reporter, the fixer, the language server and `confirm` consume.
+
+Plain frozen data with positions already resolved, so they cross process boundaries and never
+hold libcst nodes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, order=True)
+class Location:
+    """1-based row, 1-based column in code points (ruff's convention)."""
+
+    row: int
+    column: int
+
+    def to_json(self) -> dict[str, int]:
+        return {"row": self.row, "column": self.column}
+
+
+@dataclass(frozen=True)
+class Range:
+    filename: str
+    start: Location
+    end: Location
+
+
+@dataclass(frozen=True)
+class Related:
+    message: str
+    range: Range
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "message": self.message,
+            "filename": self.range.filename,
+            "location": self.range.start.to_json(),
+            "end_location": self.range.end.to_json(),
+        }
+
+
+@dataclass(frozen=True)
+class PredictedError:
+    exception: str
+    message: str
+    jax_version: str
+    match: str = "exact"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "exception": self.exception,
+            "message": self.message,
+            "jax_version": self.jax_version,
+            "match": self.match,
+        }
+
+    def __str__(self) -> str:
+        suffix = " ..." if self.match == "prefix" else ""
+        return f"{self.exception}: {self.message}{suffix}"
+
+
+@dataclass(frozen=True)
+class Edit:
+    content: str
+    range: Range
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "content": self.content,
+            "location": self.range.start.to_json(),
+            "end_location": self.range.end.to_json(),
+        }
+
+
+@dataclass(frozen=True)
+class Fix:
+    applicability: str  # "safe" or "unsafe"
+    message: str
+    edits: tuple[Edit, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "applicability": self.applicability,
+            "message": self.message,
+            "edits": [e.to_json() for e in self.edits],
+        }
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str | None  # None for syntax and I/O errors, which no rule owns
+    name: str
+    severity: str
+    message: str
+    range: Range
+    related: tuple[Related, ...] = ()
+    predicted_error: PredictedError | None = None
+    help: str | None = None
+    fix: Fix | None = None
+    call: dict[str, Any] | None = None
+    world: dict[str, str] = field(default_factory=dict)
+    worlds: tuple[dict[str, str], ...] = ()
+    url: str | None = None
+    masked_by: str | None = None
+    statement_rows: tuple[int, int] | None = None  # rows of the statement, for `# noqa`
+
+    @property
+    def filename(self) -> str:
+        return self.range.filename
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.filename, self.range.start.row, self.range.start.column, self.code or "")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "name": self.name,
+            "severity": self.severity,
+            "message": self.message,
+            "filename": self.filename,
+            "location": self.range.start.to_json(),
+            "end_location": self.range.end.to_json(),
+            "url": self.url,
+            "related": [r.to_json() for r in self.related],
+            "predicted_error": self.predicted_error.to_json() if self.predicted_error else None,
+            "masked_by": self.masked_by,
+            "help": self.help,
+            "fix": self.fix.to_json() if self.fix else None,
+            "world": dict(self.world),
+            "worlds": [dict(w) for w in self.worlds],
+            "noqa_row": self.statement_rows[0] if self.statement_rows else self.range.start.row,
+            "call": self.call,
+        }

@@ -1,0 +1,172 @@
+"""The pipeline for one file: bytes -> prefilter -> index/parse -> facts -> rules -> diagnostics."""
+
+from __future__ import annotations
+
+import io
+import tokenize
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from mmalint.analysis import analyze, index_source, may_contain_mma
+from mmalint.analysis.source import BlockParseError, SourceSyntaxError
+from mmalint.analysis.values import Origin
+from mmalint.catalog import Catalog, load_catalog
+from mmalint.checks import Finding, MmaCall, evaluate, normalize
+from mmalint.diagnostics import Diagnostic, Location, PredictedError, Range, Related
+from mmalint.fixes.plan import plan_fix
+from mmalint.settings import Settings
+
+
+class InputError(Exception):
+    """A file that cannot be read or decoded: reported, never a traceback."""
+
+
+@dataclass(frozen=True)
+class FileReport:
+    filename: str
+    diagnostics: tuple[Diagnostic, ...] = ()
+    parsed: bool = False  # False when the prefilter skipped it
+    calls: int = 0  # distinct MMA call sites reached
+    known_calls: int = 0  # ... with every operand's element type and signedness known
+    error: str | None = None  # the input error, when the file could not be read
+    calls_by_api: dict[str, int] = field(default_factory=dict)
+
+
+def decode_source(data: bytes) -> str:
+    """Decode Python source honouring a PEP 263 coding cookie and a BOM."""
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        raise InputError(f"cannot determine the encoding: {exc}") from None
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as exc:
+        raise InputError(f"not valid {encoding}: {exc}") from None
+    return text.removeprefix("\ufeff")
+
+
+def check_bytes(filename: str, data: bytes, settings: Settings) -> FileReport:
+    if not may_contain_mma(data):
+        return FileReport(filename)
+    try:
+        text = decode_source(data)
+    except InputError as exc:
+        return FileReport(filename, error=str(exc))
+    return check_text(filename, text, settings)
+
+
+def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | None = None) -> FileReport:
+    """Every diagnostic for one file's text."""
+    catalog = catalog or load_catalog()
+    version = settings.target_jax or catalog.versions[-1]
+    try:
+        source = index_source(filename, text)
+    except SourceSyntaxError as exc:
+        start = Location(exc.line, exc.column + 1)
+        diag = Diagnostic(
+            None,
+            "syntax-error",
+            "error",
+            f"SyntaxError: {exc.message}",
+            Range(filename, start, Location(exc.line, exc.column + 2)),
+        )
+        return FileReport(filename, (diag,), parsed=True)
+    try:
+        sites = analyze(source)
+    except RecursionError:
+        return FileReport(filename, (), parsed=True)
+    groups: dict[tuple[str, int, str | None], list[Finding]] = {}
+    call_sites: dict[int, bool] = {}
+    apis: dict[int, str] = {}
+    for site in sites:
+        call = normalize(site, version)
+        key = id(site.origin.node)
+        apis[key] = call.api
+        call_sites[key] = call_sites.get(key, False) or _fully_known(call)
+        if site.context.expected_failure is not None and not settings.show_expected_failures:
+            continue
+        for finding in evaluate(call, catalog):
+            if not settings.enabled(finding.rule.code):
+                continue
+            group_key = (finding.rule.code, key, finding.subject)
+            groups.setdefault(group_key, []).append(finding)
+    diagnostics = []
+    for findings in groups.values():
+        try:
+            diagnostics.append(_diagnostic(findings))
+        except BlockParseError:
+            continue
+    by_api: dict[str, int] = {}
+    for api in apis.values():
+        by_api[api] = by_api.get(api, 0) + 1
+    return FileReport(
+        filename,
+        tuple(sorted(diagnostics, key=Diagnostic.sort_key)),
+        parsed=True,
+        calls=len(call_sites),
+        known_calls=sum(call_sites.values()),
+        calls_by_api=by_api,
+    )
+
+
+def _fully_known(call: MmaCall) -> bool:
+    return all(
+        op.element_type is not None and op.signedness is not None
+        for op in (call.acc, call.a, call.b)
+    )
+
+
+def _range(origin: Origin) -> Range:
+    span = origin.span()
+    return Range(
+        span.filename,
+        Location(span.start.line, span.start.column + 1),
+        Location(span.end.line, span.end.column + 1),
+    )
+
+
+def _diagnostic(findings: list[Finding]) -> Diagnostic:
+    """One diagnostic for a rule at a call site, whatever the number of worlds it holds in."""
+    worldless = [f for f in findings if not f.call.site.context.world]
+    first = worldless[0] if worldless else findings[0]
+    worlds: list[dict[str, str]] = []
+    if not worldless:
+        for f in findings:
+            world = {b.name: b.label for b in f.call.site.context.world}
+            if world not in worlds:
+                worlds.append(world)
+    context = first.call.site.context
+    severity = "info" if context.expected_failure is not None else first.rule.severity
+    message = first.message
+    if len(worlds) > 1:
+        message += f" (and {len(worlds) - 1} more world{'s' if len(worlds) > 2 else ''})"
+    predicted = None
+    if first.predicted is not None:
+        p = first.predicted
+        predicted = PredictedError(p.exception, p.message, p.jax_version, p.match)
+    related = tuple(Related(n.message, _range(n.origin)) for n in first.notes)
+    call_range = _range(first.call.origin)
+    return Diagnostic(
+        code=first.rule.code,
+        name=first.rule.name,
+        severity=severity,
+        message=message,
+        range=call_range,
+        related=related,
+        predicted_error=predicted,
+        help=first.help,
+        fix=plan_fix(first),
+        call=first.call.to_json(),
+        world=worlds[0] if worlds else {},
+        worlds=tuple(worlds),
+        url=first.rule.url,
+        masked_by=first.masked_by,
+        statement_rows=(call_range.start.row, call_range.end.row),
+    )
+
+
+def iter_reports(
+    items: Iterable[tuple[str, bytes]], settings: Settings
+) -> Iterable[FileReport]:
+    for filename, data in items:
+        yield check_bytes(filename, data, settings)
