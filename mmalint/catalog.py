@@ -24,6 +24,7 @@ class Example:
     kind: str  # "invalid" or "valid"
     expect: tuple[str, ...]
     code: str
+    versions: tuple[str, ...] = ()  # the jax versions it holds for; empty: all
 
 
 @dataclass(frozen=True)
@@ -155,7 +156,13 @@ def load_catalog(directory: Path | None = None) -> Catalog:
                 fix_safety=r.get("fix_safety", ""),
                 explanation=r["explanation"].strip(),
                 examples=tuple(
-                    Example(e["title"], e["kind"], tuple(e.get("expect", [])), e["code"].lstrip("\n"))
+                    Example(
+                        e["title"],
+                        e["kind"],
+                        tuple(e.get("expect", [])),
+                        e["code"].lstrip("\n"),
+                        tuple(e.get("versions", [])),
+                    )
                     for e in r.get("example", [])
                 ),
             )

@@ -78,8 +78,9 @@ def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | 
     groups: dict[tuple[str, int, str | None], list[Finding]] = {}
     call_sites: dict[int, bool] = {}
     apis: dict[int, str] = {}
+    default_semantics = catalog.table("plgpu.mma", version).get("default_semantics")
     for site in sites:
-        call = normalize(site, version)
+        call = normalize(site, version, default_semantics)
         key = id(site.origin.node)
         apis[key] = call.api
         call_sites[key] = call_sites.get(key, False) or _fully_known(call)

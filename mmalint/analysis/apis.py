@@ -791,7 +791,7 @@ class ApiModel:
                 self.interp.context,
             )
             self.interp.record(site)
-            acc = values[0]
+            acc = _accumulator_of(values)
             if isinstance(acc, Fragment):
                 return Fragment(acc.ir_type, acc.signed, acc.layout, acc.shape, UNKNOWN,
                                 created=_origin(block, node), how="mma result")
@@ -867,7 +867,8 @@ class ApiModel:
     def _compiler_params(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
         semantics = args.keywords.get("lowering_semantics")
         if semantics is None:
-            semantics = Semantics("lane", origin=_origin(block, node)) if args.complete else UNKNOWN
+            # The default changed: Lane in jax 0.10, Warpgroup from 0.11 (`32915de40f`).
+            semantics = Semantics("default", origin=_origin(block, node)) if args.complete else UNKNOWN
         return CompilerParams(semantics)
 
     def _dataclass_replace(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
@@ -916,7 +917,7 @@ class ApiModel:
         params = kwargs.get("compiler_params", NONE)
         semantics: Value
         if _is_none(params):
-            semantics = Semantics("lane", origin=_origin(block, node))
+            semantics = Semantics("default", origin=_origin(block, node))
         elif isinstance(params, CompilerParams):
             semantics = params.semantics
         else:
@@ -1231,6 +1232,30 @@ class ApiModel:
 
 
 # ---------------------------------------------------------------------- helpers
+
+
+_ACC_IR_TYPES = frozenset({"i32", "f32", "f64"})
+_ACC_DTYPES = frozenset({"int32", "float32", "float64"})
+
+
+def _acc_like(value: Value) -> bool | None:
+    if isinstance(value, Fragment) and isinstance(value.ir_type, IrType):
+        return value.ir_type.name in _ACC_IR_TYPES
+    if isinstance(value, Array) and isinstance(value.dtype, DType):
+        return value.dtype.name in _ACC_DTYPES
+    return None
+
+
+def _accumulator_of(values: tuple[Value, ...]) -> Value:
+    """The argument whose facts the MMA result carries: the accumulator the author meant.
+
+    `mma(a, b, acc)` (MMA105) fails, but a K loop that reassigns `acc` from it should carry the
+    accumulator, not an operand, into the next iteration: otherwise every later check on the
+    loop-carried value reports a consequence of the one mistake.
+    """
+    if _acc_like(values[0]) is False and _acc_like(values[1]) is False and _acc_like(values[2]):
+        return values[2]
+    return values[0]
 
 
 def _Diverges() -> type[Exception]:

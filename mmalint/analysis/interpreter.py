@@ -18,6 +18,7 @@ import libcst as cst
 
 from mmalint.analysis import names
 from mmalint.analysis.calls import Context, MmaSite, WorldBinding
+from mmalint.analysis.scopes import LocalNames, dotted_name as _dotted
 from mmalint.analysis.source import Block, BlockParseError, SourceFile
 from mmalint.analysis.values import (
     FALSE,
@@ -123,15 +124,6 @@ class Args:
         if index < len(self.nodes):
             return self.nodes[index]
         return None
-
-
-def _dotted(node: cst.BaseExpression) -> str | None:
-    if isinstance(node, cst.Name):
-        return node.value
-    if isinstance(node, cst.Attribute):
-        inner = _dotted(node.value)
-        return f"{inner}.{node.attr.value}" if inner is not None else None
-    return None
 
 
 _SKIP_CALLS = frozenset({"skipTest", "skip", "fail", "skip_if_wg_semantics", "skip_if_lane_semantics"})
@@ -352,7 +344,7 @@ class Interpreter:
         key = id(node)
         cached = self._local_names_cache.get(key)
         if cached is None:
-            collector = _LocalNames()
+            collector = LocalNames()
             for param in _all_params(node.params):
                 collector.names.add(param.name.value)
             if isinstance(node.params.star_arg, cst.Param):
@@ -1066,83 +1058,6 @@ class Interpreter:
         for value in values:
             if isinstance(value, Func) and value not in self._defined:
                 self._defined.append(value)
-
-
-class _LocalNames(cst.CSTVisitor):
-    """Names a function binds in its own scope (not in nested functions or classes)."""
-
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-        self.nonlocal_names: set[str] = set()
-
-    def _targets(self, node: cst.BaseExpression) -> None:
-        if isinstance(node, cst.Name):
-            self.names.add(node.value)
-        elif isinstance(node, cst.Tuple | cst.List):
-            for e in node.elements:
-                self._targets(e.value)
-        elif isinstance(node, cst.StarredElement):
-            self._targets(node.value)
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
-        self._targets(node.target)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        self._targets(node.target)
-
-    def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._targets(node.target)
-
-    def visit_For(self, node: cst.For) -> None:
-        self._targets(node.target)
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None:
-            self._targets(node.asname.name)
-
-    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
-        self._targets(node.target)
-
-    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
-        if node.name is not None and isinstance(node.name.name, cst.Name):
-            self.names.add(node.name.name.value)
-
-    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-        if node.asname is not None and isinstance(node.asname.name, cst.Name):
-            self.names.add(node.asname.name.value)
-        else:
-            dotted = _dotted(node.name)
-            if dotted:
-                self.names.add(dotted.split(".")[0])
-
-    def visit_Global(self, node: cst.Global) -> None:
-        self.nonlocal_names.update(n.name.value for n in node.names)
-
-    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
-        self.nonlocal_names.update(n.name.value for n in node.names)
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        self.names.add(node.name.value)
-        return False
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        self.names.add(node.name.value)
-        return False
-
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
-
-    def visit_ListComp(self, node: cst.ListComp) -> bool:
-        return False
-
-    def visit_SetComp(self, node: cst.SetComp) -> bool:
-        return False
-
-    def visit_DictComp(self, node: cst.DictComp) -> bool:
-        return False
-
-    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
-        return False
 
 
 def _handled_exception_names(handler: cst.ExceptHandler) -> set[str]:

@@ -123,7 +123,9 @@ class Block:
 # What can start an MMA call or the layouts that feed one. A cheap byte scan, before any parse.
 # Warp-level `mma` as a word (`mgpu.mma(`, `plgpu.mma(`, `from ...mma import`), not `wgmma`,
 # `tcgen05_mma` or `do_mma`; and the MMA layouts that only matter on the way to one.
-TRIGGER = re.compile(rb"(?<![A-Za-z0-9_])mma(?![A-Za-z0-9_])|MMALayouts|MMA_(?:LHS|RHS|ACC)")
+TRIGGER = re.compile(
+    rb"(?<!tcgen05\.)(?<!dialect\.)(?<![A-Za-z0-9_])mma(?![A-Za-z0-9_])|MMALayouts|MMA_(?:LHS|RHS|ACC)"
+)
 
 
 def may_contain_mma(data: bytes) -> bool:
@@ -158,6 +160,11 @@ def index_source(filename: str, text: str) -> SourceFile:
     try:
         tree = ast.parse(text, filename=filename)
     except SyntaxError as exc:
+        # Newer syntax than this Python knows (PEP 695 `def f[T]()`, PEP 701 f-strings):
+        # libcst's own parser may still read it.
+        fallback = _index_with_libcst(filename, text)
+        if fallback is not None:
+            return fallback
         raise SourceSyntaxError(
             exc.msg or "invalid syntax", exc.lineno or 1, max((exc.offset or 1) - 1, 0)
         ) from None
@@ -277,3 +284,51 @@ def _bound_names(stmt: ast.stmt) -> frozenset[str]:
 
     visit(stmt)
     return frozenset(names)
+
+
+def _index_with_libcst(filename: str, text: str) -> SourceFile | None:
+    """The same index from libcst positions: slower, used only when `ast` cannot parse."""
+    from mmalint.analysis.scopes import LocalNames
+
+    try:
+        module = cst.parse_module(text)
+    except (cst.ParserSyntaxError, RecursionError):
+        return None
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    source = SourceFile(filename, text, text.splitlines(keepends=True), [], {})
+
+    def names_of(stmt: cst.CSTNode) -> frozenset[str]:
+        collector = LocalNames()
+        stmt.visit(collector)
+        return frozenset(collector.names)
+
+    def make(stmt: cst.BaseStatement, parent: Block | None) -> Block:
+        where = positions[stmt]
+        start = where.start.line
+        if isinstance(stmt, cst.FunctionDef | cst.ClassDef) and stmt.decorators:
+            # libcst's range of a decorated def starts at `def`; the block starts at `@`.
+            start = min(positions[d].start.line for d in stmt.decorators)
+        kind: BlockKind = "stmt"
+        name = None
+        if isinstance(stmt, cst.FunctionDef):
+            kind, name = "def", stmt.name.value
+        elif isinstance(stmt, cst.ClassDef):
+            kind, name = "class", stmt.name.value
+        block = Block(source, start, where.end.line, where.start.column, kind, name, parent)
+        block.bound_names = names_of(stmt)
+        return block
+
+    for stmt in module.body:
+        block = make(stmt, None)
+        if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+            members = [make(m, block) for m in stmt.body.body]
+            first_line = positions[stmt].start.line
+            header_ok = all(m.start_line > first_line for m in members)
+            ordered = all(a.end_line < b.start_line for a, b in zip(members, members[1:], strict=False))
+            if members and header_ok and ordered:
+                block.members = members
+        source.blocks.append(block)
+    for block in source.blocks:
+        for bound in block.bound_names:
+            source.bindings.setdefault(bound, []).append(block)
+    return source

@@ -190,9 +190,12 @@ def operand(position: int, value: Value, arg_origin: Origin | None) -> Operand:
                    arg_origin, "")
 
 
-def normalize(site: MmaSite, version: str) -> MmaCall:
+def normalize(site: MmaSite, version: str, default_semantics: str | None = None) -> MmaCall:
+    """The call's facts; `default_semantics` is what the targeted jax uses when none is given."""
     operands = [operand(i, site.args[i], site.arg_origins[i]) for i in range(3)]
     semantics = None
     if site.api == "plgpu.mma" and isinstance(site.context.semantics, Semantics):
         semantics = site.context.semantics.name
+        if semantics == "default":
+            semantics = default_semantics
     return MmaCall(site.api, site, version, semantics, operands[0], operands[1], operands[2])

@@ -119,8 +119,9 @@ def _int_acc_unsigned(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
         return _one(False)
     if call.acc.element_type is None or call.acc.signedness is None:
         return _one(None)
-    # jax checks the signedness after the type: only an i32 accumulator gets this far.
-    return _one(call.acc.element_type == "i32" and call.acc.signedness != "signed", "acc")
+    # jax checks the signedness after the type: only an i32 accumulator gets this far, and one
+    # built without is_signed never gets built at all (MMA202).
+    return _one(call.acc.element_type == "i32" and call.acc.signedness == "unsigned", "acc")
 
 
 @condition("f64-acc-not-f64")

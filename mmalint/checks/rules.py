@@ -84,6 +84,9 @@ def evaluate(call: MmaCall, catalog: Catalog) -> list[Finding]:
             findings.append(_finding(catalog, check, outcome, call, predicted, masked_by))
             if check.raises and first_raise is None:
                 first_raise = check.rule
+    if first_raise is not None and any(f.check.raises for f in findings):
+        # A kernel that does not build computes nothing: silent findings wait for the fix.
+        findings = [f for f in findings if f.check.raises or f.check.stage == "lint"]
     if api_missing:
         missing = Predicted(
             "AttributeError",
@@ -288,7 +291,13 @@ def _notes(code: str, call: MmaCall, outcome: Outcome) -> list[Note]:
             add(f"the data is {op.data_dtype}", op.data_origin)
     elif code == "MMA204":
         semantics = call.site.context.semantics
-        add("warpgroup lowering semantics chosen here", semantics.origin)
+        if getattr(semantics, "name", None) == "default":
+            add(
+                f"no lowering_semantics given: jax {call.version} defaults to Warpgroup",
+                semantics.origin,
+            )
+        else:
+            add("warpgroup lowering semantics chosen here", semantics.origin)
         add(f"operand `a` {_verb(a)} here as {a.display}", a.created)
     for binding in call.site.context.world:
         if binding.origin is not None and any(_same(binding.origin, o) for o in _fact_origins(call)):

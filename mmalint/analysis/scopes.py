@@ -1,0 +1,92 @@
+"""Which names a scope binds, from libcst nodes."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+
+def dotted_name(node: cst.BaseExpression) -> str | None:
+    """`a.b.c` for a Name/Attribute chain, else None."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        inner = dotted_name(node.value)
+        return f"{inner}.{node.attr.value}" if inner is not None else None
+    return None
+
+
+class LocalNames(cst.CSTVisitor):
+    """Names a function binds in its own scope (not in nested functions or classes)."""
+
+    def __init__(self) -> None:
+        self.names: set[str] = set()
+        self.nonlocal_names: set[str] = set()
+
+    def _targets(self, node: cst.BaseExpression) -> None:
+        if isinstance(node, cst.Name):
+            self.names.add(node.value)
+        elif isinstance(node, cst.Tuple | cst.List):
+            for e in node.elements:
+                self._targets(e.value)
+        elif isinstance(node, cst.StarredElement):
+            self._targets(node.value)
+
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._targets(node.target)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._targets(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._targets(node.target)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._targets(node.target)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if node.asname is not None:
+            self._targets(node.asname.name)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._targets(node.target)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None and isinstance(node.name.name, cst.Name):
+            self.names.add(node.name.name.value)
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        if node.asname is not None and isinstance(node.asname.name, cst.Name):
+            self.names.add(node.asname.name.value)
+        else:
+            dotted = dotted_name(node.name)
+            if dotted:
+                self.names.add(dotted.split(".")[0])
+
+    def visit_Global(self, node: cst.Global) -> None:
+        self.nonlocal_names.update(n.name.value for n in node.names)
+
+    def visit_Nonlocal(self, node: cst.Nonlocal) -> None:
+        self.nonlocal_names.update(n.name.value for n in node.names)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self.names.add(node.name.value)
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        self.names.add(node.name.value)
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_ListComp(self, node: cst.ListComp) -> bool:
+        return False
+
+    def visit_SetComp(self, node: cst.SetComp) -> bool:
+        return False
+
+    def visit_DictComp(self, node: cst.DictComp) -> bool:
+        return False
+
+    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
+        return False

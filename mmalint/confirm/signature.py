@@ -1,0 +1,326 @@
+"""Findings as read from `mmalint check --format json`: validated, typed, immutable.
+
+Only what the reference lowering needs is kept. A finding whose top-level shape is wrong is
+bad input (`FindingsError`, exit 2); a finding whose `call` lacks facts is still a finding and
+gets an `inconclusive` verdict with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeGuard
+
+from mmalint.confirm import dtypes
+
+APIS = ("mgpu.mma", "plgpu.mma")
+SIGNEDNESS = ("signed", "unsigned", "signless")
+
+
+class FindingsError(ValueError):
+    """The findings file cannot be used at all (unreadable, not JSON, wrong shape)."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """A register layout as the analyzer described it (`kind` is `mma_lhs`, `splat`...)."""
+
+    kind: str | None = None
+    bitwidth: int | None = None
+    m_warps: int | None = None
+    name: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "bitwidth": self.bitwidth, "m_warps": self.m_warps,
+                "name": self.name}
+
+
+@dataclass(frozen=True)
+class Operand:
+    """One of the three values passed to the MMA call."""
+
+    dtype: str | None = None
+    element_type: str | None = None
+    signedness: str | None = None
+    layout: Layout = field(default_factory=Layout)
+    shape: tuple[int | None, ...] | None = None
+    data_dtype: str | None = None
+    source: str | None = None
+
+    @property
+    def mlir(self) -> str | None:
+        """The MLIR element type, from `element_type` or else from `dtype`."""
+        if self.element_type:
+            return self.element_type
+        info = dtypes.lookup(self.dtype)
+        return info.mlir if info else None
+
+    @property
+    def resolved_dtype(self) -> str | None:
+        """The NumPy dtype: as written, or derived from the element type and signedness."""
+        if self.dtype and dtypes.lookup(self.dtype):
+            return self.dtype
+        return dtypes.dtype_for(self.element_type, self.signedness) if self.element_type else None
+
+    @property
+    def bits(self) -> int | None:
+        mlir = self.mlir
+        return dtypes.mlir_bits(mlir) if mlir else None
+
+    @property
+    def is_signed(self) -> bool | None:
+        """The `is_signed=` the call passes (`signless` is None)."""
+        return {"signed": True, "unsigned": False}.get(self.signedness or "signless")
+
+    @property
+    def memory_dtype(self) -> str | None:
+        """The dtype of the memory the value comes from: `data_dtype` when its width agrees."""
+        data = dtypes.lookup(self.data_dtype)
+        if data is not None and data.mlir == self.mlir:
+            return data.name
+        return self.resolved_dtype
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "dtype": self.dtype, "element_type": self.element_type,
+            "signedness": self.signedness, "layout": self.layout.to_json(),
+            "shape": list(self.shape) if self.shape is not None else None,
+            "data_dtype": self.data_dtype, "source": self.source,
+        }
+
+
+@dataclass(frozen=True)
+class Call:
+    """The normalized signature of the flagged call (docs/json-format.md, "The call signature")."""
+
+    api: str
+    acc: Operand
+    a: Operand
+    b: Operand
+    target_jax: str | None = None
+    lowering_semantics: str | None = None
+    argument_order: str = "acc_a_b"
+    target_arch: str | None = None
+
+    @property
+    def passed(self) -> tuple[Operand, Operand, Operand]:
+        """The values in the order the call passes them."""
+        return (self.acc, self.a, self.b)
+
+    @property
+    def intended(self) -> tuple[Operand, Operand, Operand]:
+        """(acc, a, b) by meaning: `mma(a, b, acc)` passes the accumulator last."""
+        if self.argument_order == "a_b_acc":
+            return (self.b, self.acc, self.a)
+        return (self.acc, self.a, self.b)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "api": self.api, "target_jax": self.target_jax,
+            "lowering_semantics": self.lowering_semantics,
+            "acc": self.acc.to_json(), "a": self.a.to_json(), "b": self.b.to_json(),
+            "argument_order": self.argument_order, "target_arch": self.target_arch,
+        }
+
+
+@dataclass(frozen=True)
+class PredictedError:
+    exception: str
+    message: str
+    jax_version: str | None = None
+
+    def __str__(self) -> str:
+        return f"{self.exception}: {self.message}"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One finding of the input array; `call` is None when its signature is unusable (`problem`)."""
+
+    index: int
+    code: str
+    filename: str
+    row: int
+    column: int
+    predicted: PredictedError | None
+    masked_by: tuple[str, ...]
+    call: Call | None
+    problem: str | None = None
+
+    @property
+    def location(self) -> str:
+        return f"{self.filename}:{self.row}:{self.column}"
+
+
+def load_findings(path: str | Path, *, stdin_text: str | None = None) -> list[Finding]:
+    """Read and validate a findings file (`-` reads `stdin_text`)."""
+    if str(path) == "-":
+        text = stdin_text if stdin_text is not None else ""
+        where = "standard input"
+    else:
+        where = str(path)
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            raise FindingsError(f"cannot read {where}: {e.__class__.__name__}: {e}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise FindingsError(
+            f"{where} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
+    return parse_findings(data, where=where)
+
+
+def parse_findings(data: object, *, where: str = "input") -> list[Finding]:
+    """Validate the decoded JSON: an array of finding objects as `mmalint check` writes them."""
+    if not isinstance(data, list):
+        raise FindingsError(
+            f"{where}: expected a JSON array of findings (mmalint check --format json), "
+            f"got {_json_kind(data)}")
+    return [_parse_finding(i, item, where) for i, item in enumerate(data)]
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return "null"
+
+
+def _parse_finding(index: int, item: object, where: str) -> Finding:
+    def bad(what: str) -> FindingsError:
+        return FindingsError(f"{where}: finding {index}: {what}")
+
+    if not isinstance(item, dict):
+        raise bad(f"expected an object, got {_json_kind(item)}")
+    code = item.get("code")
+    if not isinstance(code, str) or not code:
+        raise bad("missing or non-string 'code'")
+    filename = item.get("filename")
+    if not isinstance(filename, str):
+        raise bad("missing or non-string 'filename'")
+    location = item.get("location")
+    if not (isinstance(location, dict) and _is_int(location.get("row"))
+            and _is_int(location.get("column"))):
+        raise bad("'location' must be an object with integer 'row' and 'column'")
+    if "call" not in item:
+        raise bad("missing 'call' (the call signature the reference lowering rebuilds)")
+    predicted = _parse_predicted(item.get("predicted_error"), bad)
+    masked = item.get("masked_by")
+    masked_by: tuple[str, ...]
+    if masked is None:
+        masked_by = ()
+    elif isinstance(masked, str):
+        masked_by = (masked,)
+    elif isinstance(masked, list) and all(isinstance(m, str) for m in masked):
+        masked_by = tuple(masked)
+    else:
+        raise bad("'masked_by' must be a code or a list of codes")
+    call: Call | None = None
+    problem: str | None = None
+    raw_call = item.get("call")
+    if raw_call is None:
+        problem = "the finding has no call signature"
+    elif not isinstance(raw_call, dict):
+        raise bad(f"'call' must be an object, got {_json_kind(raw_call)}")
+    else:
+        try:
+            call = _parse_call(raw_call)
+        except _SignatureGap as gap:
+            problem = str(gap)
+    return Finding(
+        index=index, code=code, filename=filename, row=int(location["row"]),
+        column=int(location["column"]), predicted=predicted, masked_by=masked_by, call=call,
+        problem=problem,
+    )
+
+
+def _is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _parse_predicted(raw: object, bad: Any) -> PredictedError | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise bad("'predicted_error' must be an object or null")
+    exception, message = raw.get("exception"), raw.get("message")
+    if not isinstance(exception, str) or not isinstance(message, str):
+        raise bad("'predicted_error' needs string 'exception' and 'message'")
+    version = raw.get("jax_version")
+    return PredictedError(exception, message, version if isinstance(version, str) else None)
+
+
+class _SignatureGap(ValueError):
+    """The call signature lacks a fact the lowering needs: the finding is inconclusive."""
+
+
+def _parse_call(raw: Mapping[str, Any]) -> Call:
+    api = raw.get("api")
+    if not isinstance(api, str):
+        raise _SignatureGap("the call signature has no 'api'")
+    operands = []
+    for role in ("acc", "a", "b"):
+        value = raw.get(role)
+        if not isinstance(value, dict):
+            raise _SignatureGap(f"the call signature has no '{role}' value")
+        operands.append(_parse_operand(role, value))
+    order = raw.get("argument_order") or "acc_a_b"
+    if order not in ("acc_a_b", "a_b_acc"):
+        raise _SignatureGap(f"unknown argument_order {order!r}")
+    semantics = raw.get("lowering_semantics")
+    arch = raw.get("target_arch")
+    target = raw.get("target_jax")
+    return Call(
+        api=api, acc=operands[0], a=operands[1], b=operands[2],
+        target_jax=target if isinstance(target, str) else None,
+        lowering_semantics=semantics.lower() if isinstance(semantics, str) else None,
+        argument_order=order, target_arch=str(arch) if arch is not None else None,
+    )
+
+
+def _parse_operand(role: str, raw: Mapping[str, Any]) -> Operand:
+    dtype = raw.get("dtype")
+    element_type = raw.get("element_type")
+    signedness = raw.get("signedness")
+    if signedness is not None and signedness not in SIGNEDNESS:
+        raise _SignatureGap(f"'{role}.signedness' is {signedness!r}")
+    layout_raw = raw.get("layout")
+    layout = Layout()
+    if isinstance(layout_raw, dict):
+        layout = Layout(
+            kind=_opt_str(layout_raw.get("kind")),
+            bitwidth=_opt_int(layout_raw.get("bitwidth")),
+            m_warps=_opt_int(layout_raw.get("m_warps")),
+            name=_opt_str(layout_raw.get("name")),
+        )
+    shape_raw = raw.get("shape")
+    shape: tuple[int | None, ...] | None = None
+    if isinstance(shape_raw, Sequence) and not isinstance(shape_raw, str):
+        shape = tuple(d if _is_int(d) else None for d in shape_raw)
+    operand = Operand(
+        dtype=_opt_str(dtype), element_type=_opt_str(element_type),
+        signedness=_opt_str(signedness), layout=layout, shape=shape,
+        data_dtype=_opt_str(raw.get("data_dtype")), source=_opt_str(raw.get("source")),
+    )
+    if operand.mlir is None or dtypes.mlir_bits(operand.mlir) is None:
+        raise _SignatureGap(
+            f"the {role} element type is unknown (dtype={dtype!r}, element_type={element_type!r})")
+    return operand
+
+
+def _opt_str(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _opt_int(value: object) -> int | None:
+    return value if _is_int(value) else None
