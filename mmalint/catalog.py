@@ -25,6 +25,9 @@ class Example:
     expect: tuple[str, ...]
     code: str
     versions: tuple[str, ...] = ()  # the jax versions it holds for; empty: all
+    # Command-line options the example needs, as `mmalint check` flags without dashes
+    # (`report_unused_noqa = true` is `--report-unused-noqa`).
+    options: tuple[tuple[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -40,6 +43,9 @@ class Rule:
     fix_safety: str
     explanation: str
     examples: tuple[Example, ...]
+    # False when no mechanical fix exists (`fixable = false` in the TOML); fix_title then
+    # names what the user has to do by hand.
+    fixable: bool = True
 
     @property
     def url(self) -> str:
@@ -162,9 +168,11 @@ def load_catalog(directory: Path | None = None) -> Catalog:
                         tuple(e.get("expect", [])),
                         e["code"].lstrip("\n"),
                         tuple(e.get("versions", [])),
+                        options=tuple(sorted(e.get("options", {}).items())),
                     )
                     for e in r.get("example", [])
                 ),
+                fixable=bool(r.get("fixable", bool(r.get("fix_title")))),
             )
             if rule.code in rules:
                 raise CatalogError(f"rule {rule.code} is defined twice")

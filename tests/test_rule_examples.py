@@ -6,6 +6,7 @@ import pytest
 
 from mmalint.catalog import load_catalog
 from mmalint.engine import check_text
+from mmalint.lint import LintOptions, lint_text
 from mmalint.settings import Settings
 
 CATALOG = load_catalog()
@@ -20,7 +21,12 @@ CASES = [
 
 @pytest.mark.parametrize(("code", "index", "example", "version"), CASES)
 def test_example(code: str, index: int, example, version: str) -> None:  # type: ignore[no-untyped-def]
-    report = check_text(f"{code}_{index}.py", example.code, Settings(target_jax=version))
+    filename, settings = f"{code}_{index}.py", Settings(target_jax=version)
+    if example.options or "noqa" in example.code:
+        # Flags (`options`) and suppressions live after the engine: check as the CLI does.
+        report = lint_text(filename, example.code, settings, LintOptions(**dict(example.options)))
+    else:
+        report = check_text(filename, example.code, settings)
     got = sorted(d.code or d.name for d in report.diagnostics)
     expected = sorted(example.expect)
     assert got == expected, [d.message for d in report.diagnostics]

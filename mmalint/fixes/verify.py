@@ -1,0 +1,64 @@
+"""Fix verification: a fix is offered only if applying it removes its finding and adds none.
+
+The planner (`plan.py`) proposes an edit where the wrong value was decided; whether that edit is
+right for every path through the code is another question. A constant shared by a parameter
+sweep, or a helper that loads both int8 and bf16 operands, can be wrong for one world and right
+for another: changing it fixes one finding and creates another. So each proposed fix is applied
+to the text in memory and the file is checked again, with every rule enabled. The fix is kept
+only if the result's findings are the old ones less (at least) this one. This makes the
+`[*] N fixable` count honest and `--fix` incapable of trading one bug for another in the file.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import replace
+
+from mmalint.catalog import Catalog
+from mmalint.diagnostics import Diagnostic
+from mmalint.fixes.apply import apply_edits
+from mmalint.settings import Settings
+
+Key = tuple[str | None, str]
+
+
+def _key(d: Diagnostic) -> Key:
+    return (d.code, d.message)
+
+
+def _all_rules(settings: Settings) -> Settings:
+    return replace(settings, select=("ALL",), ignore=(), extend_select=(), per_file_ignores=())
+
+
+def verify_fixes(
+    filename: str,
+    text: str,
+    diagnostics: Sequence[Diagnostic],
+    settings: Settings,
+    catalog: Catalog,
+) -> list[Diagnostic]:
+    """The diagnostics, each fix dropped unless checking the fixed text confirms it."""
+    from mmalint.engine import check_text
+
+    if not any(d.fix is not None for d in diagnostics):
+        return list(diagnostics)
+    everything = _all_rules(settings)
+    if everything == settings:
+        before = Counter(_key(d) for d in diagnostics)
+    else:
+        before = Counter(_key(d) for d in check_text(filename, text, everything, catalog).diagnostics)
+    out: list[Diagnostic] = []
+    for d in diagnostics:
+        if d.fix is None:
+            out.append(d)
+            continue
+        fixed = apply_edits(text, d.fix.edits)
+        after = Counter(_key(x) for x in check_text(filename, fixed, everything, catalog).diagnostics)
+        expected = before.copy()
+        expected[_key(d)] -= 1
+        if fixed != text and not (after - expected):
+            out.append(d)
+        else:
+            out.append(replace(d, fix=None))
+    return out

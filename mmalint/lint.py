@@ -1,0 +1,57 @@
+"""One file through every stage a user sees: engine, fix verification, suppressions.
+
+The engine (`engine.py`) finds what is wrong; this module decides what the user is shown:
+fixes that survive verification, findings that no `# noqa` hides, and (when asked) the noqa
+directives that hide nothing. The CLI, the fixer and the language server all go through here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from mmalint.analysis import may_contain_mma
+from mmalint.catalog import Catalog, load_catalog
+from mmalint.engine import FileReport, InputError, check_text, decode_source
+from mmalint.fixes.verify import verify_fixes
+from mmalint.settings import Settings
+from mmalint.suppress import NoqaOptions, apply_suppressions
+
+
+@dataclass(frozen=True)
+class LintOptions:
+    """What the user asked for beyond the rule settings."""
+
+    report_unused_noqa: bool = False
+    verify_fixes: bool = True
+
+
+def lint_text(
+    filename: str,
+    text: str,
+    settings: Settings,
+    options: LintOptions = LintOptions(),
+    catalog: Catalog | None = None,
+) -> FileReport:
+    catalog = catalog or load_catalog()
+    report = check_text(filename, text, settings, catalog)
+    diagnostics = list(report.diagnostics)
+    if options.verify_fixes:
+        diagnostics = verify_fixes(filename, text, diagnostics, settings, catalog)
+    noqa = NoqaOptions(report_unused=options.report_unused_noqa, enabled=settings.enabled)
+    diagnostics = apply_suppressions(filename, diagnostics, text, catalog, noqa)
+    diagnostics.sort(key=lambda d: d.sort_key())
+    return replace(report, diagnostics=tuple(diagnostics))
+
+
+def lint_bytes(
+    filename: str, data: bytes, settings: Settings, options: LintOptions = LintOptions()
+) -> FileReport:
+    """The report for a file's bytes; the prefilter skips files that cannot hold an MMA call
+    (unless unused noqa directives are wanted and the file has some)."""
+    if not may_contain_mma(data) and not (options.report_unused_noqa and b"noqa" in data.lower()):
+        return FileReport(filename)
+    try:
+        text = decode_source(data)
+    except InputError as exc:
+        return FileReport(filename, error=str(exc))
+    return lint_text(filename, text, settings, options)

@@ -1,0 +1,400 @@
+"""Suppressions: `# noqa` comments on a reported statement, and file-level `# mmalint: noqa`.
+
+A finding is suppressed by a `# noqa` (bare, or naming its code or a prefix of it) on any row of
+the statement that holds the reported call, so a comment on any line of a multi-line `mma(` call
+works. `# mmalint: noqa` anywhere in a file suppresses every finding of the file, and
+`# mmalint: noqa: MMA101,MMA2` the named codes and prefixes. Asked to (`--report-unused-noqa`),
+directives that suppress nothing, name a rule that is not enabled, or name no rule at all are
+reported as MMA001 with a safe fix that removes them.
+
+Comments are found with `tokenize` (a `#` inside a string is not a comment), statements with
+Python's `ast` (C, cheap); both run only for files that have findings or directives.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+
+from mmalint.catalog import Catalog, Rule
+from mmalint.diagnostics import Diagnostic, Edit, Fix, Location, Range
+
+UNUSED_NOQA = "MMA001"
+
+# ruff's and flake8's shape: a bare noqa, or noqa with a code list; other tools' codes are kept.
+_CODE = r"[A-Z]+[0-9]+"
+_CODES = rf"(?P<codes>{_CODE}(?:(?:\s*,\s*|\s+){_CODE})*)"
+LINE_NOQA = re.compile(rf"#\s*(?i:noqa)(?::[ \t]*{_CODES}?)?")
+FILE_NOQA = re.compile(rf"^#\s*mmalint:\s*(?i:noqa)(?::[ \t]*{_CODES}?)?")
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+_MMA = re.compile(r"MMA\d{1,3}")
+_STRING_TOKENS = {tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}
+
+
+@dataclass(frozen=True)
+class Directive:
+    """One `# noqa` (or `# mmalint: noqa`) comment."""
+
+    row: int
+    start: int  # 0-based code-point column of its `#`
+    end: int  # just past the directive (the codes, when any)
+    codes: tuple[str, ...] | None  # None: bare, all codes
+    codes_start: int = -1  # columns of the code list, for rewriting it
+    codes_end: int = -1
+    comment_start: int = 0  # the whole comment holding the directive
+    comment_end: int = 0
+    file_level: bool = False
+
+    def matches(self, code: str) -> bool:
+        return self.codes is None or any(code.startswith(c) for c in self.codes)
+
+
+@dataclass
+class Directives:
+    lines: dict[int, list[Directive]] = field(default_factory=dict)
+    file: list[Directive] = field(default_factory=list)
+    # rows [start, end) that a multi-line string literal spans past their end: no comment fits
+    string_rows: set[int] = field(default_factory=set)
+
+    def __bool__(self) -> bool:
+        return bool(self.lines or self.file)
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as Python, libcst and the LSP count them (\\r\\n, \\r and \\n only), ends kept."""
+    lines: list[str] = []
+    pos = 0
+    for m in _NEWLINE.finditer(text):
+        lines.append(text[pos : m.end()])
+        pos = m.end()
+    if pos < len(text) or not lines:
+        lines.append(text[pos:])
+    return lines
+
+
+def _comments(text: str) -> Iterable[tuple[int, int, str]]:
+    """(row, column, text) of every comment; a regex guess if tokenize gives up half-way."""
+    seen_rows: set[int] = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT:
+                seen_rows.add(tok.start[0])
+                yield tok.start[0], tok.start[1], tok.string
+        return
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        pass
+    for row, line in enumerate(split_lines(text), start=1):
+        if row in seen_rows:
+            continue
+        i = line.find("#")
+        if i >= 0:
+            yield row, i, line[i:].rstrip("\r\n")
+
+
+def _string_rows(text: str) -> set[int]:
+    rows: set[int] = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            multi_line = tok.end[0] > tok.start[0]
+            if multi_line and tok.type in _STRING_TOKENS:
+                rows.update(range(tok.start[0], tok.end[0]))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        pass
+    return rows
+
+
+def _codes(match: re.Match[str]) -> tuple[str, ...]:
+    return tuple(c for c in re.split(r"[\s,]+", match.group("codes") or "") if c)
+
+
+def parse_directives(text: str) -> Directives:
+    """Every noqa directive of a file. Cheap when the file has none."""
+    found = Directives()
+    if "noqa" not in text.lower():
+        return found
+    for row, col, comment in _comments(text):
+        file_match = FILE_NOQA.match(comment)
+        if file_match is not None:
+            codes = _codes(file_match) if file_match.group("codes") else None
+            cs, ce = file_match.span("codes") if file_match.group("codes") else (-1, -1)
+            found.file.append(
+                Directive(
+                    row, col, col + file_match.end(), codes,
+                    col + cs if cs >= 0 else -1, col + ce if ce >= 0 else -1,
+                    col, col + len(comment), file_level=True,
+                )
+            )
+            continue
+        for m in LINE_NOQA.finditer(comment):
+            # With codes it names them; alone (or with a colon and nothing after it, like
+            # flake8) it suppresses everything.
+            codes = _codes(m) if m.group("codes") else None
+            cs, ce = m.span("codes") if m.group("codes") else (-1, -1)
+            found.lines.setdefault(row, []).append(
+                Directive(
+                    row, col + m.start(), col + m.end(), codes,
+                    col + cs if cs >= 0 else -1, col + ce if ce >= 0 else -1,
+                    col, col + len(comment),
+                )
+            )
+    return found
+
+
+class _Statements:
+    """The rows of the statement holding a row range, from Python's `ast`."""
+
+    def __init__(self, text: str) -> None:
+        self.spans: list[tuple[int, int]] = []
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.stmt) or node.end_lineno is None:
+                continue
+            start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+            body = getattr(node, "body", None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                # A compound statement: only its header (decorators, `def`/`for`/`with` line and
+                # its continuation lines) belongs to it; its body holds statements of its own.
+                self.spans.append((start, max(start, body[0].lineno - 1)))
+            else:
+                self.spans.append((start, node.end_lineno))
+
+    def rows(self, first: int, last: int) -> tuple[int, int]:
+        best: tuple[int, int] | None = None
+        for start, end in self.spans:
+            if start <= first and last <= end and (best is None or end - start < best[1] - best[0]):
+                best = (start, end)
+        if best is None:
+            return (first, last)
+        return best
+
+
+def statement_rows(text: str, ranges: Iterable[Range]) -> list[tuple[int, int]]:
+    """For each range, the first and last row of the innermost statement holding it."""
+    statements = _Statements(text)
+    return [statements.rows(r.start.row, r.end.row) for r in ranges]
+
+
+@dataclass(frozen=True)
+class NoqaOptions:
+    report_unused: bool = False
+    enabled: Callable[[str], bool] = field(default=lambda code: True)
+
+
+def apply_suppressions(
+    filename: str,
+    diagnostics: Iterable[Diagnostic],
+    text: str,
+    catalog: Catalog,
+    options: NoqaOptions,
+) -> list[Diagnostic]:
+    """The diagnostics that no directive suppresses, with their statement rows set, plus the
+    unused-directive findings (MMA001) when asked for."""
+    diagnostics = list(diagnostics)
+    directives = parse_directives(text)
+    rule_diags = [d for d in diagnostics if d.code is not None]
+    if rule_diags:
+        rows = statement_rows(text, [d.range for d in rule_diags])
+        located = {id(d): r for d, r in zip(rule_diags, rows, strict=True)}
+        diagnostics = [
+            replace(d, statement_rows=located[id(d)]) if id(d) in located else d
+            for d in diagnostics
+        ]
+    if not directives:
+        return diagnostics
+    used: dict[tuple[int, int], set[str]] = {}  # (row, start) -> codes used; "*" for bare
+    kept: list[Diagnostic] = []
+    for d in diagnostics:
+        if d.code is None:
+            kept.append(d)  # syntax errors are not findings: no noqa hides them
+            continue
+        if _suppressed(d, directives, used):
+            continue
+        kept.append(d)
+    if options.report_unused and options.enabled(UNUSED_NOQA) and UNUSED_NOQA in catalog.rules:
+        for finding in _unused(directives, used, catalog, options, filename, split_lines(text)):
+            if any(f.matches(UNUSED_NOQA) for f in directives.file):
+                continue
+            kept.append(finding)
+    return kept
+
+
+def _suppressed(d: Diagnostic, directives: Directives, used: dict[tuple[int, int], set[str]]) -> bool:
+    assert d.code is not None
+    hit = False
+    for directive in directives.file:
+        if directive.matches(d.code):
+            _mark(used, directive, d.code)
+            hit = True
+    first, last = d.statement_rows or (d.range.start.row, d.range.end.row)
+    for row in range(first, last + 1):
+        for directive in directives.lines.get(row, ()):
+            if directive.matches(d.code):
+                _mark(used, directive, d.code)
+                hit = True
+    return hit
+
+
+def _mark(used: dict[tuple[int, int], set[str]], directive: Directive, code: str) -> None:
+    marks = used.setdefault((directive.row, directive.start), set())
+    if directive.codes is None:
+        marks.add("*")
+    else:
+        marks.update(c for c in directive.codes if code.startswith(c))
+
+
+def _unused(
+    directives: Directives,
+    used: dict[tuple[int, int], set[str]],
+    catalog: Catalog,
+    options: NoqaOptions,
+    filename: str,
+    lines: list[str],
+) -> list[Diagnostic]:
+    rule = catalog.rules[UNUSED_NOQA]
+
+    def line_of(directive: Directive) -> str:
+        return lines[directive.row - 1].rstrip("\r\n") if directive.row <= len(lines) else ""
+
+    findings: list[Diagnostic] = []
+    all_directives = [*directives.file, *(d for ds in directives.lines.values() for d in ds)]
+    for directive in sorted(all_directives, key=lambda d: (d.row, d.start)):
+        marks = used.get((directive.row, directive.start), set())
+        if directive.codes is None:
+            # A bare noqa may be meant for another linter (ruff, flake8): only our own
+            # file-level directive is ours to call unused.
+            if directive.file_level and not marks:
+                findings.append(
+                    _finding(rule, filename, directive, line_of(directive), "unused", (), True)
+                )
+            continue
+        unknown, disabled, unused = [], [], []
+        for code in directive.codes:
+            if not _MMA.fullmatch(code) or code == UNUSED_NOQA:
+                continue  # another tool's code, or the directive that keeps this one quiet
+            matching = [c for c in catalog.rules if c.startswith(code)]
+            if not matching:
+                unknown.append(code)
+            elif code in marks:
+                continue
+            elif not any(options.enabled(c) for c in matching):
+                disabled.append(code)
+            else:
+                unused.append(code)
+        dropped = (*unknown, *disabled, *unused)
+        if not dropped:
+            continue
+        parts = []
+        for label, codes in (("unused", unused), ("non-enabled", disabled), ("unknown", unknown)):
+            if codes:
+                parts.append(f"{label}: " + ", ".join(f"`{c}`" for c in codes))
+        remaining = [c for c in directive.codes if c not in dropped]
+        findings.append(
+            _finding(
+                rule, filename, directive, line_of(directive), "; ".join(parts),
+                tuple(remaining), not remaining,
+            )
+        )
+    return findings
+
+
+def _finding(
+    rule: Rule, filename: str, directive: Directive, line: str, detail: str,
+    remaining: tuple[str, ...], remove_all: bool,
+) -> Diagnostic:
+    kind = "file-level `mmalint: noqa`" if directive.file_level else "`noqa`"
+    message = f"Unused {kind} directive ({detail})" if detail != "unused" else f"Unused {kind} directive"
+    where = Range(
+        filename, Location(directive.row, directive.start + 1), Location(directive.row, directive.end + 1)
+    )
+    if remove_all:
+        edit = _removal(directive, filename, line)
+        title = "Remove the unused `noqa` directive"
+    else:
+        edit = Edit(
+            ", ".join(remaining),
+            Range(
+                filename,
+                Location(directive.row, directive.codes_start + 1),
+                Location(directive.row, directive.codes_end + 1),
+            ),
+        )
+        title = "Remove the unused codes from the `noqa` directive"
+    return Diagnostic(
+        code=rule.code,
+        name=rule.name,
+        severity=rule.severity,
+        message=message,
+        range=where,
+        help=rule.help,
+        fix=Fix("safe", title, (edit,)),
+        url=rule.url,
+        statement_rows=(directive.row, directive.row),
+    )
+
+
+def _removal(directive: Directive, filename: str, line: str) -> Edit:
+    """Delete the directive, leaving valid code and any comment text around it."""
+    start, end = directive.start, directive.end
+    rest = line[end : directive.comment_end]
+    content = ""
+    if directive.start == directive.comment_start:
+        if not rest.strip():
+            # The whole comment goes, with the spaces before it.
+            start = len(line[:start].rstrip())
+            end = directive.comment_end
+        elif rest.lstrip().startswith("#"):
+            # A second comment after the directive stays.
+            end += len(rest) - len(rest.lstrip())
+        else:
+            # Words after the directive stay a comment.
+            content = "#"
+    else:
+        # The directive after other comment text: it goes with the spaces before it.
+        start = len(line[:start].rstrip())
+    return Edit(
+        content,
+        Range(filename, Location(directive.row, start + 1), Location(directive.row, end + 1)),
+    )
+
+
+def noqa_edit(text: str, diagnostic: Diagnostic) -> Edit | None:
+    """The edit that adds `# noqa: CODE` for a diagnostic (the editor's "disable for this line").
+
+    It goes on the first row of the call whose end is not inside a multi-line string, merged
+    into a `# noqa: ...` already there.
+    """
+    if diagnostic.code is None:
+        return None
+    lines = split_lines(text)
+    strings = _string_rows(text)
+    first = diagnostic.range.start.row
+    last = max(first, (diagnostic.statement_rows or (first, diagnostic.range.end.row))[1])
+    row = next((r for r in range(first, last + 1) if r not in strings), None)
+    if row is None or row > len(lines):
+        return None
+    directives = parse_directives(text).lines.get(row, [])
+    filename = diagnostic.filename
+    for directive in directives:
+        if directive.codes is None or diagnostic.code in directive.codes:
+            return None  # already suppressed on this row
+        return Edit(
+            ", ".join([*directive.codes, diagnostic.code]),
+            Range(
+                filename,
+                Location(row, directive.codes_start + 1),
+                Location(row, directive.codes_end + 1),
+            ),
+        )
+    line = lines[row - 1].rstrip("\r\n")
+    body = line.rstrip()
+    return Edit(
+        f"  # noqa: {diagnostic.code}",
+        Range(filename, Location(row, len(body) + 1), Location(row, len(line) + 1)),
+    )
