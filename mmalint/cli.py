@@ -12,13 +12,18 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from mmalint import __version__
 from mmalint.catalog import Catalog, CatalogError, load_catalog
+from mmalint.diagnostics import Diagnostic
 from mmalint.settings import Settings
 
+if TYPE_CHECKING:
+    from mmalint.runner import RunResult
+
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-FORMATS = ("full", "concise", "json")
+FORMATS = ("full", "concise", "json", "sarif", "github")
 
 
 class UsageError(Exception):
@@ -74,10 +79,11 @@ def resolve_target_jax(requested: str | None, catalog: Catalog) -> str:
 # ---------------------------------------------------------------------- check
 
 
-def _add_check(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def _add_check(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("check", help="check files for MMA bugs", description="Check Python files for bugs in Mosaic GPU and Pallas MMA calls.")
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .); - reads stdin")
-    p.add_argument("--format", "--output-format", dest="format", choices=FORMATS, default="full")
+    p.add_argument("--format", "--output-format", dest="format", choices=FORMATS, default="full",
+                   help="full (default), concise, json, sarif (SARIF 2.1.0) or github (workflow commands)")
     p.add_argument("--select", action="append", metavar="CODES", help="rule codes or prefixes to enable (comma-separated; default ALL)")
     p.add_argument("--extend-select", action="append", metavar="CODES", help="codes to enable on top of --select")
     p.add_argument("--ignore", action="append", metavar="CODES", help="rule codes or prefixes to disable")
@@ -85,32 +91,31 @@ def _add_check(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--stdin-filename", metavar="PATH", help="the name of the file read from stdin")
     p.add_argument("--show-expected-failures", action="store_true", help="report calls inside assertRaises/pytest.raises as info")
     p.add_argument("--exclude", action="append", metavar="PATTERNS", help="glob patterns of paths to skip")
-    p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    fixes = p.add_argument_group("fixes")
+    fixes.add_argument("--fix", action="store_true", help="apply the safe fixes (with - : print the fixed source on stdout)")
+    fixes.add_argument("--unsafe-fixes", action="store_true", help="also apply (and count as fixable) the fixes marked unsafe")
+    fixes.add_argument("--diff", action="store_true", help="write nothing: print the fixes as a unified diff; exit 1 if there is one")
+    fixes.add_argument("--exit-non-zero-on-fix", action="store_true", help="with --fix: exit 1 when a fix was applied, even if nothing is left")
+    p.add_argument("--report-unused-noqa", action="store_true", help="report noqa directives that suppress nothing (MMA001)")
+    p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings (input errors still exit 2)")
     p.add_argument("--output-file", "-o", metavar="PATH", help="write the report to a file instead of stdout")
-    p.add_argument("--statistics", action="store_true", help="print the number of findings per rule")
+    p.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
     p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     p.add_argument("--jobs", "-j", type=int, default=None, help="worker processes (default: all cores)")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the findings")
     p.set_defaults(handler=_run_check)
 
 
-def _run_check(args: argparse.Namespace) -> int:
-    from mmalint.discover import discover
-    from mmalint.engine import FileReport, check_text, decode_source, InputError
-    from mmalint.report import REPORTERS
-    from mmalint.runner import RunResult, run
+def _check_settings(args: argparse.Namespace, catalog: Catalog) -> Settings:
     from mmalint.settings import DEFAULT_EXCLUDE
 
-    catalog = load_catalog()
     select = _codes(args.select) or ("ALL",)
     ignore = _codes(args.ignore)
     extend = _codes(args.extend_select)
     validate_selectors(select, catalog, "--select")
     validate_selectors(ignore, catalog, "--ignore")
     validate_selectors(extend, catalog, "--extend-select")
-    if args.jobs is not None and args.jobs < 1:
-        raise UsageError("--jobs must be at least 1")
-    settings = Settings(
+    return Settings(
         select=select,
         ignore=ignore,
         extend_select=extend,
@@ -118,91 +123,240 @@ def _run_check(args: argparse.Namespace) -> int:
         show_expected_failures=args.show_expected_failures,
         exclude=DEFAULT_EXCLUDE + _codes(args.exclude),
     )
+
+
+def _run_check(args: argparse.Namespace) -> int:
+    from mmalint.discover import discover
+    from mmalint.engine import InputError
+    from mmalint.lint import LintOptions
+    from mmalint.runner import Job, RunResult, run, work
+    from mmalint.source_io import decode
+
+    catalog = load_catalog()
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be at least 1")
+    if args.exit_non_zero_on_fix and not args.fix:
+        raise UsageError("--exit-non-zero-on-fix needs --fix")
+    settings = _check_settings(args, catalog)
+    options = LintOptions(report_unused_noqa=args.report_unused_noqa)
+    fix_mode = ("unsafe" if args.unsafe_fixes else "safe") if (args.fix or args.diff) else ""
     paths = args.paths or ["."]
+    stdin_name: str | None = None
     stdin_text: str | None = None
     result: RunResult
     if paths == ["-"]:
-        filename = args.stdin_filename or "-"
+        stdin_name = args.stdin_filename or "-"
         try:
-            stdin_text = decode_source(sys.stdin.buffer.read())
+            data = sys.stdin.buffer.read()
+            stdin_text = decode(data).text
         except InputError as exc:
             raise UsageError(f"stdin: {exc}") from None
+        job: Job = (stdin_name, data, settings, options, fix_mode)
+        outcome = work(job)
         result = RunResult(files_seen=1)
-        result.reports.append(check_text(filename, stdin_text, settings, catalog))
+        result.reports.append(outcome.report)
+        result.fixed.update(outcome.fixed)
+        if outcome.report.error is not None:
+            result.input_errors.append(f"{stdin_name}: {outcome.report.error}")
+        if args.fix and not args.diff:
+            # ruff's convention: the fixed source on stdout, the findings left on stderr.
+            sys.stdout.write(outcome.fixed_text if outcome.fixed_text is not None else stdin_text)
+            sys.stdout.flush()
+            return _finish_stdin_fix(args, result)
+        if outcome.fixed_text is not None:
+            from mmalint.discover import Discovered
+
+            result.changed.append((Discovered(Path(stdin_name), stdin_name, True), outcome))
     elif "-" in paths:
         raise UsageError("`-` (stdin) cannot be combined with other paths")
     else:
         errors: list[str] = []
         files = list(discover(paths, settings.exclude, errors))
-        result = run(files, settings, jobs=args.jobs)
+        result = run(files, settings, jobs=args.jobs, options=options, fix=fix_mode)
         result.input_errors[:0] = errors
+
+    for name in result.not_converged:
+        print(f"mmalint: warning: the fixes for {name} did not settle after repeated passes; "
+              "the file is left as the last pass made it (please report this)", file=sys.stderr)
+    if args.diff:
+        return _finish_diff(args, result)
+    if args.fix:
+        _write_fixes(result)
+    return _report(args, result, stdin_name, stdin_text)
+
+
+def _finish_diff(args: argparse.Namespace, result: RunResult) -> int:
+    import difflib
+
+    out: list[str] = []
+    for entry, outcome in result.changed:
+        assert outcome.source is not None and outcome.fixed_text is not None
+        out.extend(
+            difflib.unified_diff(
+                outcome.source.text.splitlines(keepends=True),
+                outcome.fixed_text.splitlines(keepends=True),
+                fromfile=entry.display,
+                tofile=entry.display,
+            )
+        )
+    text = "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in out)
+    _emit(args, text)
+    fixed = sum(result.fixed.values())
+    if not args.quiet:
+        if fixed:
+            print(f"Would fix {fixed} error{'s' if fixed != 1 else ''}.", file=sys.stderr)
+        else:
+            print("No errors would be fixed.", file=sys.stderr)
+    for message in result.input_errors:
+        _error(message)
+    if result.input_errors:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if result.changed else EXIT_CLEAN
+
+
+def _write_fixes(result: RunResult) -> None:
+    from mmalint.source_io import write_source
+
+    for entry, outcome in result.changed:
+        try:
+            data = outcome.fixed_data()
+            assert data is not None
+            write_source(entry.path, data)
+        except (OSError, UnicodeEncodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            result.input_errors.append(f"{entry.display}: cannot write the fixes: {reason}")
+            continue
+
+
+def _finish_stdin_fix(args: argparse.Namespace, result: RunResult) -> int:
+    from mmalint.report import REPORTERS
+
+    diagnostics = sorted(result.diagnostics, key=lambda d: d.sort_key())
+    if not args.quiet and diagnostics and args.format in ("full", "concise"):
+        sys.stderr.write(REPORTERS["concise"](diagnostics, lambda name: None, False))
+    for message in result.input_errors:
+        _error(message)
+    if result.input_errors:
+        return EXIT_ERROR
+    return _exit_code(args, diagnostics, result)
+
+
+def _exit_code(args: argparse.Namespace, diagnostics: list[Diagnostic], result: RunResult) -> int:
+    findings = [d for d in diagnostics if d.severity in ("error", "warning")]
+    if args.fix and args.exit_non_zero_on_fix and result.fixed:
+        return EXIT_FINDINGS
+    if findings and not args.exit_zero:
+        return EXIT_FINDINGS
+    return EXIT_CLEAN
+
+
+def _emit(args: argparse.Namespace, text: str) -> None:
+    if args.output_file:
+        from mmalint.fileio import write_atomic
+
+        target = Path(args.output_file)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(target, text.encode("utf-8"))
+        except OSError as exc:
+            raise UsageError(f"--output-file: {exc.strerror or exc}") from None
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+
+
+def _report(
+    args: argparse.Namespace, result: RunResult, stdin_name: str | None, stdin_text: str | None
+) -> int:
+    from mmalint.engine import InputError
+    from mmalint.report import REPORTERS
+    from mmalint.source_io import decode
 
     diagnostics = sorted(result.diagnostics, key=lambda d: d.sort_key())
     cache: dict[str, list[str] | None] = {}
 
     def source_lines(name: str) -> list[str] | None:
         if name not in cache:
-            if stdin_text is not None and name == (args.stdin_filename or "-"):
+            if stdin_text is not None and name == stdin_name:
                 cache[name] = stdin_text.splitlines(keepends=True)
             else:
                 try:
-                    cache[name] = decode_source(Path(name).read_bytes()).splitlines(keepends=True)
+                    cache[name] = decode(Path(name).read_bytes()).text.splitlines(keepends=True)
                 except (OSError, InputError):
                     cache[name] = None
         return cache[name]
 
-    out_stream = sys.stdout
-    color = _color(args, out_stream) and not args.output_file and args.format != "json"
-    text = REPORTERS[args.format](diagnostics, source_lines, color)
-    if args.format in ("full", "concise") and not args.quiet:
-        text += _summary(diagnostics, result)
-    if args.statistics and args.format != "json":
-        text += _statistics(diagnostics)
-    if args.output_file:
-        try:
-            from mmalint.fileio import write_atomic
-
-            write_atomic(Path(args.output_file), text.encode("utf-8"))
-        except OSError as exc:
-            raise UsageError(f"--output-file: {exc.strerror or exc}") from None
+    machine = args.format in ("json", "sarif", "github")
+    color = _color(args, sys.stdout) and not args.output_file and not machine
+    if args.statistics:
+        text = _statistics(diagnostics, args.format, args.unsafe_fixes)
     else:
-        out_stream.write(text)
-        out_stream.flush()
+        text = REPORTERS[args.format](diagnostics, source_lines, color)
+        if not machine and not args.quiet:
+            text += _summary(diagnostics, result, args)
+    _emit(args, text)
     for message in result.input_errors:
         _error(message)
     if result.input_errors:
         return EXIT_ERROR
+    return _exit_code(args, diagnostics, result)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
+def _summary(diagnostics: list[Diagnostic], result: RunResult, args: argparse.Namespace) -> str:
     findings = [d for d in diagnostics if d.severity in ("error", "warning")]
-    if findings and not args.exit_zero:
-        return EXIT_FINDINGS
-    del FileReport
-    return EXIT_CLEAN
-
-
-def _summary(diagnostics: list, result: object) -> str:  # type: ignore[type-arg]
-    n = len([d for d in diagnostics if d.severity in ("error", "warning")])
-    if n == 0:
+    n = len(findings)
+    fixed = sum(result.fixed.values())
+    if args.fix and fixed:
+        if n == 0:
+            return f"Found {_plural(fixed, 'error')} ({fixed} fixed, 0 remaining).\n"
+        text = f"Found {_plural(fixed + n, 'error')} ({fixed} fixed, {n} remaining)."
+    elif n == 0:
         return "All checks passed!\n"
-    fixable = sum(1 for d in diagnostics if d.fix is not None and d.fix.applicability == "safe")
-    text = f"Found {n} error{'s' if n != 1 else ''}."
+    else:
+        text = f"Found {_plural(n, 'error')}."
+    safe = sum(1 for d in findings if d.fix is not None and d.fix.applicability == "safe")
+    unsafe = sum(1 for d in findings if d.fix is not None and d.fix.applicability == "unsafe")
+    fixable = safe + (unsafe if args.unsafe_fixes else 0)
+    hidden = 0 if args.unsafe_fixes else unsafe
     if fixable:
         text += f"\n[*] {fixable} fixable with the `--fix` option."
+        if hidden:
+            text += f" ({_plural(hidden, 'hidden fix')} can be enabled with the `--unsafe-fixes` option.)"
+    elif hidden:
+        text += f"\nNo fixes available ({_plural(hidden, 'hidden fix')} can be enabled with the `--unsafe-fixes` option)."
     return text + "\n"
 
 
-def _statistics(diagnostics: list) -> str:  # type: ignore[type-arg]
-    counts: dict[tuple[str, str], int] = {}
+def _statistics(diagnostics: list[Diagnostic], fmt: str, unsafe: bool) -> str:
+    """Findings per rule, most frequent first (ruff's --statistics): text, or JSON for json."""
+    counts: dict[tuple[str, str], list[int]] = {}
     for d in diagnostics:
-        key = (d.code or "", d.name)
-        counts[key] = counts.get(key, 0) + 1
-    lines = [f"{n:>5}  {code:<7} {name}" for (code, name), n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+        entry = counts.setdefault((d.code or "", d.name), [0, 0])
+        entry[0] += 1
+        if d.fix is not None and (d.fix.applicability == "safe" or unsafe):
+            entry[1] += 1
+    rows = sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0]))
+    if fmt in ("json", "sarif"):
+        data = [
+            {"code": code or None, "name": name, "count": n, "fixable": fixable}
+            for (code, name), (n, fixable) in rows
+        ]
+        return json.dumps(data, indent=2) + "\n"
+    lines = [
+        f"{n:>5}\t{code or '-':<7}\t{'[*]' if fixable == n else ('[-]' if fixable else '[ ]')} {name}"
+        for (code, name), (n, fixable) in rows
+    ]
     return "\n".join(lines) + ("\n" if lines else "")
 
 
 # ---------------------------------------------------------------------- rule / rules
 
 
-def _add_rule(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def _add_rule(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("rule", help="explain a rule")
     p.add_argument("code", metavar="CODE")
     p.add_argument("--format", choices=("text", "json"), default="text")
@@ -281,7 +435,7 @@ def _run_rules(args: argparse.Namespace) -> int:
 # ---------------------------------------------------------------------- confirm
 
 
-def _add_confirm(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def _add_confirm(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     try:
         from mmalint.confirm import cli as confirm_cli
     except ImportError:
@@ -327,7 +481,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return EXIT_CLEAN
-    except Exception as exc:  # noqa: BLE001 - no traceback reaches the user
+    except Exception as exc:  # no traceback reaches the user
         if os.environ.get("MMALINT_DEBUG"):
             raise
         _error(f"internal error: {type(exc).__name__}: {exc} (set MMALINT_DEBUG=1 for the traceback; please report it)")

@@ -29,10 +29,11 @@ def lint_text(
     filename: str,
     text: str,
     settings: Settings,
-    options: LintOptions = LintOptions(),
+    options: LintOptions | None = None,
     catalog: Catalog | None = None,
 ) -> FileReport:
     catalog = catalog or load_catalog()
+    options = options or LintOptions()
     report = check_text(filename, text, settings, catalog)
     diagnostics = list(report.diagnostics)
     if options.verify_fixes:
@@ -44,10 +45,11 @@ def lint_text(
 
 
 def lint_bytes(
-    filename: str, data: bytes, settings: Settings, options: LintOptions = LintOptions()
+    filename: str, data: bytes, settings: Settings, options: LintOptions | None = None
 ) -> FileReport:
     """The report for a file's bytes; the prefilter skips files that cannot hold an MMA call
     (unless unused noqa directives are wanted and the file has some)."""
+    options = options or LintOptions()
     if not may_contain_mma(data) and not (options.report_unused_noqa and b"noqa" in data.lower()):
         return FileReport(filename)
     try:

@@ -34,11 +34,12 @@ def fix_text(
     filename: str,
     text: str,
     settings: Settings,
-    options: LintOptions = LintOptions(),
+    options: LintOptions | None = None,
     unsafe: bool = False,
     catalog: Catalog | None = None,
 ) -> FixResult:
     catalog = catalog or load_catalog()
+    options = options or LintOptions()
     fixed: Counter[str] = Counter()
     seen = {text}
     report = lint_text(filename, text, settings, options, catalog)

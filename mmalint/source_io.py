@@ -1,0 +1,41 @@
+"""Source bytes to text and back, unchanged but for the edits: encoding, BOM, line endings.
+
+Reading honours a PEP 263 coding cookie and a UTF-8 BOM; writing uses the same encoding and
+puts the BOM back. Line endings are never translated (the text keeps its `\\r\\n`), and the fix
+edits take the file's own line ending (`fixes/apply.py`).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+
+from mmalint.engine import InputError, decode_source
+from mmalint.fileio import write_atomic
+
+
+@dataclass(frozen=True)
+class SourceText:
+    text: str
+    encoding: str  # as tokenize names it: "utf-8", "utf-8-sig" (a BOM), "iso-8859-1"...
+
+
+def decode(data: bytes) -> SourceText:
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as exc:
+        raise InputError(f"cannot determine the encoding: {exc}") from None
+    return SourceText(decode_source(data), encoding)
+
+
+def encode(text: str, source: SourceText) -> bytes:
+    """The text in the encoding it was read in; "utf-8-sig" writes the BOM back."""
+    return text.encode(source.encoding)
+
+
+def write_source(path: Path, data: bytes) -> None:
+    """Write atomically through a symlink to its target, keeping the target's permissions."""
+    write_atomic(Path(os.path.realpath(path)), data)
