@@ -25,6 +25,7 @@ class Example:
     expect: tuple[str, ...]
     code: str
     versions: tuple[str, ...] = ()  # the jax versions it holds for; empty: all
+    settings: tuple[tuple[str, str], ...] = ()  # engine Settings it needs (`target_arch`...)
     # Command-line options the example needs, as `mmalint check` flags without dashes
     # (`report_unused_noqa = true` is `--report-unused-noqa`).
     options: tuple[tuple[str, Any], ...] = ()
@@ -73,11 +74,35 @@ class Check:
 
 
 @dataclass(frozen=True)
+class Availability:
+    """An API that some jax versions lack (`missing_in`) or accept and drop (`ignored_in`)."""
+
+    id: str
+    api: str  # canonical name; `plgpu.Layout.MMA_*` matches the three layouts
+    keyword: str | None
+    element_bits: int | None
+    feature: str
+    since: str
+    missing_in: tuple[str, ...]
+    ignored_in: tuple[str, ...]
+    exception: str
+    message: str
+    match: str
+    alternative: str
+
+    def matches(self, api: str) -> bool:
+        if self.api.endswith("*"):
+            return api.startswith(self.api[:-1])
+        return api == self.api
+
+
+@dataclass(frozen=True)
 class Catalog:
     versions: tuple[str, ...]
     rules: dict[str, Rule]
     checks: tuple[Check, ...]
     tables: dict[str, dict[str, dict[str, Any]]]
+    availability: tuple[Availability, ...] = ()
 
     def checks_for(self, api: str, version: str) -> list[Check]:
         return [c for c in self.checks if c.api == api and version in c.versions]
@@ -168,6 +193,7 @@ def load_catalog(directory: Path | None = None) -> Catalog:
                         tuple(e.get("expect", [])),
                         e["code"].lstrip("\n"),
                         tuple(e.get("versions", [])),
+                        settings=tuple(sorted(e.get("settings", {}).items())),
                         options=tuple(sorted(e.get("options", {}).items())),
                     )
                     for e in r.get("example", [])
@@ -180,4 +206,21 @@ def load_catalog(directory: Path | None = None) -> Catalog:
     for check in checks:
         if check.rule not in rules:
             raise CatalogError(f"check {check.id} names unknown rule {check.rule}")
-    return Catalog(versions, rules, checks, checks_data.get("tables", {}))
+    availability = tuple(
+        Availability(
+            id=a["id"],
+            api=a["api"],
+            keyword=a.get("keyword"),
+            element_bits=a.get("element_bits"),
+            feature=a["feature"],
+            since=a["since"],
+            missing_in=tuple(a.get("missing_in", [])),
+            ignored_in=tuple(a.get("ignored_in", [])),
+            exception=a.get("exception", ""),
+            message=a.get("message", ""),
+            match=a.get("match", "exact"),
+            alternative=a.get("alternative", ""),
+        )
+        for a in checks_data.get("availability", [])
+    )
+    return Catalog(versions, rules, checks, checks_data.get("tables", {}), availability)

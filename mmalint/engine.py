@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -12,6 +13,7 @@ from mmalint.analysis.source import BlockParseError, SourceSyntaxError
 from mmalint.analysis.values import Origin
 from mmalint.catalog import Catalog, load_catalog
 from mmalint.checks import Finding, MmaCall, evaluate, normalize
+from mmalint.checks.availability import UseFinding, evaluate_use
 from mmalint.diagnostics import Diagnostic, Location, PredictedError, Range, Related
 from mmalint.fixes.plan import plan_fix
 from mmalint.settings import Settings
@@ -72,15 +74,19 @@ def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | 
         )
         return FileReport(filename, (diag,), parsed=True)
     try:
-        sites = analyze(source)
+        analysis = analyze(source)
     except RecursionError:
         return FileReport(filename, (), parsed=True)
+    sites = analysis.sites
     groups: dict[tuple[str, int, str | None], list[Finding]] = {}
     call_sites: dict[int, bool] = {}
     apis: dict[int, str] = {}
-    default_semantics = catalog.table("plgpu.mma", version).get("default_semantics")
+    pallas_table = catalog.table("plgpu.mma", version)
+    default_semantics = pallas_table.get("default_semantics")
+    m_warps_ignored = pallas_table.get("layout_m_warps") == "ignored"
+    arch = parse_arch(settings.target_arch)
     for site in sites:
-        call = normalize(site, version, default_semantics)
+        call = normalize(site, version, default_semantics, arch, m_warps_ignored)
         key = id(site.origin.node)
         apis[key] = call.api
         call_sites[key] = call_sites.get(key, False) or _fully_known(call)
@@ -97,6 +103,19 @@ def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | 
             diagnostics.append(_diagnostic(findings))
         except BlockParseError:
             continue
+    use_groups: dict[tuple[str, int], list[UseFinding]] = {}
+    for use in analysis.uses:
+        if use.context.expected_failure is not None and not settings.show_expected_failures:
+            continue
+        for use_finding in evaluate_use(use, catalog, version):
+            if settings.enabled(use_finding.rule.code):
+                key2 = (use_finding.entry.id, id(use_finding.origin.node))
+                use_groups.setdefault(key2, []).append(use_finding)
+    for use_findings in use_groups.values():
+        try:
+            diagnostics.append(_use_diagnostic(use_findings))
+        except BlockParseError:
+            continue
     by_api: dict[str, int] = {}
     for api in apis.values():
         by_api[api] = by_api.get(api, 0) + 1
@@ -108,6 +127,14 @@ def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | 
         known_calls=sum(call_sites.values()),
         calls_by_api=by_api,
     )
+
+
+def parse_arch(arch: str) -> tuple[int, int] | None:
+    """`sm_90a` -> (9, 0); `sm_100a` -> (10, 0); None when not of that form."""
+    match = re.fullmatch(r"sm_(\d+)(\d)[af]?", arch)
+    if match is None:
+        return None
+    return int(match.group(1)), int(match.group(2))
 
 
 def _fully_known(call: MmaCall) -> bool:
@@ -163,6 +190,34 @@ def _diagnostic(findings: list[Finding]) -> Diagnostic:
         url=first.rule.url,
         masked_by=first.masked_by,
         statement_rows=(call_range.start.row, call_range.end.row),
+    )
+
+
+def _use_diagnostic(findings: list[UseFinding]) -> Diagnostic:
+    first = findings[0]
+    context = first.use.context
+    severity = "info" if context.expected_failure is not None else first.rule.severity
+    predicted = None
+    if first.predicted is not None:
+        p = first.predicted
+        predicted = PredictedError(p.exception, p.message, p.jax_version, p.match)
+    where = _range(first.origin)
+    related: tuple[Related, ...] = ()
+    if first.origin is not first.use.origin:
+        related = (Related(f"{first.entry.feature} used here", _range(first.use.origin)),)
+    return Diagnostic(
+        code=first.rule.code,
+        name=first.rule.name,
+        severity=severity,
+        message=first.message,
+        range=where,
+        related=related,
+        predicted_error=predicted,
+        help=first.help,
+        fix=None,
+        call=None,
+        url=first.rule.url,
+        statement_rows=(where.start.row, where.end.row),
     )
 
 

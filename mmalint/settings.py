@@ -17,6 +17,7 @@ class Settings:
     ignore: tuple[str, ...] = ()
     extend_select: tuple[str, ...] = ()
     target_jax: str = ""  # a catalog version key ("0.11"); resolved by the CLI
+    target_arch: str = "sm_90a"
     show_expected_failures: bool = False
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()

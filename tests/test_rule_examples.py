@@ -21,7 +21,8 @@ CASES = [
 
 @pytest.mark.parametrize(("code", "index", "example", "version"), CASES)
 def test_example(code: str, index: int, example, version: str) -> None:  # type: ignore[no-untyped-def]
-    filename, settings = f"{code}_{index}.py", Settings(target_jax=version)
+    filename = f"{code}_{index}.py"
+    settings = Settings(target_jax=version, **dict(example.settings))  # type: ignore[arg-type]
     if example.options or "noqa" in example.code:
         # Flags (`options`) and suppressions live after the engine: check as the CLI does.
         report = lint_text(filename, example.code, settings, LintOptions(**dict(example.options)))

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import re
 
-from mmalint.analysis.calls import Context, MmaSite, WorldBinding
+from dataclasses import dataclass
+
+from mmalint.analysis.calls import ApiUse, Context, MmaSite, WorldBinding
 from mmalint.analysis.interpreter import Interpreter
 from mmalint.analysis.source import TRIGGER, Block, SourceFile, index_source, may_contain_mma
 
 __all__ = [
+    "Analysis",
+    "ApiUse",
     "Context",
     "MmaSite",
     "SourceFile",
@@ -61,8 +65,14 @@ def _is_import(block: Block) -> bool:
     return block.kind == "stmt" and (first.startswith("import ") or first.startswith("from "))
 
 
-def analyze(source: SourceFile) -> list[MmaSite]:
-    """Every MMA call reachable in the module, once per path that reaches it."""
+@dataclass(frozen=True)
+class Analysis:
+    sites: list[MmaSite]  # every MMA call, once per path that reaches it
+    uses: list[ApiUse]  # every use of a version-dependent API, likewise
+
+
+def analyze(source: SourceFile) -> Analysis:
+    """The MMA calls and version-dependent API uses reachable in the module."""
     interp = Interpreter(source)
     interp.run_roots(find_roots(source))
-    return interp.sites
+    return Analysis(interp.sites, interp.uses)

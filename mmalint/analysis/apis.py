@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from mmalint.analysis import names
-from mmalint.analysis.calls import MmaSite
+from mmalint.analysis.calls import ApiUse, MmaSite
 from mmalint.analysis.dtypes import DTYPE_CLASSES, IR_TYPE_CLASSES, IR_TYPES, lookup_dtype
 from mmalint.analysis.values import (
     FALSE,
@@ -145,7 +145,14 @@ class ApiModel:
                 bits = as_int(value.bits)
                 m_warps = as_int(value.m_warps)
                 kind: LayoutKind = {"lhs": "mma_lhs", "rhs": "mma_rhs", "acc": "mma_acc"}[attr]
-                return Layout(kind, bits if attr != "acc" else None, m_warps)
+                return Layout(
+                    kind,
+                    bits if attr != "acc" else None,
+                    m_warps,
+                    name=f"MMALayouts.{attr}",
+                    built=value.origin,
+                    m_warps_origin=value.m_warps_origin,
+                )
             return UNKNOWN
         if isinstance(value, Fragment):
             if attr == "mlir_dtype":
@@ -396,19 +403,20 @@ class ApiModel:
             found = value.get(index.value)
             return found if found is not None else UNKNOWN
         if isinstance(value, Ref):
-            shape = value.shape if _is_full_index(index) else UNKNOWN
-            return Array(value.dtype, shape, UNKNOWN, created=_origin(block, node), how="read")
+            return Array(value.dtype, index_shape(value.shape, index), UNKNOWN,
+                         created=_origin(block, node), how="read")
         if isinstance(value, RefAt):
             ref = value.ref
             if isinstance(ref, Ref):
-                return Ref(ref.dtype, ref.shape if _is_full_index(index) else UNKNOWN)
+                return Ref(ref.dtype, index_shape(ref.shape, index))
             return UNKNOWN
         if isinstance(value, Array):
-            return Array(value.dtype, value.shape if _is_full_index(index) else UNKNOWN, UNKNOWN,
+            return Array(value.dtype, index_shape(value.shape, index), UNKNOWN,
                          created=value.created, how=value.how)
         if isinstance(value, Fragment):
-            return Fragment(value.ir_type, value.signed, value.layout,
-                            value.shape if _is_full_index(index) else UNKNOWN, value.data_dtype,
+            full = _is_full_index(index)
+            return Fragment(value.ir_type, value.signed, value.layout if full else UNKNOWN,
+                            index_shape(value.shape, index), value.data_dtype,
                             created=value.created, how=value.how)
         return UNKNOWN
 
@@ -448,7 +456,13 @@ class ApiModel:
         # `plgpu.Layout.MMA_LHS(dtype)`, `plgpu.Layout.WG_STRIDED(...)`...
         if name.startswith("plgpu.Layout."):
             member = name[len("plgpu.Layout.") :]
-            return lambda args, node, frame, block: _pallas_layout(member, args)
+
+            def layout(args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
+                if member.startswith("MMA_"):
+                    self._use(name, args, node, block)
+                return _pallas_layout(member, args, block, node)
+
+            return layout
         return None
 
     def _register(self) -> None:
@@ -487,8 +501,11 @@ class ApiModel:
         h["mgpu.utils.c"] = self._constant(value_index=0, type_index=1, type_kw="ty")
         h["arith.constant"] = self._constant(value_index=1, type_index=0, type_kw="result")
         h["mgpu.utils.memref_transpose"] = self._memref_transpose
-        for fn in ("memref_slice", "memref_fold", "memref_unfold", "memref_unsqueeze"):
+        h["mgpu.utils.memref_slice"] = self._memref_slice
+        for fn in ("memref_fold", "memref_unfold", "memref_unsqueeze"):
             h[f"mgpu.utils.{fn}"] = self._memref_same_dtype
+        for ds in ("pl.ds", "pl.dslice", "mgpu.utils.ds", "plgpu.ds"):
+            h[ds] = self._dynamic_slice
         h["mgpu.utils.memref_reshape"] = self._memref_reshape
         # Mosaic GPU
         h["mgpu.MMALayouts"] = self._mma_layouts
@@ -674,6 +691,20 @@ class ApiModel:
                 shape = TupleVal(tuple(ref.shape.items[i] for i in idx if i is not None))
         return Ref(ref.dtype, shape)
 
+    def _memref_slice(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
+        ref = args.get(0, "ref")
+        if not isinstance(ref, Ref):
+            return UNKNOWN
+        return Ref(ref.dtype, index_shape(ref.shape, args.get(1, "index")))
+
+    def _dynamic_slice(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
+        """`pl.ds(start, size)` / `mgpu.ds(base, length)`: a slice of known length."""
+        size = args.get(1, "size" if "size" in args.keywords else "length")
+        if not args.has(1, "size") and not args.has(1, "length"):
+            # `pl.ds(n)` is `pl.ds(0, n)`.
+            size = args.get(0, "start")
+        return TupleVal((Const("ds"), size))
+
     def _memref_same_dtype(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
         ref = args.get(0, "ref")
         return Ref(ref.dtype, UNKNOWN) if isinstance(ref, Ref) else UNKNOWN
@@ -694,18 +725,37 @@ class ApiModel:
             if isinstance(d, DType):
                 bits = Const(d.info.bits)
         m_warps = args.get(1, "m_warps", Const(4))
-        return MMALayoutsVal(bits, m_warps, origin=_origin(block, node))
+        m_warps_node = args.node(1, "m_warps")
+        m_warps_origin = _origin(block, m_warps_node) if m_warps_node is not None else None
+        self._use("mgpu.MMALayouts", args, node, block, as_int(bits))
+        return MMALayoutsVal(bits, m_warps, m_warps_origin, origin=_origin(block, node))
+
+    def _use(self, name: str, args: Args, node: cst.CSTNode, block: Block, bits: int | None = None) -> None:
+        keywords = tuple(
+            (k, _origin(block, n) if (n := args.keyword_nodes.get(k)) is not None else None)
+            for k in args.keywords
+        )
+        self.interp.record_use(
+            ApiUse(name, _origin(block, node), keywords, bits, self.interp.context)
+        )
 
     def _mma_layouts_for_shape(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
-        layouts = self._mma_layouts(Args(args.positional[:1], {k: v for k, v in args.keywords.items() if k == "element_type"}, [], {}), node, frame, block)
+        self._use("mgpu.MMALayouts.for_shape", args, node, block)
+        element = args.get(0, "element_type")
+        bits: Value = UNKNOWN
+        if isinstance(element, IrType):
+            bits = Const(element.info.bits)
+        elif isinstance(d := _to_dtype(element), DType):
+            bits = Const(d.info.bits)
         m = as_int(args.get(1, "m"))
         n = as_int(args.get(2, "n"))
-        if m is None or n is None or not isinstance(layouts, MMALayoutsVal):
-            return MMALayoutsVal(UNKNOWN, UNKNOWN, origin=_origin(block, node))
+        origin = _origin(block, node)
+        if m is None or n is None:
+            return MMALayoutsVal(bits, UNKNOWN, origin=origin)
         for m_warps in (4, 2, 1):
             if m % (m_warps * 16) == 0 and n % ((4 // m_warps) * 8) == 0:
-                return MMALayoutsVal(layouts.bits, Const(m_warps), origin=_origin(block, node))
-        return MMALayoutsVal(layouts.bits, UNKNOWN, origin=_origin(block, node))
+                return MMALayoutsVal(bits, Const(m_warps), origin=origin)
+        return MMALayoutsVal(bits, UNKNOWN, origin=origin)
 
     def _signed_arg(self, args: Args, keyword: str, node: cst.CSTNode, block: Block) -> Value:
         """The `is_signed=` a fragment is built with: None (jax's default) when not passed."""
@@ -725,7 +775,9 @@ class ApiModel:
             ir_type: Value = UNKNOWN
             if isinstance(dtype, DType):
                 ir_type = IrType(dtype.info.mlir, origin=dtype.origin)
-            shape = ref.shape if isinstance(ref, Ref) and not tiled else UNKNOWN
+            shape = UNKNOWN
+            if isinstance(ref, Ref):
+                shape = _untiled_shape(ref.shape) if tiled else ref.shape
             return Fragment(
                 ir_type,
                 self._signed_arg(args, "is_signed", node, block),
@@ -791,6 +843,8 @@ class ApiModel:
                 self.interp.context,
             )
             self.interp.record(site)
+            if api == "plgpu.mma":
+                self._use(api, args, node, block)
             acc = _accumulator_of(values)
             if isinstance(acc, Fragment):
                 return Fragment(acc.ir_type, acc.signed, acc.layout, acc.shape, UNKNOWN,
@@ -833,7 +887,8 @@ class ApiModel:
         x = args.get(0, "x")
         layout = args.get(1, "new_layout")
         if isinstance(x, Array):
-            return Array(x.dtype, x.shape, layout, created=x.created, how=x.how)
+            return Array(x.dtype, x.shape, layout, created=x.created, how=x.how,
+                         converted_from=x.layout, converted_at=_origin(block, node))
         return Array(UNKNOWN, UNKNOWN, layout, created=_origin(block, node), how="cast")
 
     def _pallas_load(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
@@ -844,7 +899,7 @@ class ApiModel:
         if not isinstance(ref, Ref):
             return Array(UNKNOWN, UNKNOWN, layout, created=_origin(block, node), how="loaded")
         indexed = args.has(1, "idx") and not _is_none(args.get(1, "idx"))
-        shape = UNKNOWN if indexed else ref.shape
+        shape = index_shape(ref.shape, args.get(1, "idx")) if indexed else ref.shape
         return Array(ref.dtype, shape, layout, created=_origin(block, node), how="loaded")
 
     def _kernel_factory(self, api: str, blind: bool = False) -> Handler:
@@ -893,9 +948,17 @@ class ApiModel:
         from mmalint.analysis.interpreter import Args as CallArgs
 
         if kernel.body is None:
-            # `@plgpu.kernel(out_type=...)` / `functools.partial(plgpu.kernel, ...)` on a body.
+            # `@plgpu.kernel(out_type=...)` / `functools.partial(plgpu.kernel, ...)` on a body,
+            # maybe with more keywords: `partial(plgpu.kernel, compiler_params=...)(body, out_type=...)`.
             body = args.get(0, "body")
-            return Kernel(kernel.api, body, kernel.kwargs, kernel.self_value)
+            merged = {**dict(kernel.kwargs), **args.keywords}
+            merged.pop("body", None)
+            if len(args.positional) > 1:
+                key = "out_shape" if kernel.api == "pl.pallas_call" else "out_type"
+                merged.setdefault(key, args.positional[1])
+            if not args.complete:
+                merged["__blind__"] = TRUE
+            return Kernel(kernel.api, body, tuple(merged.items()), kernel.self_value)
         kwargs = dict(kernel.kwargs)
         if kernel.api == "plgpu.emit_pipeline":
             return self._run_pipeline(kernel, kwargs, args, node, frame, block)
@@ -1024,6 +1087,14 @@ class ApiModel:
         if len(r) > 256:
             return UNKNOWN
         return TupleVal(tuple(Const(i) for i in r))
+
+    def _builtin_slice(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
+        values = list(args.positional)
+        if len(values) == 1:
+            values = [NONE, values[0], NONE]
+        while len(values) < 3:
+            values.append(NONE)
+        return TupleVal((Const("slice"), *values[:3]))
 
     def _builtin_len(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
         v = args.get(0, "obj")
@@ -1217,7 +1288,8 @@ class ApiModel:
                             frag.layout, frag.shape, UNKNOWN, created=created, how="converted")
         if name == "to_layout":
             return Fragment(frag.ir_type, frag.signed, args.get(0, "new_layout"), frag.shape,
-                            frag.data_dtype, created=frag.created, how=frag.how)
+                            frag.data_dtype, created=frag.created, how=frag.how,
+                            converted_from=frag.layout, converted_at=created)
         if name == "bitcast":
             return Fragment(args.get(0, "elt"), self._signed_arg(args, "output_is_signed", node, block),
                             frag.layout, UNKNOWN, UNKNOWN, created=created, how="bitcast")
@@ -1254,6 +1326,9 @@ def _accumulator_of(values: tuple[Value, ...]) -> Value:
     loop-carried value reports a consequence of the one mistake.
     """
     if _acc_like(values[0]) is False and _acc_like(values[1]) is False and _acc_like(values[2]):
+        return values[2]
+    kinds = [getattr(getattr(v, "layout", None), "kind", None) for v in values]
+    if kinds == ["mma_lhs", "mma_rhs", "mma_acc"]:
         return values[2]
     return values[0]
 
@@ -1295,13 +1370,21 @@ def _ir_isinstance(obj: Value, cls: str) -> Value:
     return UNKNOWN
 
 
-def _pallas_layout(member: str, args: Args) -> Value:
+def _pallas_layout(member: str, args: Args, block: Block, node: cst.CSTNode) -> Value:
     if member in ("MMA_LHS", "MMA_RHS", "MMA_ACC"):
         d = _to_dtype(args.get(0, "dtype"))
         bits = d.info.bits if isinstance(d, DType) else None
         m_warps = as_int(args.get(1, "m_warps", Const(4)))
+        m_warps_node = args.node(1, "m_warps")
         kind: LayoutKind = {"MMA_LHS": "mma_lhs", "MMA_RHS": "mma_rhs", "MMA_ACC": "mma_acc"}[member]
-        return Layout(kind, bits if member != "MMA_ACC" else None, m_warps, name=f"Layout.{member}")
+        return Layout(
+            kind,
+            bits if member != "MMA_ACC" else None,
+            m_warps,
+            name=f"Layout.{member}",
+            built=_origin(block, node),
+            m_warps_origin=_origin(block, m_warps_node) if m_warps_node is not None else None,
+        )
     if member == "WG_SPLAT":
         return Layout("splat", name="Layout.WG_SPLAT")
     if member == "WG_STRIDED":
@@ -1335,6 +1418,73 @@ def _is_full_index(index: Value) -> bool:
     if isinstance(index, TupleVal):
         return all(_is_full_index(i) for i in index.items) and bool(index.items)
     return False
+
+
+def _untiled_shape(shape: Value) -> Value:
+    """The logical shape of a tiled SMEM ref: (m/tm, k/tk, tm, tk) -> (m, k)."""
+    if not isinstance(shape, TupleVal):
+        return UNKNOWN
+    dims = [as_int(d) for d in shape.items]
+    if len(dims) == 2:
+        return shape
+    if len(dims) == 4 and None not in dims:
+        a, b, c, d = dims  # type: ignore[misc]
+        return TupleVal((Const(a * c), Const(b * d)))
+    return UNKNOWN
+
+
+def index_shape(shape: Value, index: Value) -> Value:
+    """The shape of `x[index]` for a known shape: slices, `pl.ds`, ints, `...`."""
+    if not isinstance(shape, TupleVal):
+        return UNKNOWN
+    parts: list[Value] = list(index.items) if _is_index_tuple(index) else [index]
+    dims = list(shape.items)
+    out: list[Value] = []
+    i = 0
+    for n, part in enumerate(parts):
+        if isinstance(part, Const) and part.value is ...:
+            remaining = len(parts) - n - 1
+            keep = len(dims) - i - remaining
+            if keep < 0:
+                return UNKNOWN
+            out.extend(dims[i : i + keep])
+            i += keep
+            continue
+        if i >= len(dims):
+            return UNKNOWN
+        dim = as_int(dims[i])
+        if isinstance(part, Const) and isinstance(part.value, int) and not isinstance(part.value, bool):
+            i += 1
+            continue
+        if isinstance(part, TupleVal) and part.items and part.items[0] == Const("ds"):
+            size = part.items[1] if len(part.items) > 1 else UNKNOWN
+            out.append(size if as_int(size) is not None else UNKNOWN)
+            i += 1
+            continue
+        if isinstance(part, TupleVal) and part.items and part.items[0] == Const("slice"):
+            lo, hi, step = (part.items[1:] + (NONE, NONE, NONE))[:3]
+            if not _is_none(step) and as_int(step) != 1:
+                out.append(UNKNOWN)
+            else:
+                start = 0 if _is_none(lo) else as_int(lo)
+                stop = dim if _is_none(hi) else as_int(hi)
+                if start is None or stop is None:
+                    out.append(UNKNOWN)
+                else:
+                    if dim is not None:
+                        start, stop = min(max(start, 0), dim), min(max(stop, 0), dim)
+                    out.append(Const(max(stop - start, 0)))
+            i += 1
+            continue
+        return UNKNOWN  # an array index, a mask...: not modelled
+    out.extend(dims[i:])
+    return TupleVal(tuple(out))
+
+
+def _is_index_tuple(index: Value) -> bool:
+    return isinstance(index, TupleVal) and not (
+        index.items and index.items[0] in (Const("slice"), Const("ds"))
+    )
 
 
 def _leaves(tree: Value) -> list[Value] | None:
@@ -1417,7 +1567,7 @@ _BUILTINS = frozenset(
         "range", "len", "isinstance", "tuple", "list", "dict", "int", "float", "bool", "str",
         "min", "max", "sum", "abs", "getattr", "enumerate", "zip", "print", "staticmethod",
         "classmethod", "property", "super", "type", "object", "set", "frozenset", "sorted",
-        "reversed", "map", "filter", "any", "all", "hasattr", "setattr", "iter", "next",
+        "reversed", "map", "filter", "any", "all", "hasattr", "setattr", "iter", "next", "slice",
         "call_blind_decorator", "never_decorator", "identity_decorator", "ValueError",
         "TypeError", "NotImplementedError", "RuntimeError", "Exception",
     }

@@ -42,3 +42,18 @@ class MmaSite:
     args: tuple[Value, Value, Value]
     arg_origins: tuple[Origin | None, Origin | None, Origin | None]
     context: Context
+
+
+@dataclass(frozen=True)
+class ApiUse:
+    """A use of an API whose availability depends on the jax version (MMA501).
+
+    `name` is canonical (`mgpu.MMALayouts`, `plgpu.Layout.MMA_LHS`...); `keywords` the keyword
+    arguments passed, each with where it was written.
+    """
+
+    name: str
+    origin: Origin
+    keywords: tuple[tuple[str, Origin | None], ...] = ()
+    element_bits: int | None = None
+    context: Context = Context()

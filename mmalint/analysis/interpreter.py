@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from mmalint.analysis import names
-from mmalint.analysis.calls import Context, MmaSite, WorldBinding
+from mmalint.analysis.calls import ApiUse, Context, MmaSite, WorldBinding
 from mmalint.analysis.scopes import LocalNames, dotted_name as _dotted
 from mmalint.analysis.source import Block, BlockParseError, SourceFile
 from mmalint.analysis.values import (
@@ -144,6 +144,7 @@ class Interpreter:
         self.apis = ApiModel(self)
         self.module = Frame(self, None, None, None, is_module=True)
         self.sites: list[MmaSite] = []
+        self.uses: list[ApiUse] = []
         self.context = Context()
         self._stack: list[cst.CSTNode] = []
         self._executed_blocks: set[int] = set()
@@ -438,6 +439,9 @@ class Interpreter:
 
     def record(self, site: MmaSite) -> None:
         self.sites.append(site)
+
+    def record_use(self, use: ApiUse) -> None:
+        self.uses.append(use)
 
     def step(self) -> None:
         self._steps += 1

@@ -141,7 +141,10 @@ class Layout(Value):
     kind: LayoutKind
     bits: int | None = None
     m_warps: int | None = None
-    name: str | None = None  # a named layout: WGMMA_LAYOUT, Layout.WG_STRIDED...
+    # A named layout (WGMMA_LAYOUT, Layout.MMA_LHS...): jax compares layouts, not names.
+    name: str | None = field(default=None, compare=False)
+    built: Origin | None = field(default=None, compare=False, repr=False)  # MMALayouts(...) call
+    m_warps_origin: Origin | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,7 @@ class MMALayoutsVal(Value):
 
     bits: Value
     m_warps: Value
+    m_warps_origin: Origin | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -168,6 +172,9 @@ class Fragment(Value):
     data_dtype: Value = UNKNOWN
     created: Origin | None = field(default=None, compare=False, repr=False)
     how: str = field(default="", compare=False)  # "loaded", "splatted", "converted"...
+    # The layout a `to_layout` / `layout_cast` converted from, when that is known, and where.
+    converted_from: Value = field(default=UNKNOWN, compare=False)
+    converted_at: Origin | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -179,6 +186,8 @@ class Array(Value):
     layout: Value = UNKNOWN
     created: Origin | None = field(default=None, compare=False, repr=False)
     how: str = field(default="", compare=False)
+    converted_from: Value = field(default=UNKNOWN, compare=False)
+    converted_at: Origin | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mmalint.analysis.calls import MmaSite
@@ -42,6 +42,8 @@ class Operand:
     data_origin: Origin | None
     arg_origin: Origin | None
     how: str
+    converted_from: Layout | None = None
+    converted_at: Origin | None = None
 
     @property
     def is_int(self) -> bool:
@@ -92,6 +94,7 @@ class MmaCall:
     a: Operand
     b: Operand
     order: str = "acc_a_b"
+    target_arch: tuple[int, int] | None = None
 
     @property
     def origin(self) -> Origin:
@@ -104,7 +107,8 @@ class MmaCall:
     def swapped(self) -> MmaCall:
         """The call by roles when the accumulator was passed last: `mma(a, b, acc)`."""
         return MmaCall(
-            self.api, self.site, self.version, self.semantics, self.b, self.acc, self.a, "a_b_acc"
+            self.api, self.site, self.version, self.semantics, self.b, self.acc, self.a, "a_b_acc",
+            self.target_arch,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -117,6 +121,7 @@ class MmaCall:
             "a": self.a.to_json(),
             "b": self.b.to_json(),
             "argument_order": self.order,
+            "target_arch": f"sm_{self.target_arch[0]}{self.target_arch[1]}" if self.target_arch else None,
             "world": world,
             "expected_failure": self.site.context.expected_failure is not None,
         }
@@ -162,6 +167,8 @@ def operand(position: int, value: Value, arg_origin: Origin | None) -> Operand:
             value.data_dtype.origin,
             arg_origin,
             value.how,
+            value.converted_from if isinstance(value.converted_from, Layout) else None,
+            value.converted_at,
         )
     if isinstance(value, Array):
         dtype = value.dtype.name if isinstance(value.dtype, DType) else None
@@ -185,17 +192,45 @@ def operand(position: int, value: Value, arg_origin: Origin | None) -> Operand:
             None,
             arg_origin,
             value.how,
+            value.converted_from if isinstance(value.converted_from, Layout) else None,
+            value.converted_at,
         )
     return Operand(position, value, None, None, None, None, None, None, None, None, None, None,
                    arg_origin, "")
 
 
-def normalize(site: MmaSite, version: str, default_semantics: str | None = None) -> MmaCall:
-    """The call's facts; `default_semantics` is what the targeted jax uses when none is given."""
+def normalize(
+    site: MmaSite,
+    version: str,
+    default_semantics: str | None = None,
+    target_arch: tuple[int, int] | None = None,
+    pallas_m_warps_ignored: bool = False,
+) -> MmaCall:
+    """The call's facts for one jax version.
+
+    `default_semantics` is what that jax lowers Pallas kernels with when none is given;
+    `pallas_m_warps_ignored`: jax 0.11's `Layout.MMA_*(dtype)` drops an `m_warps=` argument.
+    """
     operands = [operand(i, site.args[i], site.arg_origins[i]) for i in range(3)]
+    if pallas_m_warps_ignored:
+        operands = [_pallas_m_warps_dropped(op) for op in operands]
     semantics = None
     if site.api == "plgpu.mma" and isinstance(site.context.semantics, Semantics):
         semantics = site.context.semantics.name
         if semantics == "default":
             semantics = default_semantics
-    return MmaCall(site.api, site, version, semantics, operands[0], operands[1], operands[2])
+    return MmaCall(
+        site.api, site, version, semantics, operands[0], operands[1], operands[2],
+        target_arch=target_arch,
+    )
+
+
+def _pallas_m_warps_dropped(op: Operand) -> Operand:
+    layout = op.layout
+    if (
+        layout is None
+        or not (layout.name or "").startswith("Layout.MMA_")
+        or layout.m_warps_origin is None
+    ):
+        return op
+    return replace(op, layout=replace(layout, m_warps=4))

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mmalint.analysis.dtypes import DTYPES
+from mmalint.analysis.dtypes import DTYPES, IR_TYPES
 from mmalint.checks.call import ACC_TYPES, MmaCall, Operand
 
 
@@ -48,8 +48,12 @@ def _kind(op: Operand) -> str | None:
 
 @condition("accumulator-last")
 def _accumulator_last(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
-    """`mma(a, b, acc)`: two operands of one MMA type first, an accumulator type last."""
+    """`mma(a, b, acc)`: told by the types (two operands of one MMA type, then an accumulator
+    type) or by the layouts (lhs, rhs, then accumulator layout)."""
     first, second, last = call.acc, call.a, call.b
+    layouts = [op.layout.kind if op.layout is not None else None for op in (first, second, last)]
+    if layouts == ["mma_lhs", "mma_rhs", "mma_acc"]:
+        return _one(True, "b")
     if None in (first.element_type, second.element_type, last.element_type):
         return _one(None)
     operand_like = first.element_type in table["operand_types"]
@@ -266,3 +270,305 @@ def _pallas_unsigned(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
     if any(o.status is None for o in outcomes):
         return _one(None)
     return _one(False)
+
+
+# ---------------------------------------------------------------- layouts (MMA3xx)
+
+_MMA_KINDS = frozenset({"mma_lhs", "mma_rhs", "mma_acc"})
+_TILED_KINDS = frozenset({"mma_lhs", "mma_rhs", "mma_acc", "wgmma_8bit"})
+_ROLE_KIND = {"a": "mma_lhs", "b": "mma_rhs", "acc": "mma_acc"}
+
+
+def _bits(op: Operand) -> int | None:
+    info = IR_TYPES.get(op.element_type or "")
+    return info.bits if info is not None else None
+
+
+def k_tile(bits: int) -> int:
+    """The K of an MMA operand tile: 256 bits of elements, 8 for f64 (MMALayouts)."""
+    return 8 * max(32 // bits, 1)
+
+
+def acc_m_warps(call: MmaCall, table: dict[str, Any]) -> int | None:
+    """The m_warps jax reads off the accumulator layout (fixed at 4 before jax 0.11)."""
+    if not table.get("infers_m_warps", True):
+        return 4
+    layout = call.acc.layout
+    if layout is None:
+        return None
+    if layout.kind in ("mma_acc", "mma_lhs"):
+        return layout.m_warps
+    if layout.kind == "wgmma_8bit":
+        return 4
+    if layout.kind == "mma_rhs" and layout.bits is not None:
+        k = k_tile(layout.bits)
+        return k // 16 if k % 16 == 0 else None
+    return None
+
+
+def base_tile(role: str, layout_bits: int | None, m_warps: int) -> tuple[int, int] | None:
+    n_warps = 4 // m_warps
+    if role == "acc":
+        return (16 * m_warps, 8 * n_warps)
+    if layout_bits is None:
+        return None
+    if role == "a":
+        return (16 * m_warps, k_tile(layout_bits))
+    return (k_tile(layout_bits), 8 * n_warps)
+
+
+@condition("m-warps-value")
+def _m_warps_value(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+    outcomes = []
+    for role in ("a", "b", "acc"):
+        layout = call.operands[role].layout
+        if layout is None or layout.kind not in _MMA_KINDS or layout.m_warps is None:
+            outcomes.append(Outcome(None, role))
+        else:
+            bad = layout.m_warps not in (1, 2, 4)
+            outcomes.append(Outcome(bad, role, {"m_warps": str(layout.m_warps)}))
+    return outcomes
+
+
+CONDITIONS["pallas-m-warps-value"] = _m_warps_value
+
+
+@condition("tiling")
+def _tiling(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+    outcomes = []
+    for role in ("a", "b", "acc"):
+        op = call.operands[role]
+        layout = op.layout
+        if (
+            layout is None
+            or layout.kind not in _MMA_KINDS
+            or layout.m_warps not in (1, 2, 4)
+            or op.shape is None
+            or len(op.shape) != 2
+        ):
+            outcomes.append(Outcome(None, role))
+            continue
+        role_of_layout = {"mma_lhs": "a", "mma_rhs": "b", "mma_acc": "acc"}[layout.kind]
+        assert layout.m_warps is not None
+        tile = base_tile(role_of_layout, layout.bits, layout.m_warps)
+        if tile is None or None in op.shape:
+            outcomes.append(Outcome(None, role))
+            continue
+        dims = [d for d in op.shape if d is not None]
+        bad = any(d % t != 0 for d, t in zip(dims, tile, strict=True))
+        outcomes.append(
+            Outcome(bad, role, {"shape": str(tuple(dims)), "tile": str(tile)})
+        )
+    return outcomes
+
+
+CONDITIONS["pallas-tiling"] = _tiling
+CONDITIONS["pallas-wg-tiling"] = _tiling
+
+
+def _conversion_unsupported(source: Any, target: Any) -> bool | None:
+    """jax has no relayout from an accumulator (or WGMMA) layout to an operand layout, none
+    from lhs to rhs, and none from a strided layout to any MMA layout (fragmented_array.py)."""
+    if source is None or target is None:
+        return None
+    if target.kind not in ("mma_lhs", "mma_rhs"):
+        return False
+    if source.kind == "splat":
+        return False
+    if source.kind == "mma_acc":
+        return True
+    if source.kind == "mma_lhs" and target.kind == "mma_rhs":
+        return True
+    if source.kind == "strided":
+        return True
+    if source.kind == target.kind:
+        return False
+    return None
+
+
+def _relayout(role: str) -> Condition:
+    def check(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+        op = call.operands[role]
+        status = _conversion_unsupported(op.converted_from, op.layout)
+        if not status or op.layout is None or op.converted_from is None:
+            return _one(status, role)
+        desc = f"{_describe(op.layout)}, converted from {_describe(op.converted_from)} (no such relayout exists)"
+        return [Outcome(True, role, {"layout_desc": desc})]
+
+    return check
+
+
+CONDITIONS["relayout-lhs"] = _relayout("a")
+CONDITIONS["relayout-rhs"] = _relayout("b")
+CONDITIONS["pallas-relayout-lhs"] = _relayout("a")
+CONDITIONS["pallas-relayout-rhs"] = _relayout("b")
+
+
+def _loaded_with(role: str, wrong_kind: str) -> Condition:
+    def check(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+        op = call.operands[role]
+        if op.layout is None or op.how not in ("loaded", "read") or op.converted_from is not None:
+            return _one(None, role)
+        return _one(op.layout.kind == wrong_kind, role)
+
+    return check
+
+
+CONDITIONS["load-lhs-kind"] = _loaded_with("a", "mma_rhs")
+CONDITIONS["load-rhs-kind"] = _loaded_with("b", "mma_lhs")
+CONDITIONS["pallas-load-lhs-kind"] = _loaded_with("a", "mma_rhs")
+CONDITIONS["pallas-load-rhs-kind"] = _loaded_with("b", "mma_lhs")
+
+
+@condition("acc-not-tiled")
+def _acc_not_tiled(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+    layout = call.acc.layout
+    if layout is None or layout.kind == "other":
+        return _one(None)
+    if layout.kind in ("splat", "strided"):
+        return _one(True, "acc")
+    m_warps = acc_m_warps(call, table)
+    return _one(m_warps is None and layout.kind == "mma_rhs", "acc")
+
+
+def _operand_layout(role: str) -> Condition:
+    def check(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+        op = call.operands[role]
+        layout = op.layout
+        if layout is None or layout.kind == "other":
+            return _one(None, role)
+        if layout.kind != _ROLE_KIND[role]:
+            return [Outcome(True, role, {"layout_desc": _describe(layout)})]
+        if role == "acc":
+            return _one(False, role)
+        bits = _bits(op)
+        if layout.bits is None or bits is None:
+            return _one(None, role)
+        return [Outcome(layout.bits != bits, role, {"layout_desc": _describe(layout)})]
+
+    return check
+
+
+def _operand_m_warps(role: str) -> Condition:
+    def check(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+        layout = call.operands[role].layout
+        if layout is None or layout.kind != _ROLE_KIND[role] or layout.m_warps is None:
+            return _one(None, role)
+        expected = acc_m_warps(call, table)
+        if expected is None:
+            return _one(None, role)
+        fields = {"m_warps": str(layout.m_warps), "acc_m_warps": str(expected)}
+        return [Outcome(layout.m_warps != expected, role, fields)]
+
+    return check
+
+
+for _prefix in ("", "pallas-lane-"):
+    CONDITIONS[f"{_prefix}acc-not-tiled"] = _acc_not_tiled
+    CONDITIONS[f"{_prefix}lhs-layout"] = _operand_layout("a")
+    CONDITIONS[f"{_prefix}rhs-layout"] = _operand_layout("b")
+    CONDITIONS[f"{_prefix}acc-layout"] = _operand_layout("acc")
+    CONDITIONS[f"{_prefix}lhs-m-warps"] = _operand_m_warps("a")
+    CONDITIONS[f"{_prefix}rhs-m-warps"] = _operand_m_warps("b")
+
+CONDITIONS["pallas-wg-lhs"] = _operand_layout("a")
+CONDITIONS["pallas-wg-rhs"] = _operand_layout("b")
+CONDITIONS["pallas-wg-acc"] = _operand_layout("acc")
+CONDITIONS["pallas-wg-relayout-lhs"] = _relayout("a")
+CONDITIONS["pallas-wg-relayout-rhs"] = _relayout("b")
+
+
+@condition("pallas-wg-m-warps")
+def _wg_m_warps(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+    outcomes = [_operand_m_warps(role)(call, table)[0] for role in ("a", "b")]
+    hits = [o for o in outcomes if o.status]
+    if hits:
+        return hits[:1]
+    return _one(None if any(o.status is None for o in outcomes) else False)
+
+
+def _describe(layout: Any) -> str:
+    if layout.name:
+        return layout.name
+    return layout.kind
+
+
+# ---------------------------------------------------------------- shapes (MMA4xx)
+
+
+def _dims(call: MmaCall) -> tuple[tuple[int | None, int | None], ...] | None:
+    shapes = []
+    for role in ("a", "b", "acc"):
+        shape = call.operands[role].shape
+        if shape is None or len(shape) != 2:
+            return None
+        shapes.append((shape[0], shape[1]))
+    return tuple(shapes)
+
+
+def _dim_check(which: str) -> Condition:
+    def check(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+        dims = _dims(call)
+        if dims is None:
+            return _one(None)
+        (m, k), (k2, n), (m2, n2) = dims
+        x, y, subject = {"m": (m, m2, "acc"), "n": (n, n2, "acc"), "k": (k, k2, "b")}[which]
+        if x is None or y is None:
+            return _one(None)
+        return [Outcome(x != y, subject, {which: str(x), f"{which}2": str(y)})]
+
+    return check
+
+
+CONDITIONS["m-mismatch"] = _dim_check("m")
+CONDITIONS["n-mismatch"] = _dim_check("n")
+CONDITIONS["k-mismatch"] = _dim_check("k")
+
+
+@condition("pallas-shapes")
+def _pallas_shapes(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+    dims = _dims(call)
+    if dims is None:
+        return _one(None)
+    (m, k), (k2, n), (m2, n2) = dims
+    pairs = [(m, m2), (n, n2), (k, k2)]
+    if any(x is not None and y is not None and x != y for x, y in pairs):
+        shapes = {
+            f"{role}_shape": str(tuple(call.operands[role].shape or ()))
+            for role in ("a", "b", "acc")
+        }
+        return [Outcome(True, "acc", shapes)]
+    if any(x is None or y is None for x, y in pairs):
+        return _one(None)
+    return _one(False)
+
+
+# ---------------------------------------------------------------- targets (MMA5xx)
+
+
+def _arch_below(call: MmaCall, major: int, minor: int) -> bool | None:
+    if call.target_arch is None:
+        return None
+    return call.target_arch < (major, minor)
+
+
+@condition("fp8-arch")
+def _fp8_arch(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+    if call.a.element_type is None:
+        return _one(None)
+    if call.a.element_type not in ("f8E4M3FN", "f8E5M2"):
+        return _one(False)
+    return [Outcome(_arch_below(call, 8, 9), "a", {"needs": "sm_89", "feature": "fp8 `mma.sync`"})]
+
+
+@condition("f64-arch")
+def _f64_arch(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+    if call.a.element_type is None:
+        return _one(None)
+    if call.a.element_type != "f64":
+        return _one(False)
+    return [Outcome(_arch_below(call, 9, 0), "a", {"needs": "sm_90", "feature": "f64 `mma.sync`"})]
+
+
+CONDITIONS["pallas-fp8-arch"] = _fp8_arch
+CONDITIONS["pallas-f64-arch"] = _f64_arch

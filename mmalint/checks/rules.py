@@ -6,7 +6,7 @@ failing one is what jax actually raises. Rules never see libcst nodes: only fact
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mmalint.analysis.dtypes import DTYPES
 from mmalint.analysis.values import Fragment, Origin
@@ -40,6 +40,7 @@ class Finding:
     predicted: Predicted | None
     masked_by: str | None
     check: Check
+    also: tuple[str, ...] = ()  # other operands the same rule holds for
 
 
 _API_NAMES = {"mgpu.mma": "mgpu.mma", "plgpu.mma": "plgpu.mma"}
@@ -50,15 +51,10 @@ def evaluate(call: MmaCall, catalog: Catalog) -> list[Finding]:
     """All findings for one call on one path."""
     version = call.version
     checks = catalog.checks_for(call.api, version)
-    api_missing = False
     if not checks:
-        # plgpu.mma does not exist in this jax: judge with the first version that has it.
-        later = [v for v in catalog.versions if catalog.checks_for(call.api, v)]
-        if not later:
-            return []
-        version = later[0]
-        checks = catalog.checks_for(call.api, version)
-        api_missing = True
+        # The API itself is missing in this jax (plgpu.mma before 0.11): that is MMA501, from
+        # the API-use records; nothing about the call's values can be predicted.
+        return []
     table = catalog.table(call.api, version)
     findings: list[Finding] = []
 
@@ -87,17 +83,6 @@ def evaluate(call: MmaCall, catalog: Catalog) -> list[Finding]:
     if first_raise is not None and any(f.check.raises for f in findings):
         # A kernel that does not build computes nothing: silent findings wait for the fix.
         findings = [f for f in findings if f.check.raises or f.check.stage == "lint"]
-    if api_missing:
-        missing = Predicted(
-            "AttributeError",
-            "module 'jax.experimental.pallas.mosaic_gpu' has no attribute 'mma'",
-            call.version,
-        )
-        findings = [
-            Finding(f.rule, f.call, f.subject, f.message, f.help, f.notes,
-                    missing if f.predicted else None, f.masked_by, f.check)
-            for f in findings
-        ]
     return _dedupe(findings)
 
 
@@ -122,15 +107,29 @@ def _first_raise(
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:
-    """One finding per rule and subject: the first (earliest) check wins."""
-    seen: set[tuple[str, str | None]] = set()
-    result = []
+    """One finding per rule: the earliest check wins; the other operands it holds for join it."""
+    merged: dict[str, Finding] = {}
+    extra: dict[str, list[Finding]] = {}
     for f in findings:
-        key = (f.rule.code, f.subject)
-        if key in seen:
+        first = merged.get(f.rule.code)
+        if first is None:
+            merged[f.rule.code] = f
+        elif f.subject != first.subject and all(x.subject != f.subject for x in extra.get(f.rule.code, [])):
+            extra.setdefault(f.rule.code, []).append(f)
+    result = []
+    for code, first in merged.items():
+        others = extra.get(code, [])
+        if not others:
+            result.append(first)
             continue
-        seen.add(key)
-        result.append(f)
+        roles = ", ".join(_ROLE_NAMES.get(o.subject or "", o.subject or "") for o in others)
+        notes = list(first.notes)
+        for o in others:
+            notes.extend(n for n in o.notes if all(n.origin is not m.origin for m in notes))
+        result.append(
+            replace(first, message=f"{first.message}; likewise the {roles}", notes=tuple(notes),
+                    also=tuple(o.subject or "" for o in others))
+        )
     return result
 
 
@@ -148,12 +147,31 @@ def _fields(call: MmaCall, check: Check, outcome: Outcome) -> dict[str, str]:
         "acc_desc": _acc_desc(acc),
         "supported": ", ".join(_supported(call)),
         "role": outcome.subject or "",
+        "a_shape_text": _shape_text(a.shape),
+        "b_shape_text": _shape_text(b.shape),
+        "acc_shape_text": _shape_text(acc.shape),
+        "target_arch": f"sm_{call.target_arch[0]}{call.target_arch[1]}" if call.target_arch else "?",
+        "layout_desc": "?",
+        "m_warps": "?",
+        "acc_m_warps": "?",
     }
     fields.update(outcome.fields)
+    for dim in ("m", "n", "k"):
+        if dim in outcome.fields:
+            fields["mismatch"] = f"{dim.upper()}: {outcome.fields[dim]} != {outcome.fields[dim + '2']}"
+    if "mismatch" not in fields:
+        fields["mismatch"] = "M, N or K differ"
     subject = call.operands.get(outcome.subject or "")
     if subject is not None:
         fields.update(_subject_fields(call, subject, outcome.subject or ""))
+        fields.update({k: v for k, v in outcome.fields.items() if k in ("m_warps", "shape", "tile", "layout_desc")})
     return fields
+
+
+def _shape_text(shape: tuple[int | None, ...] | None) -> str:
+    if shape is None:
+        return "?"
+    return "(" + ", ".join("?" if d is None else str(d) for d in shape) + ("," if len(shape) == 1 else "") + ")"
 
 
 def _acc_desc(acc: Operand) -> str:
@@ -194,7 +212,9 @@ def _subject_fields(call: MmaCall, op: Operand, role: str) -> dict[str, str]:
     affected_204 = {"uint8": ">= 128", "uint4": ">= 8"}.get(op.dtype or "", "")
     how = {"loaded": "loaded", "splatted": "splatted", "converted": "converted with astype",
            "built": "built", "bitcast": "bitcast", "mma result": "an mma result"}.get(op.how, op.how or "built")
+    layout = op.layout
     fields = {
+        "layout_kind": {"mma_lhs": "lhs", "mma_rhs": "rhs", "mma_acc": "acc"}.get(layout.kind, layout.kind) if layout else "?",
         "role": _ROLE_NAMES.get(role, role),
         "is_signed": is_signed,
         "type": op.element_type or "?",
@@ -204,6 +224,7 @@ def _subject_fields(call: MmaCall, op: Operand, role: str) -> dict[str, str]:
         "data_dtype_expr": f"jnp.{op.data_dtype}" if op.data_dtype else "dtype",
         "computed_as": computed_as,
         "ptx_type": ptx_type,
+        "m_warps": str(layout.m_warps) if layout is not None and layout.m_warps is not None else "?",
     }
     if call.api == "plgpu.mma":
         fields["affected"] = affected_204
@@ -298,6 +319,29 @@ def _notes(code: str, call: MmaCall, outcome: Outcome) -> list[Note]:
             )
         else:
             add("warpgroup lowering semantics chosen here", semantics.origin)
+        add(f"operand `a` {_verb(a)} here as {a.display}", a.created)
+    elif code in ("MMA301", "MMA302", "MMA303", "MMA304", "MMA305", "MMA402") and outcome.subject:
+        op = call.operands[outcome.subject]
+        role = _ROLE_NAMES[outcome.subject]
+        layout = op.layout
+        if op.converted_from is not None and op.converted_at is not None:
+            add(f"{role} converted here from {op.converted_from.name or op.converted_from.kind}", op.converted_at)
+        if op.how == "mma result":
+            add(f"{role} is the result of an earlier mma (accumulator layout)", op.created)
+        else:
+            shape = f" with shape {_shape_text(op.shape)}" if code == "MMA402" else ""
+            add(f"{role} {_verb(op)} here{shape}", op.created)
+        if layout is not None:
+            add(f"layout `{layout.name or layout.kind}` built here (m_warps={layout.m_warps})", layout.built)
+            if code == "MMA304":
+                add(f"m_warps={layout.m_warps} given here", layout.m_warps_origin)
+        if code == "MMA305" and acc.layout is not None:
+            add(f"accumulator layout built here (m_warps={acc.layout.m_warps})", acc.layout.built or acc.created)
+    elif code == "MMA401":
+        for role in ("a", "b", "acc"):
+            op = call.operands[role]
+            add(f"{_ROLE_NAMES[role]} {_verb(op)} here with shape {_shape_text(op.shape)}", op.created)
+    elif code == "MMA502":
         add(f"operand `a` {_verb(a)} here as {a.display}", a.created)
     for binding in call.site.context.world:
         if binding.origin is not None and any(_same(binding.origin, o) for o in _fact_origins(call)):
