@@ -375,7 +375,9 @@ def _rule_json(code: str, catalog: Catalog) -> dict[str, object]:
         "family": r.family,
         "summary": r.summary,
         "explanation": r.explanation,
-        "fix": r.fix_title or None,
+        "fix": r.fix_title if r.fixable else None,
+        "fixable": r.fixable,
+        "fix_safety": r.fix_safety or None,
         "url": r.url,
         "checks": [
             {"api": c.api, "versions": list(c.versions), "exception": c.exception or None,
@@ -426,7 +428,7 @@ def _run_rules(args: argparse.Namespace) -> int:
         table.add_column(column, no_wrap=column != "summary")
     for code in sorted(catalog.rules):
         r = catalog.rules[code]
-        table.add_row(code, r.name, r.severity, "yes" if r.fix_title else "", r.summary)
+        table.add_row(code, r.name, r.severity, "yes" if r.fixable else "", r.summary)
     color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
     Console(force_terminal=color, no_color=not color, width=200 if not color else None).print(table)
     return EXIT_CLEAN

@@ -10,7 +10,7 @@ def rule_markdown(rule: Rule, catalog: Catalog) -> str:
         f"# {rule.code}: {rule.name}",
         "",
         f"**Severity:** {rule.severity} · **Family:** {rule.family} · **Fix:** "
-        + (rule.fix_title or "none"),
+        + (f"{rule.fix_title} (`mmalint check --fix`)" if rule.fixable else "none (by hand)"),
         "",
         f"{rule.summary}.",
         "",
@@ -36,7 +36,10 @@ def rule_markdown(rule: Rule, catalog: Catalog) -> str:
     for api in apis_missing:
         parts.append(f"| {catalog.versions[0]} | `{api}` | - | AttributeError | `{api}` does not exist |")
     if rule.fix_safety:
-        parts += ["", "## Fix safety", "", rule.fix_safety]
+        heading = "Fix safety" if rule.fixable else "Why there is no automatic fix"
+        parts += ["", f"## {heading}", "", rule.fix_safety]
+    if not rule.fixable and rule.fix_title:
+        parts += ["", f"What to do: {rule.fix_title[0].lower()}{rule.fix_title[1:]}."]
     for kind, heading in (("invalid", "Invalid"), ("valid", "Valid")):
         for example in rule.examples:
             if example.kind != kind:
@@ -55,9 +58,10 @@ def rule_markdown(rule: Rule, catalog: Catalog) -> str:
     return "\n".join(parts) + "\n"
 
 
-def rules_table_markdown(catalog: Catalog) -> str:
-    lines = ["| code | name | severity | summary |", "|---|---|---|---|"]
+def rules_table_markdown(catalog: Catalog, link_prefix: str = "rules/") -> str:
+    lines = ["| code | name | severity | fix | summary |", "|---|---|---|---|---|"]
     for code in sorted(catalog.rules):
         r = catalog.rules[code]
-        lines.append(f"| [{code}](rules/{code}.md) | {r.name} | {r.severity} | {r.summary} |")
+        fix = "yes" if r.fixable else ""
+        lines.append(f"| [{code}]({link_prefix}{code}.md) | {r.name} | {r.severity} | {fix} | {r.summary} |")
     return "\n".join(lines) + "\n"

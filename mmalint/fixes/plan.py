@@ -96,11 +96,25 @@ def _from_world(finding: Finding, origin: Origin) -> bool:
     return any(b.origin is not None and b.origin.node is origin.node for b in finding.call.site.context.world)
 
 
+class _Point(Origin):
+    """The empty range just past a node: where an insertion goes."""
+
+    def __init__(self, after: Origin) -> None:
+        super().__init__(after.block, after.node)
+
+
+def _edit_range(origin: Origin) -> Range:
+    where = _range(origin)
+    if isinstance(origin, _Point):
+        return Range(where.filename, where.end, where.end)
+    return where
+
+
 def _fix(finding: Finding, edits: list[tuple[Origin, str]], safe: bool) -> Fix:
     return Fix(
         "safe" if safe else "unsafe",
         finding.rule.fix_title,
-        tuple(Edit(content, _range(origin)) for origin, content in edits),
+        tuple(Edit(content, _edit_range(origin)) for origin, content in edits),
     )
 
 
@@ -262,14 +276,12 @@ def _is_signed_edit(
             return (Origin(created.block, value), "True")
         if any(a.star for a in call.args):
             raise _NoFix("`**kwargs` may hold it already")
-        arg = cst.Arg(
-            keyword=cst.Name(keyword),
-            value=cst.Name("True"),
-            equal=cst.AssignEqual(
-                whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
-            ),
-        )
-        return (created, created.block.code(call.with_changes(args=[*call.args, arg])))
+        if not call.args:
+            raise _NoFix("no argument to add it after")
+        # An insertion after the last argument, so the other edits inside the call can go in
+        # with it (replacing the whole call would overlap them).
+        end = Origin(created.block, call.args[-1].value)
+        return (_Point(end), f", {keyword}=True")
     if not existing:
         return None
     args = [a for a in call.args if a not in existing]

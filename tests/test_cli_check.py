@@ -1,0 +1,95 @@
+"""`mmalint check` report options through a real subprocess: exit codes, --output-file,
+--exit-zero, --statistics, stdin, and `mmalint rules`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import _kernels as k
+from conftest import run_cli
+
+# The findings below are those of jax 0.12, whatever jax is installed.
+TARGET = ("--target-jax", "0.12")
+
+
+def _tree(tmp_path: Path) -> Path:
+    (tmp_path / "a.py").write_text(k.MGPU_INT8_F32_ACC)
+    (tmp_path / "b.py").write_text(k.PALLAS_SWAPPED)
+    (tmp_path / "c.py").write_text(k.PALLAS_CLEAN)
+    return tmp_path
+
+
+def test_installed_command_exit_codes(tmp_path: Path) -> None:
+    exe = shutil.which("mmalint", path=str(Path(sys.executable).parent))
+    assert exe is not None, "the mmalint console script is not installed next to python"
+    _tree(tmp_path)
+    clean = subprocess.run([exe, "check", *TARGET, str(tmp_path / "c.py")], capture_output=True, text=True)
+    assert clean.returncode == 0 and clean.stdout == "All checks passed!\n"
+    found = subprocess.run([exe, "check", *TARGET, str(tmp_path)], capture_output=True, text=True)
+    assert found.returncode == 1 and "Found 2 errors." in found.stdout
+    missing = subprocess.run([exe, "check", *TARGET, str(tmp_path / "nope.py")], capture_output=True, text=True)
+    assert missing.returncode == 2 and "no such file" in missing.stderr
+    bad = subprocess.run([exe, "check", *TARGET, "--select", "XYZ", str(tmp_path)], capture_output=True, text=True)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_exit_zero_keeps_the_report_but_not_input_errors(tmp_path: Path) -> None:
+    _tree(tmp_path)
+    result = run_cli("check", *TARGET, "--exit-zero", str(tmp_path))
+    assert result.returncode == 0 and "Found 2 errors." in result.stdout
+    assert run_cli("check", *TARGET, "--exit-zero", str(tmp_path / "missing.py")).returncode == 2
+
+
+def test_output_file_gets_the_report_and_stdout_stays_empty(tmp_path: Path) -> None:
+    _tree(tmp_path)
+    out = tmp_path / "reports" / "mmalint.json"
+    result = run_cli("check", *TARGET, "--format", "json", "--output-file", str(out), str(tmp_path))
+    assert result.returncode == 1
+    assert result.stdout == ""
+    data = json.loads(out.read_text())
+    assert [d["code"] for d in data] == ["MMA101", "MMA105"]
+    text_out = tmp_path / "report.txt"
+    run_cli("check", *TARGET, "--color", "always", "-o", str(text_out), str(tmp_path))
+    assert "\x1b[" not in text_out.read_text()  # no colour codes in a file
+    assert "Found 2 errors." in text_out.read_text()
+    bad = run_cli("check", *TARGET, "-o", str(tmp_path / "a.py" / "x"), str(tmp_path))
+    assert bad.returncode == 2 and "--output-file" in bad.stderr
+
+
+def test_statistics_replace_the_findings(tmp_path: Path) -> None:
+    _tree(tmp_path)
+    (tmp_path / "d.py").write_text(k.MGPU_HELPER_ACC)
+    text = run_cli("check", *TARGET, "--statistics", str(tmp_path))
+    assert text.returncode == 1
+    lines = text.stdout.splitlines()
+    assert lines == [
+        "    2\tMMA101 \t[-] integer-operands-need-int32-accumulator",
+        "    1\tMMA105 \t[*] accumulator-passed-last",
+    ]
+    data = json.loads(run_cli("check", *TARGET, "--statistics", "--format", "json", str(tmp_path)).stdout)
+    assert data == [
+        {"code": "MMA101", "name": "integer-operands-need-int32-accumulator", "count": 2, "fixable": 1},
+        {"code": "MMA105", "name": "accumulator-passed-last", "count": 1, "fixable": 1},
+    ]
+
+
+def test_stdin_with_a_filename() -> None:
+    result = run_cli("check", *TARGET, "--format", "concise", "--stdin-filename", "k/kernel.py", "-",
+                     stdin=k.PALLAS_SWAPPED.encode())
+    assert result.returncode == 1
+    assert result.stdout.startswith("k/kernel.py:14:16: MMA105 [*] ")
+
+
+def test_rules_fix_column_is_truthful() -> None:
+    data = json.loads(run_cli("rules", "--format", "json").stdout)
+    fixable = {r["code"]: r["fixable"] for r in data}
+    assert fixable["MMA101"] and fixable["MMA105"] and fixable["MMA001"]
+    assert not fixable["MMA103"] and not fixable["MMA104"]
+    assert next(r for r in data if r["code"] == "MMA103")["fix"] is None
+    table = run_cli("rules").stdout
+    row = next(line for line in table.splitlines() if line.startswith("MMA103"))
+    assert " yes " not in row

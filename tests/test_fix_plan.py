@@ -1,0 +1,125 @@
+"""Fix planning and verification, in process: which fix, where, how safe, and when none."""
+
+from __future__ import annotations
+
+import _kernels as k
+
+from mmalint.catalog import load_catalog
+from mmalint.fixes.apply import apply_fixes
+from mmalint.fixes.fixer import fix_text
+from mmalint.fixes.plan import PLANNERS
+from mmalint.lint import lint_text
+from mmalint.settings import Settings
+
+SETTINGS = Settings(target_jax="0.12")
+
+
+def _only(text: str):  # type: ignore[no-untyped-def]
+    report = lint_text("k.py", text, SETTINGS)
+    assert len(report.diagnostics) == 1, [d.message for d in report.diagnostics]
+    return report.diagnostics[0]
+
+
+def test_catalog_fixable_matches_the_planners() -> None:
+    """`mmalint rules` shows a Fix column from the TOML; it must say what the code does."""
+    catalog = load_catalog()
+    for code, rule in catalog.rules.items():
+        if code == "MMA001":
+            assert rule.fixable  # fixed by the suppression layer, not by a planner
+            continue
+        assert rule.fixable == (code in PLANNERS), code
+        if rule.fixable:
+            assert rule.fix_title and rule.fix_safety, code
+
+
+def test_splatted_mgpu_accumulator_becomes_signed_int32() -> None:
+    d = _only(k.MGPU_INT8_F32_ACC)
+    assert d.code == "MMA101" and d.fix is not None
+    assert d.fix.applicability == "safe"
+    assert sorted(e.content for e in d.fix.edits) == [
+        ", is_signed=True", "0", "ir.IntegerType.get_signless(32)"
+    ]
+    assert apply_fixes(k.MGPU_INT8_F32_ACC, [d]).text == k.MGPU_INT8_F32_ACC_FIXED
+
+
+def test_fix_in_a_helper_is_unsafe() -> None:
+    d = _only(k.MGPU_HELPER_ACC)
+    assert d.fix is not None and d.fix.applicability == "unsafe"
+    # The edits are in the helper, where the value was decided, not on the mma line.
+    assert {e.range.start.row for e in d.fix.edits} == {11, 12}
+
+
+def test_accumulator_dtype_variable_is_an_unsafe_fix_at_the_assignment() -> None:
+    d = _only(k.PALLAS_ACC_VARIABLE)
+    assert d.fix is not None and d.fix.applicability == "unsafe"
+    (edit,) = d.fix.edits
+    assert edit.content == "jnp.int32" and edit.range.start.row == 10
+
+
+def test_no_fix_when_the_constant_is_shared_by_float_worlds() -> None:
+    # ACC_DTYPE -> int32 would fix the int8 world and break the bfloat16 one: verification
+    # applies the planned edit, sees MMA102 appear, and drops the fix.
+    d = _only(k.PALLAS_SWEEP_SHARED_CONSTANT)
+    assert d.code == "MMA101" and d.fix is None
+
+
+def test_swap_is_safe_and_keeps_the_layout_of_a_multiline_call() -> None:
+    result = fix_text("k.py", k.PALLAS_SWAPPED, SETTINGS)
+    assert result.fixed == {"MMA105": 1}
+    assert result.text == k.PALLAS_CLEAN
+    assert result.report.diagnostics == ()
+
+
+def test_fixing_twice_changes_nothing() -> None:
+    once = fix_text("k.py", k.MGPU_HELPER_ACC, SETTINGS, unsafe=True)
+    assert once.fixed_count == 1 and once.report.diagnostics == ()
+    twice = fix_text("k.py", once.text, SETTINGS, unsafe=True)
+    assert twice.text == once.text and twice.fixed_count == 0
+
+
+def test_safe_mode_leaves_unsafe_fixes() -> None:
+    result = fix_text("k.py", k.MGPU_HELPER_ACC, SETTINGS, unsafe=False)
+    assert result.fixed_count == 0 and result.text == k.MGPU_HELPER_ACC
+
+
+def test_every_rule_example_fix_resolves_its_finding() -> None:
+    """For every invalid example in rules/: after --fix --unsafe-fixes, each finding that had
+    a fix is gone and no new finding appeared (the fix loop's contract)."""
+    catalog = load_catalog()
+    checked = 0
+    for rule in catalog.rules.values():
+        for example in rule.examples:
+            if example.kind != "invalid" or example.options:
+                continue
+            for version in example.versions or ("0.12",):
+                settings = Settings(target_jax=version)
+                before = lint_text("e.py", example.code, settings)
+                fixable = [d for d in before.diagnostics if d.fix is not None]
+                result = fix_text("e.py", example.code, settings, unsafe=True)
+                assert result.converged
+                assert result.fixed_count == len(fixable), rule.code
+                left = sorted(d.code or "" for d in result.report.diagnostics)
+                assert left == sorted(d.code or "" for d in before.diagnostics if d.fix is None)
+                checked += len(fixable)
+    assert checked >= 6
+
+
+def test_overlapping_fixes_are_not_applied_together() -> None:
+    from mmalint.diagnostics import Diagnostic, Edit, Fix, Location, Range
+
+    def diag(start: int, end: int, content: str) -> Diagnostic:
+        where = Range("x.py", Location(1, start), Location(1, end))
+        return Diagnostic("MMA101", "n", "error", "m", where, fix=Fix("safe", "t", (Edit(content, where),)))
+
+    text = "abcdef\n"
+    result = apply_fixes(text, [diag(1, 4, "X"), diag(3, 5, "Y"), diag(5, 6, "Z")])
+    assert result.text == "XdZf\n"
+    assert len(result.applied) == 2
+
+
+def test_inserted_text_takes_the_file_line_ending() -> None:
+    from mmalint.diagnostics import Diagnostic, Edit, Fix, Location, Range
+
+    where = Range("x.py", Location(1, 2), Location(1, 2))
+    d = Diagnostic("MMA101", "n", "error", "m", where, fix=Fix("safe", "t", (Edit("1\n2", where),)))
+    assert apply_fixes("ab\r\ncd\r\n", [d]).text == "a1\r\n2b\r\ncd\r\n"
