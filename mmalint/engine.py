@@ -93,7 +93,7 @@ def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | 
         if site.context.expected_failure is not None and not settings.show_expected_failures:
             continue
         for finding in evaluate(call, catalog):
-            if not settings.enabled(finding.rule.code):
+            if not settings.enabled_for(finding.rule.code, filename):
                 continue
             group_key = (finding.rule.code, key, finding.subject)
             groups.setdefault(group_key, []).append(finding)
@@ -108,7 +108,7 @@ def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | 
         if use.context.expected_failure is not None and not settings.show_expected_failures:
             continue
         for use_finding in evaluate_use(use, catalog, version):
-            if settings.enabled(use_finding.rule.code):
+            if settings.enabled_for(use_finding.rule.code, filename):
                 key2 = (use_finding.entry.id, id(use_finding.origin.node))
                 use_groups.setdefault(key2, []).append(use_finding)
     for use_findings in use_groups.values():

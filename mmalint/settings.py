@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import fnmatch
 from dataclasses import dataclass, field
+from pathlib import Path
 
 DEFAULT_EXCLUDE: tuple[str, ...] = (
     ".bzr", ".direnv", ".eggs", ".git", ".hg", ".mypy_cache", ".nox", ".pants.d", ".pytest_cache",
@@ -22,6 +24,8 @@ class Settings:
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = field(default_factory=tuple)
+    config_file: str | None = None  # where these settings came from (`--show-settings`)
+    project_root: str | None = None  # the directory patterns are relative to
 
     def enabled(self, code: str | None) -> bool:
         """Ruff's rule: the most specific matching prefix wins; select beats ignore on a tie."""
@@ -32,6 +36,30 @@ class Settings:
         if selected < 0:
             return False
         return ignored < 0 or selected >= ignored
+
+
+    def enabled_for(self, code: str | None, filename: str) -> bool:
+        """`enabled`, minus what `per-file-ignores` turns off for this file."""
+        if not self.enabled(code):
+            return False
+        if code is None or not self.per_file_ignores:
+            return True
+        ignored = self._per_file(filename)
+        return _best(code, ignored) < 0 or _best(code, (*self.select, *self.extend_select)) > _best(code, ignored)
+
+    def _per_file(self, filename: str) -> tuple[str, ...]:
+        path = Path(filename)
+        candidates = [path.name, path.as_posix()]
+        if self.project_root is not None:
+            try:
+                candidates.append(path.resolve().relative_to(self.project_root).as_posix())
+            except ValueError:
+                pass
+        codes: list[str] = []
+        for pattern, ignored in self.per_file_ignores:
+            if any(fnmatch.fnmatch(c, pattern) for c in candidates):
+                codes.extend(ignored)
+        return tuple(codes)
 
 
 def _best(code: str, prefixes: tuple[str, ...]) -> int:

@@ -1,0 +1,60 @@
+"""The catalog against the installed jax's own sources (read with libcst, never imported).
+
+Fails when a jax release changes which checks `mgpu.mma` / `plgpu.mma` make, their order,
+exceptions or messages, the operand types, the Pallas default lowering semantics, or which MMA
+APIs exist. CI runs it with jax 0.10 (Python 3.11) and the newest jax (Python 3.12).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mmalint.catalog import load_catalog
+from mmalint.drift import MMA_PY, PALLAS_CORE, PALLAS_PRIMITIVES, compare, installed_jax_file, normalize, raises_in
+from mmalint.jaxversion import installed_jax_version
+
+pytestmark = pytest.mark.jax
+
+
+def _read(relative: str) -> str | None:
+    path = installed_jax_file(relative)
+    return path.read_text(encoding="utf-8") if path is not None else None
+
+
+def test_catalog_matches_the_installed_jax() -> None:
+    version = installed_jax_version()
+    mma_py = _read(MMA_PY)
+    if version is None or mma_py is None:
+        pytest.skip("jax is not installed")
+    catalog = load_catalog()
+    key = catalog.resolve_version(version)
+    if key != ".".join(version.split(".")[:2]):
+        pytest.skip(f"jax {version} is not in the catalog ({', '.join(catalog.versions)}): add it")
+    drifts = compare(catalog, key, mma_py, _read(PALLAS_PRIMITIVES), _read(PALLAS_CORE))
+    assert not drifts, "\n".join(str(d) for d in drifts)
+
+
+def test_the_reader_finds_checks_in_a_known_source() -> None:
+    """The reader itself, on a fixed snippet shaped like jax's mma.py (no jax needed)."""
+    source = '''
+def mma(acc, a, b):
+  (m, k) = a.shape
+  if m != m2:
+    raise ValueError(f"M mismatch: {m} != {m2}")
+  i8 = ir.IntegerType.get_signless(8)
+  bf16 = ir.BF16Type.get()
+  if element_type not in (bf16, i8):
+    raise NotImplementedError(f"Unsupported operand type: {element_type}")
+  if acc.mlir_dtype != i32:
+    raise NotImplementedError("Only s32 accumulator supported" " for integer operands.")
+'''
+    found = raises_in(source, "mma")
+    assert [(r.exception, r.message) for r in found] == [
+        ("ValueError", "M mismatch: {} != {}"),
+        ("NotImplementedError", "Unsupported operand type: {}"),
+        ("NotImplementedError", "Only s32 accumulator supported for integer operands."),
+    ]
+    from mmalint.drift import operand_types
+
+    assert operand_types(source) == ["bf16", "i8"]
+    assert normalize("Dtype mismatch: {a_type} != {b_type}") == "Dtype mismatch: {} != {}"
