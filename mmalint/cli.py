@@ -447,6 +447,27 @@ def _add_confirm(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     p.set_defaults(handler=confirm_cli.run)
 
 
+# ---------------------------------------------------------------------- server
+
+
+def _add_server(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "server",
+        help="run the language server on stdin/stdout (for editors)",
+        description="Run the mmalint Language Server over stdio: diagnostics, quick fixes, fix all. "
+        "Needs the `lsp` extra: pip install 'mmalint[lsp]'.",
+    )
+    p.set_defaults(handler=_run_server)
+
+
+def _run_server(args: argparse.Namespace) -> int:
+    try:
+        from mmalint.lsp.server import main as server_main
+    except ImportError as exc:
+        raise UsageError(f"the language server needs pygls: pip install 'mmalint[lsp]' ({exc})") from None
+    return server_main()
+
+
 # ---------------------------------------------------------------------- main
 
 
@@ -460,6 +481,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_check(sub)
     _add_rule(sub)
     _add_confirm(sub)
+    _add_server(sub)
     return parser
 
 

@@ -1,0 +1,1 @@
+"""The language server (`mmalint server`); needs the `lsp` extra (pygls, lsprotocol)."""
