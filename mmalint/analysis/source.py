@@ -287,14 +287,17 @@ def _bound_names(stmt: ast.stmt) -> frozenset[str]:
 
 
 def _index_with_libcst(filename: str, text: str) -> SourceFile | None:
-    """The same index from libcst positions: slower, used only when `ast` cannot parse."""
+    """The same index from libcst: slower, used only when `ast` cannot parse the file.
+
+    Line ranges come from the length of each statement's generated code (one codegen pass),
+    not from libcst's PositionProvider, which costs several times more on a large file.
+    """
     from mmalint.analysis.scopes import LocalNames
 
     try:
         module = cst.parse_module(text)
     except (cst.ParserSyntaxError, RecursionError):
         return None
-    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     source = SourceFile(filename, text, text.splitlines(keepends=True), [], {})
 
     def names_of(stmt: cst.CSTNode) -> frozenset[str]:
@@ -302,32 +305,45 @@ def _index_with_libcst(filename: str, text: str) -> SourceFile | None:
         stmt.visit(collector)
         return frozenset(collector.names)
 
-    def make(stmt: cst.BaseStatement, parent: Block | None) -> Block:
-        where = positions[stmt]
-        start = where.start.line
-        if isinstance(stmt, cst.FunctionDef | cst.ClassDef) and stmt.decorators:
-            # libcst's range of a decorated def starts at `def`; the block starts at `@`.
-            start = min(positions[d].start.line for d in stmt.decorators)
+    def make(stmt: cst.BaseStatement, line: int, parent: Block | None) -> tuple[Block, int]:
+        """The block of a statement whose code starts at `line`; and the line after it."""
+        code = module.code_for_node(stmt)
+        newlines = code.count("\n")
+        start = line + len(stmt.leading_lines)
         kind: BlockKind = "stmt"
         name = None
-        if isinstance(stmt, cst.FunctionDef):
-            kind, name = "def", stmt.name.value
-        elif isinstance(stmt, cst.ClassDef):
-            kind, name = "class", stmt.name.value
-        block = Block(source, start, where.end.line, where.start.column, kind, name, parent)
+        if isinstance(stmt, cst.FunctionDef | cst.ClassDef):
+            kind = "def" if isinstance(stmt, cst.FunctionDef) else "class"
+            name = stmt.name.value
+            if stmt.decorators:
+                start += len(stmt.decorators[0].leading_lines)
+        trailing = 0
+        if isinstance(stmt, cst.BaseCompoundStatement) and isinstance(getattr(stmt, "body", None), cst.IndentedBlock):
+            trailing = len(stmt.body.footer)  # type: ignore[attr-defined]
+        end = line + newlines - 1 - trailing
+        indent = len(source.lines[start - 1]) - len(source.lines[start - 1].lstrip()) if start <= len(source.lines) else 0
+        block = Block(source, start, end, indent, kind, name, parent)
         block.bound_names = names_of(stmt)
-        return block
+        return block, line + newlines
 
+    line = 1 + len(module.header)
     for stmt in module.body:
-        block = make(stmt, None)
+        block, next_line = make(stmt, line, None)
         if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
-            members = [make(m, block) for m in stmt.body.body]
-            first_line = positions[stmt].start.line
-            header_ok = all(m.start_line > first_line for m in members)
-            ordered = all(a.end_line < b.start_line for a, b in zip(members, members[1:], strict=False))
-            if members and header_ok and ordered:
+            body_code = module.code_for_node(stmt.body)
+            # The class head (leading lines, decorators, `class X(...):`) ends where the body's
+            # header newline is: members start after it.
+            head = module.code_for_node(stmt).count("\n") - body_code.count("\n") + 1
+            member_line = line + head
+            members = []
+            for member in stmt.body.body:
+                m, member_line = make(member, member_line, block)
+                members.append(m)
+            header_ok = all(m.start_line > block.start_line for m in members)
+            if members and header_ok:
                 block.members = members
         source.blocks.append(block)
+        line = next_line
     for block in source.blocks:
         for bound in block.bound_names:
             source.bindings.setdefault(bound, []).append(block)

@@ -1,0 +1,67 @@
+"""Helpers for the analysis tests: lint a dedented snippet and look at what came out."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+from mmalint.engine import FileReport, check_text
+from mmalint.settings import Settings
+
+PALLAS_VERSIONS = ("0.11", "0.12")
+ALL_VERSIONS = ("0.10", "0.11", "0.12")
+
+
+def lint(code: str, target_jax: str = "0.12", **settings: Any) -> FileReport:
+    """Every diagnostic for a snippet (dedented), as the engine reports them."""
+    return check_text("snippet.py", textwrap.dedent(code), Settings(target_jax=target_jax, **settings))
+
+
+def codes_of(report: FileReport) -> list[str]:
+    return sorted(d.code or d.name for d in report.diagnostics)
+
+
+def check(
+    code: str,
+    expect: list[str] | tuple[str, ...] = (),
+    target_jax: str = "0.12",
+    *,
+    known: bool = True,
+    **settings: Any,
+) -> FileReport:
+    """Lint `code` and assert exactly the codes `expect` (sorted, with repeats).
+
+    `known=True` also asserts the analysis fully understood at least one MMA call, so a clean
+    result means "correct" and not "could not tell".
+    """
+    report = lint(code, target_jax, **settings)
+    got = codes_of(report)
+    assert got == sorted(expect), [
+        f"{d.code} {d.range.start.row}: {d.message}" for d in report.diagnostics
+    ]
+    if known:
+        assert report.calls >= 1, "no MMA call reached"
+        assert report.known_calls >= 1, "no MMA call fully understood"
+    return report
+
+
+def only(report: FileReport, code: str) -> dict[str, Any]:
+    """The JSON of the single diagnostic with this code."""
+    found = [d.to_json() for d in report.diagnostics if d.code == code]
+    assert len(found) == 1, [d.message for d in report.diagnostics]
+    return found[0]
+
+
+def all_of(report: FileReport, code: str) -> list[dict[str, Any]]:
+    return [d.to_json() for d in report.diagnostics if d.code == code]
+
+
+def related_rows(diag: dict[str, Any]) -> dict[int, str]:
+    return {r["location"]["row"]: r["message"] for r in diag["related"]}
+
+
+def row_of(code: str, needle: str, nth: int = 0) -> int:
+    """The 1-based row of the nth line of the dedented snippet that contains `needle`."""
+    rows = [i + 1 for i, line in enumerate(textwrap.dedent(code).splitlines()) if needle in line]
+    assert len(rows) > nth, f"{needle!r} not in snippet"
+    return rows[nth]

@@ -1,0 +1,725 @@
+"""Values that reach the MMA through assignments, branches, helpers, closures and loops."""
+
+from __future__ import annotations
+
+import pytest
+from _analysis_lint import all_of, check, lint, only, related_rows, row_of
+
+V = "0.11"  # Pallas tests target jax 0.11 unless they sweep versions
+
+
+def _pallas(prelude: str, acc_expr: str, operand: str = "DT", setup: str = "", launch_dtype: str = "DT") -> str:
+    """A Pallas kernel whose accumulator dtype is `acc_expr`, after `prelude` at module level."""
+    return f'''
+import dataclasses
+import functools
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+M, N, K = 128, 64, 64
+{prelude}
+
+def body(a_ref, b_ref, o_ref):
+{setup}  acc = plgpu.layout_cast(jnp.zeros((M, N), {acc_expr}), plgpu.Layout.MMA_ACC({operand}))
+  a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS({operand}))
+  b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS({operand}))
+  o_ref[...] = plgpu.mma(acc, a, b).astype(o_ref.dtype)
+
+
+out = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), jnp.float32))(
+    jnp.zeros((M, K), {launch_dtype}), jnp.zeros((N, K), {launch_dtype}))
+'''
+
+
+@pytest.mark.parametrize(
+    ("prelude", "acc", "expect"),
+    [
+        ("DT = jnp.int8\nACC = jnp.float32\n", "ACC", ["MMA101"]),
+        ("DT, ACC = jnp.int8, jnp.int32\n", "ACC", []),
+        ("DT, ACC = jnp.int8, jnp.float32\n", "ACC", ["MMA101"]),
+        ("(DT, ACC), _ = (jnp.int8, jnp.int32), None\n", "ACC", []),
+        ("DT, *REST = (jnp.int8, jnp.int32, jnp.float32)\nACC = REST[1]\n", "ACC", ["MMA101"]),
+        ("DT = jnp.int8\nACC = jnp.int32 if jnp.issubdtype(DT, jnp.integer) else jnp.float32\n",
+         "ACC", []),
+        ("DT = jnp.int8\nACC = jnp.float32 if jnp.issubdtype(DT, jnp.floating) else jnp.int32\n",
+         "ACC", []),
+        ("DT = jnp.uint8\nACC = jnp.uint32 if jnp.issubdtype(DT, jnp.unsignedinteger) else jnp.int32\n",
+         "ACC", ["MMA201"]),
+        ("DT = jnp.int4\nACC = jnp.int32 if np.issubdtype(DT, np.signedinteger) else jnp.float32\n",
+         "ACC", []),
+        ("DT = jnp.int8\nACC = jnp.int32 if DT in (jnp.int8, jnp.uint8) else jnp.float32\n", "ACC", []),
+        ("DT = jnp.int8\nACC = jnp.float32 if DT not in (jnp.int8, jnp.uint8) else jnp.int32\n",
+         "ACC", []),
+        ("DT = jnp.int8\nACC = jnp.int32 if DT == jnp.int8 else jnp.float32\n", "ACC", []),
+        ("DT = jnp.dtype('int8')\nACC = jnp.int32 if DT.kind == 'i' else jnp.float32\n", "ACC", []),
+        ("DT = jnp.dtype('int8')\nACC = jnp.int32 if DT.itemsize == 1 else jnp.float32\n", "ACC", []),
+        ("DT = jnp.float8_e4m3fn\nACC = jnp.int32 if DT.itemsize == 1 else jnp.float32\n", "ACC",
+         ["MMA102"]),
+        ("DT = jnp.bfloat16\nACC = jnp.int32 if jnp.issubdtype(DT, jnp.integer) else DT\n", "ACC",
+         ["MMA102"]),
+    ],
+)
+def test_module_level_assignments_and_conditionals(prelude: str, acc: str, expect: list[str]) -> None:
+    check(_pallas(prelude, acc), expect, target_jax=V)
+
+
+@pytest.mark.parametrize(
+    ("setup", "expect"),
+    [
+        # if/else statement
+        ("  if jnp.issubdtype(a_ref.dtype, jnp.integer):\n    acc_t = jnp.int32\n"
+         "  else:\n    acc_t = jnp.float32\n", []),
+        # if without else overwriting a default
+        ("  acc_t = jnp.float32\n  if a_ref.dtype == jnp.int8:\n    acc_t = jnp.int32\n", []),
+        # the wrong default survives when the test does not match
+        ("  acc_t = jnp.float32\n  if a_ref.dtype == jnp.uint8:\n    acc_t = jnp.int32\n", ["MMA101"]),
+        # elif chain
+        ("  dt = a_ref.dtype\n  if dt == jnp.bfloat16:\n    acc_t = jnp.float32\n"
+         "  elif dt == jnp.float16:\n    acc_t = jnp.float16\n  else:\n    acc_t = jnp.int32\n", []),
+        # walrus
+        ("  if (dt := a_ref.dtype) == jnp.int8:\n    acc_t = jnp.int32\n  else:\n    acc_t = dt\n", []),
+        # boolean operators
+        ("  is_int = jnp.issubdtype(a_ref.dtype, jnp.integer) and a_ref.dtype.itemsize == 1\n"
+         "  acc_t = jnp.int32 if is_int else jnp.float32\n", []),
+        ("  wide = a_ref.dtype == jnp.float16 or a_ref.dtype == jnp.bfloat16\n"
+         "  acc_t = jnp.float32 if wide else jnp.float16\n", ["MMA101"]),
+    ],
+)
+def test_branches_inside_the_kernel(setup: str, expect: list[str]) -> None:
+    code = _pallas("DT = jnp.int8\n", "acc_t", setup=setup)
+    check(code, expect, target_jax=V)
+
+
+def test_helper_function_chooses_the_accumulator() -> None:
+    code = '''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+    def accumulator_dtype(dtype):
+      if jnp.issubdtype(dtype, jnp.integer):
+        return jnp.int32
+      return jnp.float32
+
+
+    def zero_acc(shape, operand_dtype):
+      acc = jnp.zeros(shape, accumulator_dtype(operand_dtype))
+      return plgpu.layout_cast(acc, plgpu.Layout.MMA_ACC(operand_dtype))
+
+
+    def mma_tile(a_ref, b_ref, operand_dtype):
+      a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(operand_dtype))
+      b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(operand_dtype))
+      return plgpu.mma(zero_acc((a_ref.shape[0], b_ref.shape[0]), operand_dtype), a, b)
+
+
+    def body(a_ref, b_ref, o_ref):
+      o_ref[...] = mma_tile(a_ref, b_ref, a_ref.dtype).astype(o_ref.dtype)
+
+
+    for dt in (jnp.int8, jnp.float16, jnp.float8_e5m2):
+      plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128, 64), jnp.float32))(
+          jnp.zeros((128, 64), dt), jnp.zeros((64, 64), dt))
+    '''
+    check(code, [], target_jax=V)
+    buggy = code.replace("return jnp.int32\n", "return jnp.int16\n")
+    report = check(buggy, ["MMA101"], target_jax=V)
+    diag = only(report, "MMA101")
+    assert diag["world"] == {"dt": "jnp.int8"}
+    assert diag["predicted_error"]["message"].endswith("Got int16")
+
+
+def test_early_return_helper() -> None:
+    code = '''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.mosaic import gpu as mgpu
+    from jax.experimental.mosaic.gpu import utils
+    from jaxlib.mlir import ir
+
+
+    def acc_type(operand_type):
+      if ir.IntegerType.isinstance(operand_type):
+        return ir.IntegerType.get_signless(32), True
+      return ir.F32Type.get(), None
+
+
+    def kernel(ctx, a_ref, b_ref, out_ref, smem):
+      t = utils.dtype_to_ir_type(a_ref_dtype)
+      lay = mgpu.MMALayouts(t)
+      a = mgpu.FragmentedArray.load_untiled(a_ref, layout=lay.lhs, is_signed=SIGNED, optimized=False)
+      b = mgpu.FragmentedArray.load_untiled(b_ref, layout=lay.rhs, is_signed=SIGNED, optimized=False)
+      acc_t, acc_signed = acc_type(t)
+      zero = utils.c(0, acc_t) if acc_signed else utils.c(0.0, acc_t)
+      acc = mgpu.FragmentedArray.splat(zero, (64, 64), layout=lay.acc, is_signed=acc_signed)
+      mgpu.mma(acc, a, b).store_untiled(out_ref, optimized=False)
+
+
+    a_ref_dtype = {dtype}
+    SIGNED = utils.is_signed(a_ref_dtype)
+    f = mgpu.as_gpu_kernel(
+        kernel, (1, 1, 1), (128, 1, 1),
+        (jax.ShapeDtypeStruct((64, 64), a_ref_dtype), jax.ShapeDtypeStruct((64, 64), a_ref_dtype)),
+        jax.ShapeDtypeStruct((64, 64), jnp.float32), ())
+    '''
+    for dtype in ("jnp.int8", "jnp.uint8", "jnp.bfloat16", "jnp.float8_e4m3fn"):
+        check(code.format(dtype=dtype), [])
+
+
+def test_isinstance_integer_type_picks_is_signed() -> None:
+    # `is_signed = True if isinstance(t, ir.IntegerType) else None` (jax's WGMMA tests).
+    code = '''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.mosaic import gpu as mgpu
+    from jax.experimental.mosaic.gpu import utils
+    from jaxlib.mlir import ir
+
+
+    def tile(in_dtype):
+      in_t = utils.dtype_to_ir_type(in_dtype)
+      is_signed = True if isinstance(in_t, ir.IntegerType) else None
+      acc_t = ir.IntegerType.get_signless(32) if is_signed else ir.F32Type.get()
+      lay = mgpu.MMALayouts(in_t)
+      one = utils.c(1, in_t) if is_signed else utils.c(1.0, in_t)
+      a = mgpu.FragmentedArray.splat(one, (64, 32), layout=lay.lhs, is_signed=is_signed)
+      b = mgpu.FragmentedArray.splat(one, (32, 64), layout=lay.rhs, is_signed=is_signed)
+      zero = utils.c(0, acc_t) if is_signed else utils.c(0.0, acc_t)
+      acc = mgpu.FragmentedArray.splat(zero, (64, 64), layout=lay.acc, is_signed={acc_sign})
+      return mgpu.mma(acc, a, b)
+
+
+    for dt in (jnp.int8, jnp.float16):
+      tile(dt)
+    '''
+    check(code.format(acc_sign="is_signed"), [])
+    report = check(code.format(acc_sign="None"), ["MMA202"])
+    assert only(report, "MMA202")["world"] == {"dt": "jnp.int8"}
+
+
+def test_lambda_and_default_arguments() -> None:
+    code = '''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+    acc_for = lambda d: jnp.int32 if jnp.issubdtype(d, jnp.integer) else jnp.float32
+
+
+    def matmul(x, w, *, out_dtype=None, acc_dtype=None):
+      acc_dtype = acc_dtype or acc_for(x.dtype)
+      out_dtype = out_dtype or acc_dtype
+      m, n = x.shape[0], w.shape[0]
+
+      def body(x_ref, w_ref, o_ref):
+        acc = plgpu.layout_cast(jnp.zeros((m, n), acc_dtype), plgpu.Layout.MMA_ACC(x.dtype))
+        a = plgpu.load(x_ref, layout=plgpu.Layout.MMA_LHS(x.dtype))
+        b = plgpu.load(w_ref.T, layout=plgpu.Layout.MMA_RHS(x.dtype))
+        o_ref[...] = plgpu.mma(acc, a, b).astype(out_dtype)
+
+      return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((m, n), out_dtype))(x, w)
+
+
+    x8 = jnp.zeros((128, 64), jnp.int8)
+    matmul(x8, x8[:64])
+    matmul(x8, x8[:64], out_dtype=jnp.float32)
+    xb = jnp.zeros((128, 64), jnp.bfloat16)
+    matmul(xb, xb[:64], out_dtype=jnp.bfloat16)
+    matmul(xb, xb[:64], acc_dtype=jnp.float16)
+    '''
+    report = check(code, ["MMA102"], target_jax=V)
+    diag = only(report, "MMA102")
+    assert "float16" in diag["message"]
+
+
+def test_loop_carried_accumulator_over_k() -> None:
+    code = '''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental import pallas as pl
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+    TM, TN, TK = 64, 64, 32
+    STEPS = 4
+
+
+    def body(a_ref, b_ref, o_ref):
+      acc = plgpu.layout_cast(jnp.zeros((TM, TN), {acc}), plgpu.Layout.MMA_ACC(jnp.int8))
+      for step in range(STEPS):
+        a = plgpu.load(a_ref.at[:, pl.ds(step * TK, TK)], layout=plgpu.Layout.MMA_LHS(jnp.int8))
+        b = plgpu.load(b_ref.at[:, pl.ds(step * TK, TK)].T, layout=plgpu.Layout.MMA_RHS(jnp.int8))
+        acc = plgpu.mma(acc, a, b)
+      o_ref[...] = acc
+
+
+    f = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((TM, TN), jnp.int32))
+    out = f(jnp.zeros((TM, STEPS * TK), jnp.int8), jnp.zeros((TN, STEPS * TK), jnp.int8))
+    '''
+    check(code.format(acc="jnp.int32"), [], target_jax=V)
+    report = check(code.format(acc="jnp.float32"), ["MMA101"], target_jax=V)
+    # One diagnostic for the call site, however many iterations reached it.
+    assert len(all_of(report, "MMA101")) == 1
+
+
+def test_while_loop_and_unknown_trip_count() -> None:
+    code = '''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.mosaic import gpu as mgpu
+    from jax.experimental.mosaic.gpu import utils
+    from jaxlib.mlir import ir
+
+
+    def reduce_tiles(a_tiles, b_tiles, n_tiles):
+      bf16 = ir.BF16Type.get()
+      lay = mgpu.MMALayouts(bf16)
+      acc = mgpu.FragmentedArray.splat(utils.c(0.0, {acc_t}), (64, 64), layout=lay.acc)
+      i = 0
+      while i < n_tiles:
+        a = mgpu.FragmentedArray.splat(utils.c(1.0, bf16), (64, 16), layout=lay.lhs)
+        b = mgpu.FragmentedArray.splat(utils.c(1.0, bf16), (16, 64), layout=lay.rhs)
+        acc = mgpu.mma(acc, a, b)
+        i += 1
+      return acc
+    '''
+    check(code.format(acc_t="ir.F32Type.get()"), [])
+    check(code.format(acc_t="ir.F16Type.get()"), ["MMA102"])
+
+
+def test_data_dependent_branch_with_agreeing_arms_is_known() -> None:
+    # Both arms pick float16: the join is still float16 (and wrong).
+    code = '''
+    import jax.numpy as jnp
+    from jax.experimental.mosaic import gpu as mgpu
+    from jax.experimental.mosaic.gpu import utils
+    from jaxlib.mlir import ir
+
+
+    def tile(n_rows):
+      f16 = ir.F16Type.get()
+      lay = mgpu.MMALayouts(f16)
+      if n_rows > 64:
+        acc = mgpu.FragmentedArray.splat(utils.c(0.0, f16), (128, 64), layout=lay.acc)
+      else:
+        acc = mgpu.FragmentedArray.splat(utils.c(0.0, f16), (64, 64), layout=lay.acc)
+      a = mgpu.FragmentedArray.splat(utils.c(1.0, f16), (64, 16), layout=lay.lhs)
+      b = mgpu.FragmentedArray.splat(utils.c(1.0, f16), (16, 64), layout=lay.rhs)
+      return mgpu.mma(acc, a, b)
+    '''
+    report = lint(code)
+    assert "MMA102" in [d.code for d in report.diagnostics]
+
+
+def test_dataclass_config_defaults() -> None:
+    # A frozen config object: its default accumulator is float32, used for int8 operands.
+    code = '''
+    import dataclasses
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+    @dataclasses.dataclass(frozen=True)
+    class Config:
+      block_m: int = 128
+      block_n: int = 64
+      acc_dtype: jnp.dtype = jnp.float32
+
+
+    def matmul(x, w, config: Config):
+      def body(x_ref, w_ref, o_ref):
+        acc = plgpu.layout_cast(
+            jnp.zeros((config.block_m, config.block_n), config.acc_dtype),
+            plgpu.Layout.MMA_ACC(x_ref.dtype))
+        a = plgpu.load(x_ref, layout=plgpu.Layout.MMA_LHS(x_ref.dtype))
+        b = plgpu.load(w_ref.T, layout=plgpu.Layout.MMA_RHS(x_ref.dtype))
+        o_ref[...] = plgpu.mma(acc, a, b)
+
+      out = jax.ShapeDtypeStruct((config.block_m, config.block_n), config.acc_dtype)
+      return plgpu.kernel(body, out_type=out)(x, w)
+
+
+    y = matmul(jnp.zeros((128, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8), Config())
+    '''
+    report = lint(code, target_jax=V)
+    assert [d.code for d in report.diagnostics] == ["MMA101"]
+
+
+@pytest.mark.xfail(strict=True, reason="GAP: dataclass constructor arguments (TileConfig(jnp.uint8)) are not bound to fields")
+def test_dataclass_config_explicit_field() -> None:
+    code = '''
+    import dataclasses
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+    @dataclasses.dataclass(frozen=True)
+    class TileConfig:
+      dtype: jnp.dtype
+      acc_dtype: jnp.dtype = jnp.float32
+
+
+    def run(cfg):
+      def body(x_ref, w_ref, o_ref):
+        acc = plgpu.layout_cast(jnp.zeros((128, 64), cfg.acc_dtype), plgpu.Layout.MMA_ACC(cfg.dtype))
+        a = plgpu.load(x_ref, layout=plgpu.Layout.MMA_LHS(cfg.dtype))
+        b = plgpu.load(w_ref.T, layout=plgpu.Layout.MMA_RHS(cfg.dtype))
+        o_ref[...] = plgpu.mma(acc, a, b)
+
+      x = jnp.zeros((128, 64), cfg.dtype)
+      w = jnp.zeros((64, 64), cfg.dtype)
+      return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128, 64), cfg.acc_dtype))(x, w)
+
+
+    run(TileConfig(dtype=jnp.int8, acc_dtype=jnp.int32))
+    run(TileConfig(jnp.float16))
+    run(TileConfig(jnp.uint8))
+    '''
+    report = lint(code, target_jax=V)
+    assert [d.code for d in report.diagnostics] == ["MMA101"]
+
+
+def test_plain_class_attributes_and_methods() -> None:
+    # Calling the bound method explicitly works; see the __call__ gap below.
+    code = '''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+    class Int8Matmul:
+      operand_dtype = jnp.int8
+      acc_dtype = jnp.float32  # copied from the bf16 variant
+
+      def __init__(self, m, n):
+        self.m = m
+        self.n = n
+
+      def body(self, a_ref, b_ref, o_ref):
+        dt = self.operand_dtype
+        acc = plgpu.layout_cast(jnp.zeros((self.m, self.n), self.acc_dtype), plgpu.Layout.MMA_ACC(dt))
+        a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(dt))
+        b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(dt))
+        o_ref[...] = plgpu.mma(acc, a, b)
+
+      def __call__(self, a, b):
+        out = jax.ShapeDtypeStruct((self.m, self.n), self.acc_dtype)
+        return plgpu.kernel(self.body, out_type=out)(a, b)
+
+
+    mm = Int8Matmul(128, 64)
+    y = mm.__call__(jnp.zeros((128, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
+    '''
+    report = check(code, ["MMA101"], target_jax=V)
+    diag = only(report, "MMA101")
+    assert row_of(code, "acc_dtype = jnp.float32") in related_rows(diag)
+
+
+@pytest.mark.xfail(strict=True, reason="GAP: calling an instance (mm(a, b)) does not run its __call__")
+def test_instance_call_runs_dunder_call() -> None:
+    code = '''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+    class Matmul:
+      acc_dtype = jnp.float32
+
+      def body(self, a_ref, b_ref, o_ref):
+        dt = a_ref.dtype
+        acc = plgpu.layout_cast(jnp.zeros((128, 64), self.acc_dtype), plgpu.Layout.MMA_ACC(dt))
+        a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(dt))
+        b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(dt))
+        o_ref[...] = plgpu.mma(acc, a, b)
+
+      def __call__(self, a, b):
+        out = jax.ShapeDtypeStruct((128, 64), self.acc_dtype)
+        return plgpu.kernel(self.body, out_type=out)(a, b)
+
+
+    y = Matmul()(jnp.zeros((128, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
+    '''
+    check(code, ["MMA101"], target_jax=V)
+
+
+@pytest.mark.xfail(strict=True, reason="GAP: attributes assigned in __init__ (self.acc_dtype = ...) are not tracked")
+def test_instance_attributes_set_in_init() -> None:
+    code = '''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+    class Matmul:
+      def __init__(self, dtype, acc_dtype=jnp.float32):
+        self.dtype = dtype
+        self.acc_dtype = acc_dtype
+
+      def body(self, a_ref, b_ref, o_ref):
+        acc = plgpu.layout_cast(jnp.zeros((128, 64), self.acc_dtype), plgpu.Layout.MMA_ACC(self.dtype))
+        a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(self.dtype))
+        b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(self.dtype))
+        o_ref[...] = plgpu.mma(acc, a, b)
+
+      def run(self, a, b):
+        out = jax.ShapeDtypeStruct((128, 64), self.acc_dtype)
+        return plgpu.kernel(self.body, out_type=out)(a, b)
+
+
+    mm = Matmul(jnp.int8)
+    y = mm.run(jnp.zeros((128, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
+    '''
+    check(code, ["MMA101"], target_jax=V)
+
+
+def test_dict_config() -> None:
+    code = '''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+    CONFIGS = {
+        "int8": dict(dtype=jnp.int8, acc=jnp.int32),
+        "fp8": dict(dtype=jnp.float8_e4m3fn, acc=jnp.float16),
+    }
+
+
+    def launch(name):
+      cfg = CONFIGS[name]
+      dt, acc_dt = cfg["dtype"], cfg["acc"]
+
+      def body(a_ref, b_ref, o_ref):
+        acc = plgpu.layout_cast(jnp.zeros((128, 64), acc_dt), plgpu.Layout.MMA_ACC(dt))
+        a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(dt))
+        b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(dt))
+        o_ref[...] = plgpu.mma(acc, a, b).astype(jnp.float32)
+
+      f = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128, 64), jnp.float32))
+      return f(jnp.zeros((128, 64), dt), jnp.zeros((64, 64), dt))
+
+
+    for name in CONFIGS:
+      launch(name)
+    '''
+    report = check(code, ["MMA102"], target_jax=V)
+    assert only(report, "MMA102")["world"] == {"name": "'fp8'"}
+
+
+@pytest.mark.xfail(strict=True, reason="GAP: @functools.cache / lru_cache on a kernel factory hides the call")
+def test_cached_kernel_factory() -> None:
+    # Libraries cache their kernel builders; the cache must not hide the call.
+    code = '''
+    import functools
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+    @functools.cache
+    def _build(m, n, dtype, acc_dtype):
+      def body(a_ref, b_ref, o_ref):
+        acc = plgpu.layout_cast(jnp.zeros((m, n), acc_dtype), plgpu.Layout.MMA_ACC(dtype))
+        a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(dtype))
+        b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(dtype))
+        o_ref[...] = plgpu.mma(acc, a, b)
+
+      return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((m, n), acc_dtype))
+
+
+    def matmul(a, b):
+      return _build(a.shape[0], b.shape[0], a.dtype, jnp.float32)(a, b)
+
+
+    y = matmul(jnp.zeros((128, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
+    '''
+    report = lint(code, target_jax=V)
+    assert [d.code for d in report.diagnostics] == ["MMA101"]
+
+
+def test_try_except_import_fallback() -> None:
+    code = '''
+    try:
+      from jax.experimental.pallas import mosaic_gpu as plgpu
+    except ImportError:  # older jax
+      plgpu = None
+    import jax
+    import jax.numpy as jnp
+
+
+    def body(a_ref, b_ref, o_ref):
+      acc = plgpu.layout_cast(jnp.zeros((128, 64), jnp.float16), plgpu.Layout.MMA_ACC(jnp.float16))
+      a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(jnp.float16))
+      b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(jnp.float16))
+      o_ref[...] = plgpu.mma(acc, a, b)
+
+
+    if plgpu is not None:
+      y = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128, 64), jnp.float16))(
+          jnp.zeros((128, 64), jnp.float16), jnp.zeros((64, 64), jnp.float16))
+    '''
+    check(code, ["MMA102"], target_jax=V)
+
+
+def test_nested_closure_three_levels() -> None:
+    code = '''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+    def make(dtype):
+      acc_dtype = jnp.int32 if jnp.issubdtype(dtype, jnp.integer) else jnp.float32
+
+      def outer(a, b):
+        def body(a_ref, b_ref, o_ref):
+          def tile():
+            acc = plgpu.layout_cast(jnp.zeros((128, 64), acc_dtype), plgpu.Layout.MMA_ACC(dtype))
+            x = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(dtype))
+            y = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(dtype))
+            return plgpu.mma(acc, x, y)
+          o_ref[...] = tile()
+
+        return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128, 64), acc_dtype))(a, b)
+
+      return outer
+
+
+    for dt in (jnp.int8, jnp.uint8, jnp.bfloat16):
+      make(dt)(jnp.zeros((128, 64), dt), jnp.zeros((64, 64), dt))
+    '''
+    report = check(code, ["MMA204"], target_jax=V)
+    # uint8 under the jax 0.11 default (Warpgroup) semantics.
+    assert only(report, "MMA204")["world"] == {"dt": "jnp.uint8"}
+
+
+# `jnp.dtype(x) is jnp.float16` is always False at run time: jnp.dtype gives a numpy dtype
+# object, jnp.float16 is a scalar type. `is` is not `==`.
+IDENTITY = '''
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def run(dtype):
+  dtype = jnp.dtype(dtype)
+  {choice}
+
+  def body(a_ref, b_ref, o_ref):
+    acc = plgpu.layout_cast(jnp.zeros((64, 64), acc_dtype), plgpu.Layout.MMA_ACC(dtype))
+    a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(dtype))
+    b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(dtype))
+    o_ref[...] = plgpu.mma(acc, a, b)
+
+  f = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((64, 64), jnp.float32))
+  return f(jnp.zeros((64, 64), dtype), jnp.zeros((64, 64), dtype))
+
+
+run({arg})
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="GAP (false positive): `jnp.dtype(x) is jnp.float16` is treated as ==; it is always False at run time")
+def test_identity_test_on_a_dtype_object_is_false_no_false_positive() -> None:
+    code = IDENTITY.format(
+        choice="acc_dtype = jnp.float16 if dtype is jnp.float16 else jnp.float32", arg="jnp.float16")
+    check(code, [], target_jax=V)
+
+
+@pytest.mark.xfail(strict=True, reason="GAP: `jnp.dtype(x) is jnp.int8` is treated as ==, hiding the float32 accumulator it really picks")
+def test_identity_test_on_a_dtype_object_is_false_recall() -> None:
+    code = IDENTITY.format(
+        choice="acc_dtype = jnp.int32 if dtype is jnp.int8 else jnp.float32", arg="jnp.int8")
+    check(code, ["MMA101"], target_jax=V)
+
+
+def test_identity_test_on_the_scalar_type_itself() -> None:
+    code = IDENTITY.format(
+        choice="acc_dtype = jnp.int32 if dtype == jnp.int8 else jnp.float32", arg="jnp.int8")
+    check(code.replace("  dtype = jnp.dtype(dtype)\n", ""), [], target_jax=V)
+
+
+# Notebook-style scripts (jupytext `# %%` cells) rebind module names between launches; each
+# launch must see the binding in force when it runs, not the file's last one.
+
+SCRIPT_REDEFINED_KERNEL = '''
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+M = N = K = 64
+LANE = plgpu.CompilerParams(lowering_semantics=plgpu.LoweringSemantics.Lane)
+
+# %% int8 matmul
+def body(a_ref, b_ref, o_ref):
+  acc = plgpu.layout_cast(jnp.zeros((M, N), jnp.int32), plgpu.Layout.MMA_ACC(jnp.int8))
+  a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(jnp.int8))
+  b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(jnp.int8))
+  o_ref[...] = plgpu.mma(acc, a, b)
+
+out_i8 = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), jnp.int32), compiler_params=LANE)(
+    jnp.ones((M, K), jnp.int8), jnp.ones((N, K), jnp.int8))
+
+# %% bf16 matmul
+def body(a_ref, b_ref, o_ref):
+  acc = plgpu.layout_cast(jnp.zeros((M, N), jnp.float32), plgpu.Layout.MMA_ACC(jnp.bfloat16))
+  a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(jnp.bfloat16))
+  b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(jnp.bfloat16))
+  o_ref[...] = plgpu.mma(acc, a, b)
+
+out_bf16 = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), jnp.float32), compiler_params=LANE)(
+    jnp.ones((M, K), jnp.bfloat16), jnp.ones((N, K), jnp.bfloat16))
+'''
+
+SCRIPT_REBOUND_CONSTANT = '''
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+M = N = K = 64
+LANE = plgpu.CompilerParams(lowering_semantics=plgpu.LoweringSemantics.Lane)
+
+
+def body(a_ref, b_ref, o_ref):
+  acc = plgpu.layout_cast(jnp.zeros((M, N), ACC), plgpu.Layout.MMA_ACC(a_ref.dtype))
+  a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(a_ref.dtype))
+  b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(a_ref.dtype))
+  o_ref[...] = plgpu.mma(acc, a, b)
+
+
+# %% int8
+ACC = jnp.int32
+out_i8 = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), ACC), compiler_params=LANE)(
+    jnp.ones((M, K), jnp.int8), jnp.ones((N, K), jnp.int8))
+
+# %% bf16
+ACC = jnp.float32
+out_bf16 = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), ACC), compiler_params=LANE)(
+    jnp.ones((M, K), jnp.bfloat16), jnp.ones((N, K), jnp.bfloat16))
+'''
+
+
+@pytest.mark.xfail(strict=True, reason="GAP (false positive): a module-level `def body` redefined later is used for every launch (MMA101/301/302 on correct code)")
+def test_script_redefines_kernel_between_launches() -> None:
+    report = lint(SCRIPT_REDEFINED_KERNEL, target_jax=V)
+    assert report.diagnostics == (), [d.message for d in report.diagnostics]
+    assert report.known_calls == 2
+
+
+@pytest.mark.xfail(strict=True, reason="GAP (false positive): a module constant rebound between launches is read with its last value")
+def test_script_rebinds_constant_between_launches() -> None:
+    report = lint(SCRIPT_REBOUND_CONSTANT, target_jax=V)
+    assert report.diagnostics == (), [d.message for d in report.diagnostics]
+
+
+def test_script_with_one_definition_per_name() -> None:
+    code = SCRIPT_REDEFINED_KERNEL.replace(
+        "# %% bf16 matmul\ndef body(", "# %% bf16 matmul\ndef body_bf16(").replace(
+        "plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), jnp.float32)",
+        "plgpu.kernel(body_bf16, out_type=jax.ShapeDtypeStruct((M, N), jnp.float32)")
+    report = check(code, [], target_jax=V)
+    assert report.known_calls == 2

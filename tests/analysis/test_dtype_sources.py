@@ -1,0 +1,357 @@
+"""Where an element type can come from: jnp/np names, strings, jnp.dtype, MLIR types, .dtype, astype."""
+
+from __future__ import annotations
+
+import pytest
+from _analysis_lint import PALLAS_VERSIONS, check, lint, only, related_rows, row_of
+
+# A raw Mosaic GPU kernel whose operand and accumulator types are written in many ways.
+WARP = '''
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.experimental.mosaic import gpu as mgpu
+from jax.experimental.mosaic.gpu import utils
+from jaxlib.mlir import ir
+
+M = N = K = 64
+OPERAND = {operand}
+
+
+def kernel(ctx, a_ref, b_ref, out_ref, smem):
+  t = {operand_ir}
+  lay = mgpu.MMALayouts(t)
+  a = mgpu.FragmentedArray.load_untiled(a_ref, layout=lay.lhs{sign}, optimized=False)
+  b = mgpu.FragmentedArray.load_untiled(b_ref, layout=lay.rhs{sign}, optimized=False)
+  acc_t = {acc_ir}
+  acc = mgpu.FragmentedArray.splat(utils.c({zero}, acc_t), (M, N), layout=lay.acc{acc_sign})
+  mgpu.mma(acc, a, b).store_untiled(out_ref, optimized=False)
+
+
+f = mgpu.as_gpu_kernel(
+    kernel, (1, 1, 1), (128, 1, 1),
+    (jax.ShapeDtypeStruct((M, K), OPERAND), jax.ShapeDtypeStruct((K, N), OPERAND)),
+    jax.ShapeDtypeStruct((M, N), jnp.float32), ())
+'''
+
+OPERANDS = {
+    # spelling of OPERAND, how the kernel turns it into an MLIR type, integer?
+    "jnp_name": ("jnp.int8", "utils.dtype_to_ir_type(OPERAND)", True),
+    "np_name": ("np.int8", "utils.dtype_to_ir_type(OPERAND)", True),
+    "string": ('"int8"', "utils.dtype_to_ir_type(OPERAND)", True),
+    "np_dtype_of_string": ('np.dtype("int8")', "utils.dtype_to_ir_type(OPERAND)", True),
+    "jnp_dtype": ("jnp.dtype(jnp.int8)", "utils.dtype_to_ir_type(OPERAND)", True),
+    "get_signless": ("jnp.int8", "ir.IntegerType.get_signless(8)", True),
+    "get_signless_from_itemsize": (
+        "jnp.int8", "ir.IntegerType.get_signless(8 * jnp.dtype(OPERAND).itemsize)", True),
+    "bf16_type": ("jnp.bfloat16", "ir.BF16Type.get()", False),
+    "f16_type": ("jnp.float16", "ir.F16Type.get()", False),
+    "e4m3_type": ("jnp.float8_e4m3fn", "ir.Float8E4M3FNType.get()", False),
+    "e5m2_type": ("jnp.float8_e5m2", "ir.Float8E5M2Type.get()", False),
+    "bf16_string": ('"bfloat16"', "utils.dtype_to_ir_type(OPERAND)", False),
+    "int4": ("jnp.int4", "utils.dtype_to_ir_type(OPERAND)", True),
+    "uint4_string": ('"uint4"', "ir.IntegerType.get_signless(4)", True),
+}
+
+ACCS = {
+    "f32_type": ("ir.F32Type.get()", False),
+    "f32_dtype": ("utils.dtype_to_ir_type(jnp.float32)", False),
+    "f32_string": ('utils.dtype_to_ir_type("float32")', False),
+    "i32_signless": ("ir.IntegerType.get_signless(32)", True),
+    "i32_dtype": ("utils.dtype_to_ir_type(np.int32)", True),
+    "f16_type": ("ir.F16Type.get()", False),
+    "bf16_dtype": ("utils.dtype_to_ir_type(jnp.bfloat16)", False),
+    "i16_signless": ("ir.IntegerType.get_signless(16)", True),
+}
+
+
+def _expected(operand_int: bool, acc: str) -> list[str]:
+    _acc_ir, acc_int = ACCS[acc]
+    if operand_int:
+        return [] if "32" in acc and acc_int else ["MMA101"]
+    return [] if acc.startswith("f32") else ["MMA102"]
+
+
+@pytest.mark.parametrize("acc", sorted(ACCS))
+@pytest.mark.parametrize("operand", sorted(OPERANDS))
+def test_warp_type_spellings(operand: str, acc: str) -> None:
+    spelled, operand_ir, operand_int = OPERANDS[operand]
+    acc_ir, acc_int = ACCS[acc]
+    signed = "True" if not operand.startswith("uint") else "False"
+    code = WARP.format(
+        operand=spelled,
+        operand_ir=operand_ir,
+        sign=f", is_signed={signed}" if operand_int else "",
+        acc_ir=acc_ir,
+        zero="0" if acc_int else "0.0",
+        acc_sign=", is_signed=True" if acc_int else "",
+    )
+    report = check(code, _expected(operand_int, acc))
+    for diag in report.diagnostics:
+        assert diag.predicted_error is not None
+        assert diag.predicted_error.message in (
+            "Only s32 accumulator supported for integer operands.",
+            "Only f32 accumulator supported for floating operands.",
+        )
+
+
+def test_acc_typed_like_the_operand_via_mlir_dtype() -> None:
+    # A classic slip: the zero accumulator reuses the operand's element type.
+    code = '''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.mosaic import gpu as mgpu
+    from jax.experimental.mosaic.gpu import utils
+
+
+    def kernel(ctx, a_ref, b_ref, out_ref, smem):
+      lay = mgpu.MMALayouts(utils.dtype_to_ir_type(jnp.int8))
+      a = mgpu.FragmentedArray.load_untiled(a_ref, layout=lay.lhs, is_signed=True, optimized=False)
+      b = mgpu.FragmentedArray.load_untiled(b_ref, layout=lay.rhs, is_signed=True, optimized=False)
+      zero = utils.c(0, a.mlir_dtype)
+      acc = mgpu.FragmentedArray.splat(zero, (128, 64), layout=lay.acc, is_signed=True)
+      mgpu.mma(acc, a, b).store_untiled(out_ref, optimized=False)
+
+
+    f = mgpu.as_gpu_kernel(
+        kernel, (1, 1, 1), (128, 1, 1),
+        (jax.ShapeDtypeStruct((128, 64), jnp.int8), jax.ShapeDtypeStruct((64, 64), jnp.int8)),
+        jax.ShapeDtypeStruct((128, 64), jnp.int32), ())
+    '''
+    report = check(code, ["MMA101"])
+    diag = only(report, "MMA101")
+    assert diag["call"]["acc"]["element_type"] == "i8"
+    assert "accumulator is int8" in diag["message"]
+
+
+def test_f64_operands_on_jax_012() -> None:
+    code = '''
+    from jax.experimental.mosaic import gpu as mgpu
+    from jax.experimental.mosaic.gpu import utils
+    from jaxlib.mlir import ir
+
+
+    def tile():
+      f64 = ir.F64Type.get()
+      lay = mgpu.MMALayouts(f64)
+      a = mgpu.FragmentedArray.splat(utils.c(1.0, f64), (64, 8), layout=lay.lhs)
+      b = mgpu.FragmentedArray.splat(utils.c(1.0, f64), (8, 64), layout=lay.rhs)
+      acc = mgpu.FragmentedArray.splat(utils.c(0.0, {acc}), (64, 64), layout=lay.acc)
+      return mgpu.mma(acc, a, b)
+    '''
+    report = check(code.format(acc="ir.F32Type.get()"), ["MMA102"], target_jax="0.12")
+    assert only(report, "MMA102")["predicted_error"]["message"] == (
+        "Only f64 accumulator supported for f64 operands."
+    )
+    check(code.format(acc="f64"), [], target_jax="0.12")
+
+
+def test_f64_operands_before_jax_012_are_unsupported() -> None:
+    code = '''
+    from jax.experimental.mosaic import gpu as mgpu
+    from jax.experimental.mosaic.gpu import utils
+    from jaxlib.mlir import ir
+
+
+    def tile():
+      f64 = ir.F64Type.get()
+      lay = mgpu.MMALayouts(f64)
+      a = mgpu.FragmentedArray.splat(utils.c(1.0, f64), (64, 8), layout=lay.lhs)
+      b = mgpu.FragmentedArray.splat(utils.c(1.0, f64), (8, 64), layout=lay.rhs)
+      acc = mgpu.FragmentedArray.splat(utils.c(0.0, f64), (64, 64), layout=lay.acc)
+      return mgpu.mma(acc, a, b)
+    '''
+    report = lint(code, target_jax="0.11")
+    assert "MMA104" in [d.code for d in report.diagnostics]
+
+
+# ---------------------------------------------------------------- Pallas dtypes
+
+PALLAS = '''
+import functools
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+M, N, K = 128, 64, 128
+
+
+def run(x, w):
+  @functools.partial(plgpu.kernel, out_type=jax.ShapeDtypeStruct((M, N), jnp.float32))
+  def matmul(x_ref, w_ref, o_ref):
+    dtype = x_ref.dtype
+    acc = plgpu.layout_cast(jnp.zeros((M, N), {acc}), plgpu.Layout.MMA_ACC(dtype))
+    x = plgpu.load(x_ref, layout=plgpu.Layout.MMA_LHS(dtype))
+    w = plgpu.load(w_ref.T, layout=plgpu.Layout.MMA_RHS(dtype))
+    o_ref[...] = plgpu.mma(acc, x, w).astype(o_ref.dtype)
+
+  return matmul(x, w)
+
+
+x = jnp.ones((M, K), {operand})
+w = jnp.ones((N, K), {operand})
+y = run(x, w)
+'''
+
+
+@pytest.mark.parametrize("version", PALLAS_VERSIONS)
+@pytest.mark.parametrize(
+    ("operand", "acc", "expect"),
+    [
+        ("jnp.int8", "jnp.float32", ["MMA101"]),
+        ("jnp.int8", "x_ref.dtype", ["MMA101"]),
+        ("jnp.int8", "jnp.int32", []),
+        ("jnp.int8", '"int32"', []),
+        ("np.int8", "np.int32", []),
+        ('"bfloat16"', '"float32"', []),
+        ('"bfloat16"', "x_ref.dtype", ["MMA102"]),
+        ("jnp.float16", "jnp.float16", ["MMA102"]),
+        ("jnp.float8_e5m2", "jnp.float32", []),
+        ("jnp.float32", "jnp.float32", ["MMA104"]),
+        ("jnp.int16", "jnp.int32", ["MMA104"]),
+        ("jnp.int4", "jnp.uint32", ["MMA201"]),
+    ],
+)
+def test_pallas_dtype_from_ref(operand: str, acc: str, expect: list[str], version: str) -> None:
+    check(PALLAS.format(operand=operand, acc=acc), expect, target_jax=version)
+
+
+@pytest.mark.parametrize("version", PALLAS_VERSIONS)
+def test_pallas_f16_acc_passes_tracing_and_fails_lowering(version: str) -> None:
+    report = check(PALLAS.format(operand="jnp.float16", acc="jnp.float16"), ["MMA102"],
+                   target_jax=version)
+    diag = only(report, "MMA102")
+    # abstract eval accepts f16; the lowering (mgpu.mma or the dialect lowering) raises.
+    assert diag["predicted_error"]["message"] == "Only f32 accumulator supported for floating operands."
+
+
+@pytest.mark.parametrize("version", PALLAS_VERSIONS)
+def test_pallas_astype_operands(version: str) -> None:
+    # f32 inputs converted to bf16 in registers before the MMA: correct.
+    code = '''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+    M, N, K = 64, 64, 64
+
+
+    def body(x_ref, w_ref, o_ref):
+      acc = plgpu.layout_cast(jnp.zeros((M, N), jnp.float32), plgpu.Layout.MMA_ACC(jnp.bfloat16))
+      # Loaded straight into the 16-bit MMA layouts, then narrowed in registers.
+      x = plgpu.load(x_ref, layout=plgpu.Layout.MMA_LHS(jnp.bfloat16)).astype(jnp.bfloat16)
+      w = plgpu.load(w_ref.T, layout=plgpu.Layout.MMA_RHS(jnp.float16)).astype({w_dtype})
+      o_ref[...] = plgpu.mma(acc, x, w)
+
+
+    f = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), jnp.float32))
+    out = f(jnp.zeros((M, K), jnp.float32), jnp.zeros((N, K), jnp.float32))
+    '''
+    check(code.format(w_dtype="jnp.bfloat16"), [], target_jax=version)
+    report = check(code.format(w_dtype="jnp.float16"), ["MMA103"], target_jax=version)
+    diag = only(report, "MMA103")
+    assert diag["predicted_error"]["message"] == "Operand dtypes must match: bfloat16 != float16"
+    assert diag["call"]["b"]["source"] == "converted"
+
+
+def test_mgpu_astype_to_integer_needs_is_signed() -> None:
+    code = '''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.mosaic import gpu as mgpu
+    from jax.experimental.mosaic.gpu import utils
+    from jaxlib.mlir import ir
+
+
+    def kernel(ctx, x_ref, w_ref, out_ref, smem):
+      lay = mgpu.MMALayouts(ir.IntegerType.get_signless(8))
+      i8 = ir.IntegerType.get_signless(8)
+      x = mgpu.FragmentedArray.load_untiled(x_ref, layout=lay.lhs, is_signed=True, optimized=False)
+      # int16 activations narrowed to int8 in registers
+      w16 = mgpu.FragmentedArray.load_untiled(w_ref, layout=lay.rhs, is_signed=True, optimized=False)
+      w = w16.astype(i8{w_sign})
+      acc = mgpu.FragmentedArray.splat(
+          utils.c(0, ir.IntegerType.get_signless(32)), (64, 64), layout=lay.acc, is_signed=True)
+      mgpu.mma(acc, x, w).store_untiled(out_ref, optimized=False)
+
+
+    f = mgpu.as_gpu_kernel(
+        kernel, (1, 1, 1), (128, 1, 1),
+        (jax.ShapeDtypeStruct((64, 32), jnp.int8), jax.ShapeDtypeStruct((32, 64), jnp.int16)),
+        jax.ShapeDtypeStruct((64, 64), jnp.int32), ())
+    '''
+    report = check(code.format(w_sign=""), ["MMA202"])
+    diag = only(report, "MMA202")
+    assert diag["predicted_error"]["exception"] == "TypeError"
+    assert diag["predicted_error"]["message"] == (
+        "is_signed must be non-None if and only if the MLIR type is an integer type, "
+        "got _is_signed=None for i8"
+    )
+    assert diag["call"]["b"]["source"] == "converted"
+    check(code.format(w_sign=", is_signed=True"), [])
+
+
+@pytest.mark.parametrize("version", PALLAS_VERSIONS)
+def test_dtype_from_lookup_table(version: str) -> None:
+    # A dict keyed by the dtype name picks the accumulator.
+    code = '''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+    ACC_DTYPE = {{"int8": jnp.int32, "bfloat16": jnp.float32, "float16": {f16_acc}}}
+    M, N, K = 64, 64, 64
+
+
+    def matmul(x, w):
+      acc_dtype = ACC_DTYPE[jnp.dtype(x.dtype).name]
+
+      def body(x_ref, w_ref, o_ref):
+        acc = plgpu.layout_cast(jnp.zeros((M, N), acc_dtype), plgpu.Layout.MMA_ACC(x.dtype))
+        a = plgpu.load(x_ref, layout=plgpu.Layout.MMA_LHS(x.dtype))
+        b = plgpu.load(w_ref.T, layout=plgpu.Layout.MMA_RHS(x.dtype))
+        o_ref[...] = plgpu.mma(acc, a, b)
+
+      return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), acc_dtype))(x, w)
+
+
+    for dt in (jnp.int8, jnp.float16):
+      matmul(jnp.zeros((M, K), dt), jnp.zeros((N, K), dt))
+    '''
+    check(code.format(f16_acc="jnp.float32"), [], target_jax=version)
+    report = check(code.format(f16_acc="jnp.float16"), ["MMA102"], target_jax=version)
+    assert only(report, "MMA102")["world"] == {"dt": "jnp.float16"}
+
+
+def test_getattr_on_jnp() -> None:
+    code = '''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.mosaic import gpu as mgpu
+    from jax.experimental.mosaic.gpu import utils
+
+    NAME = "uint8"
+
+
+    def kernel(ctx, a_ref, b_ref, out_ref, smem):
+      dt = getattr(jnp, NAME)
+      lay = mgpu.MMALayouts(utils.dtype_to_ir_type(dt))
+      a = mgpu.FragmentedArray.load_untiled(a_ref, layout=lay.lhs, is_signed=False, optimized=False)
+      b = mgpu.FragmentedArray.load_untiled(b_ref, layout=lay.rhs, is_signed=False, optimized=False)
+      acc = mgpu.FragmentedArray.splat(
+          utils.c(0, utils.dtype_to_ir_type(jnp.int32)), (64, 64), layout=lay.acc,
+          is_signed=utils.is_signed(dt))
+      mgpu.mma(acc, a, b).store_untiled(out_ref, optimized=False)
+
+
+    f = mgpu.as_gpu_kernel(
+        kernel, (1, 1, 1), (128, 1, 1),
+        (jax.ShapeDtypeStruct((64, 32), jnp.uint8), jax.ShapeDtypeStruct((32, 64), jnp.uint8)),
+        jax.ShapeDtypeStruct((64, 64), jnp.int32), ())
+    '''
+    report = check(code, ["MMA201"])
+    diag = only(report, "MMA201")
+    assert diag["predicted_error"]["message"] == "Only signed accumulator supported for integer operands."
+    rows = related_rows(diag)
+    assert rows[row_of(code, "acc = mgpu.FragmentedArray.splat(")].startswith("accumulator created here")
