@@ -12,12 +12,11 @@ import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from mmalint import __version__
 from mmalint.catalog import Catalog, CatalogError, load_catalog
 from mmalint.diagnostics import Diagnostic
-from mmalint.settings import Settings
 
 if TYPE_CHECKING:
     from mmalint.runner import RunResult
@@ -90,7 +89,10 @@ def _add_check(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--target-jax", metavar="VERSION", help="the jax version to predict (default: the installed jax, else the newest known)")
     p.add_argument("--stdin-filename", metavar="PATH", help="the name of the file read from stdin")
     p.add_argument("--show-expected-failures", action="store_true", help="report calls inside assertRaises/pytest.raises as info")
-    p.add_argument("--exclude", action="append", metavar="PATTERNS", help="glob patterns of paths to skip")
+    p.add_argument("--exclude", action="append", metavar="PATTERNS", help="glob patterns of paths to skip (on top of the configuration's)")
+    p.add_argument("--force-exclude", action="store_true", help="skip excluded files even when named on the command line (for pre-commit)")
+    p.add_argument("--config", metavar="PATH", help="use this configuration file instead of the nearest one")
+    p.add_argument("--isolated", action="store_true", help="ignore every configuration file")
     fixes = p.add_argument_group("fixes")
     fixes.add_argument("--fix", action="store_true", help="apply the safe fixes (with - : print the fixed source on stdout)")
     fixes.add_argument("--unsafe-fixes", action="store_true", help="also apply (and count as fixable) the fixes marked unsafe")
@@ -106,23 +108,36 @@ def _add_check(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.set_defaults(handler=_run_check)
 
 
-def _check_settings(args: argparse.Namespace, catalog: Catalog) -> Settings:
-    from mmalint.settings import DEFAULT_EXCLUDE
+def _resolver(args: argparse.Namespace, catalog: Catalog) -> Any:
+    """Settings per checked path: the nearest `[tool.mmalint]` (or mmalint.toml), then the
+    command line on top (`mmalint.config`)."""
+    from mmalint.config import ConfigError, Overrides, Resolver
 
-    select = _codes(args.select) or ("ALL",)
+    select = _codes(args.select)
     ignore = _codes(args.ignore)
     extend = _codes(args.extend_select)
     validate_selectors(select, catalog, "--select")
     validate_selectors(ignore, catalog, "--ignore")
     validate_selectors(extend, catalog, "--extend-select")
-    return Settings(
-        select=select,
-        ignore=ignore,
+    target = resolve_target_jax(args.target_jax, catalog) if args.target_jax else None
+    overrides = Overrides(
+        select=select or None,
+        ignore=ignore or None,
         extend_select=extend,
-        target_jax=resolve_target_jax(args.target_jax, catalog),
+        extend_exclude=_codes(args.exclude),
+        target_jax=target,
         show_expected_failures=args.show_expected_failures,
-        exclude=DEFAULT_EXCLUDE + _codes(args.exclude),
     )
+    try:
+        return Resolver(
+            overrides,
+            resolve_target_jax(None, catalog),
+            config_path=Path(args.config) if args.config else None,
+            isolated=args.isolated,
+            catalog=catalog,
+        )
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _run_check(args: argparse.Namespace) -> int:
@@ -137,7 +152,9 @@ def _run_check(args: argparse.Namespace) -> int:
         raise UsageError("--jobs must be at least 1")
     if args.exit_non_zero_on_fix and not args.fix:
         raise UsageError("--exit-non-zero-on-fix needs --fix")
-    settings = _check_settings(args, catalog)
+    from mmalint.config import ConfigError, is_excluded
+
+    resolver = _resolver(args, catalog)
     options = LintOptions(report_unused_noqa=args.report_unused_noqa)
     fix_mode = ("unsafe" if args.unsafe_fixes else "safe") if (args.fix or args.diff) else ""
     paths = args.paths or ["."]
@@ -146,6 +163,10 @@ def _run_check(args: argparse.Namespace) -> int:
     result: RunResult
     if paths == ["-"]:
         stdin_name = args.stdin_filename or "-"
+        try:
+            settings = resolver.for_path(Path(args.stdin_filename or "."))
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
         try:
             data = sys.stdin.buffer.read()
             stdin_text = decode(data).text
@@ -171,8 +192,16 @@ def _run_check(args: argparse.Namespace) -> int:
         raise UsageError("`-` (stdin) cannot be combined with other paths")
     else:
         errors: list[str] = []
-        files = list(discover(paths, settings.exclude, errors))
-        result = run(files, settings, jobs=args.jobs, options=options, fix=fix_mode)
+        try:
+            walk = resolver.for_path(Path(paths[0]))
+            files = [
+                f for f in discover(paths, (*walk.exclude, *walk.extend_exclude), errors)
+                if not (args.force_exclude and f.explicit and is_excluded(f.path, resolver.for_path(f.path)))
+            ]
+            settings_for = {f.display: resolver.for_path(f.path) for f in files}
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
+        result = run(files, settings_for, jobs=args.jobs, options=options, fix=fix_mode)
         result.input_errors[:0] = errors
 
     for name in result.not_converged:

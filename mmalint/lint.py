@@ -38,7 +38,10 @@ def lint_text(
     diagnostics = list(report.diagnostics)
     if options.verify_fixes:
         diagnostics = verify_fixes(filename, text, diagnostics, settings, catalog)
-    noqa = NoqaOptions(report_unused=options.report_unused_noqa, enabled=settings.enabled)
+    noqa = NoqaOptions(
+        report_unused=options.report_unused_noqa,
+        enabled=lambda code: settings.enabled_for(code, filename),
+    )
     diagnostics = apply_suppressions(filename, diagnostics, text, catalog, noqa)
     diagnostics.sort(key=lambda d: d.sort_key())
     return replace(report, diagnostics=tuple(diagnostics))

@@ -80,7 +80,7 @@ def _worth_running(data: bytes, options: LintOptions) -> bool:
 
 def run(
     files: Iterable[Discovered],
-    settings: Settings,
+    settings: Settings | dict[str, Settings],
     jobs: int | None = None,
     options: LintOptions | None = None,
     fix: FixMode = "",
@@ -98,7 +98,8 @@ def run(
         if not _worth_running(data, options):
             result.reports.append(FileReport(entry.display))
             continue
-        pending.append((entry, (entry.display, data, settings, options, fix)))
+        file_settings = settings[entry.display] if isinstance(settings, dict) else settings
+        pending.append((entry, (entry.display, data, file_settings, options, fix)))
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     items = [job for _, job in pending]
     outcomes: list[FileOutcome]

@@ -93,3 +93,18 @@ def test_rules_fix_column_is_truthful() -> None:
     table = run_cli("rules").stdout
     row = next(line for line in table.splitlines() if line.startswith("MMA103"))
     assert " yes " not in row
+
+
+def test_configuration_is_read_and_force_exclude_applies_it(tmp_path: Path) -> None:
+    _tree(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.mmalint]\nignore = ["MMA105"]\nextend-exclude = ["a.py"]\ntarget-jax = "0.12"\n'
+    )
+    configured = run_cli("check", "--format", "concise", ".", cwd=tmp_path)
+    assert configured.returncode == 0, configured.stdout + configured.stderr
+    named = run_cli("check", "--format", "concise", "a.py", "b.py", cwd=tmp_path)
+    assert [line.split(":")[0] for line in named.stdout.splitlines()[:1]] == ["a.py"]
+    forced = run_cli("check", "--force-exclude", "a.py", "b.py", cwd=tmp_path)
+    assert forced.returncode == 0, forced.stdout
+    isolated = run_cli("check", *TARGET, "--isolated", "--format", "concise", ".", cwd=tmp_path)
+    assert isolated.returncode == 1 and "MMA105" in isolated.stdout and "MMA101" in isolated.stdout
