@@ -83,7 +83,18 @@ class ApiModel:
     def __init__(self, interp: Interpreter) -> None:
         self.interp = interp
         self.handlers: dict[str, Handler] = {}
+        # Without jax_enable_x64, jax turns 64-bit dtypes into 32-bit ones; the setting can also
+        # come from the environment, so a 64-bit jax dtype is known only where the file enables it.
+        self.x64 = "enable_x64" in interp.source.text
         self._register()
+
+    def jax_dtype(self, dtype: Value) -> Value:
+        """The dtype a jax array really gets for a requested dtype."""
+        if isinstance(dtype, DType) and dtype.info.bits == 64 and not self.x64:
+            return UNKNOWN
+        if isinstance(dtype, DType) and dtype.name == "complex128" and not self.x64:
+            return UNKNOWN
+        return dtype
 
     # ------------------------------------------------------------------ names
 
@@ -166,17 +177,19 @@ class ApiModel:
             return Method(value, attr)
         if isinstance(value, Array):
             if attr == "dtype":
-                return value.dtype
+                return _as_dtype_object(value.dtype)
             if attr == "shape":
                 return value.shape
             if attr == "ndim":
                 return _len_of(value.shape)
             if attr == "T":
                 return Array(value.dtype, _reversed_shape(value.shape), UNKNOWN, value.created, value.how)
+            if attr == "at":
+                return RefAt(value)  # `x.at[idx].set(y)`: x's dtype and shape
             return Method(value, attr)
         if isinstance(value, Ref):
             if attr == "dtype":
-                return value.dtype
+                return _as_dtype_object(value.dtype)
             if attr == "shape":
                 return value.shape
             if attr == "ndim":
@@ -187,6 +200,8 @@ class ApiModel:
                 return RefAt(value)
             return Method(value, attr)
         if isinstance(value, Instance):
+            if attr in value.attrs:
+                return value.attrs[attr]
             found = self.interp.class_attr(value.cls, attr)
             if isinstance(found, Func):
                 if found.owner is None:
@@ -198,6 +213,8 @@ class ApiModel:
         if isinstance(value, ClassVal):
             found = self.interp.class_attr(value, attr)
             return found if found is not None else UNKNOWN
+        if isinstance(value, RefAt) and isinstance(value.ref, Array):
+            return Method(value, attr)
         if isinstance(value, CompilerParams):
             return value.semantics if attr == "lowering_semantics" else UNKNOWN
         if isinstance(value, DictVal | TupleVal):
@@ -254,8 +271,13 @@ class ApiModel:
                 same = False if other.known and not isinstance(other, Unknown | Instance) else None
                 if _is_none(left) and _is_none(right):
                     same = True
+            elif isinstance(left, DType) and isinstance(right, DType):
+                # `np.dtype("int8") is jnp.int8` is False: a dtype object is not a scalar type.
+                same = left.form == right.form and left.name == right.name
+            elif isinstance(left, Semantics) and isinstance(right, Semantics):
+                same = left.name == right.name
             else:
-                same = self._equal(left, right) if isinstance(left, DType | Semantics) else None
+                same = None
             if same is None:
                 return None
             return same if op == "Is" else not same
@@ -409,6 +431,8 @@ class ApiModel:
             ref = value.ref
             if isinstance(ref, Ref):
                 return Ref(ref.dtype, index_shape(ref.shape, index))
+            if isinstance(ref, Array):
+                return value
             return UNKNOWN
         if isinstance(value, Array):
             return Array(value.dtype, index_shape(value.shape, index), UNKNOWN,
@@ -471,17 +495,25 @@ class ApiModel:
             h[f"{ns}.dtype"] = self._dtype
             h[f"{ns}.issubdtype"] = self._issubdtype
             default = "float32" if ns == "jnp" else "float64"
+            jax_ns = ns == "jnp"
             for creator in ("zeros", "ones", "empty"):
-                h[f"{ns}.{creator}"] = self._creator(shape_index=0, dtype_index=1, default=default)
-            h[f"{ns}.full"] = self._creator(shape_index=0, dtype_index=2, default=None)
+                h[f"{ns}.{creator}"] = self._creator(0, 1, default, jax_ns)
+            h[f"{ns}.full"] = self._creator(0, 2, None, jax_ns)
             for like in ("zeros_like", "ones_like", "empty_like"):
-                h[f"{ns}.{like}"] = self._like(dtype_index=1)
-            h[f"{ns}.full_like"] = self._like(dtype_index=2)
+                h[f"{ns}.{like}"] = self._like(dtype_index=1, jax_ns=jax_ns)
+            h[f"{ns}.full_like"] = self._like(dtype_index=2, jax_ns=jax_ns)
             for conv in ("array", "asarray"):
-                h[f"{ns}.{conv}"] = self._like(dtype_index=1, same_dtype=False)
+                h[f"{ns}.{conv}"] = self._like(dtype_index=1, same_dtype=False, jax_ns=jax_ns)
+            for keep in ("transpose", "swapaxes", "pad", "concatenate", "stack", "reshape",
+                         "broadcast_to", "flip", "roll", "tile", "repeat", "squeeze",
+                         "expand_dims", "moveaxis"):
+                h[f"{ns}.{keep}"] = self._keeps_dtype
             h[f"{ns}.arange"] = self._arange
             h[f"{ns}.dot"] = self._dot
             h[f"{ns}.matmul"] = self._dot
+        h["lax.collapse"] = self._keeps_dtype
+        h["lax.reshape"] = self._keeps_dtype
+        h["lax.transpose"] = self._keeps_dtype
         h["jax.dtypes.itemsize_bits"] = self._bits_of_dtype
         h["jax.dtypes.bit_width"] = self._bits_of_dtype
         h["jax.ShapeDtypeStruct"] = self._shape_dtype_struct
@@ -564,7 +596,14 @@ class ApiModel:
     # ------------------------------------------------------------------ dtype helpers
 
     def _dtype(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
-        return _to_dtype(args.get(0, "dtype"))
+        given = args.get(0, "dtype")
+        d = _to_dtype(given)
+        if isinstance(d, DType):
+            # `jnp.dtype("int8")` decides the dtype right here; `jnp.dtype(dtype)` passes on where
+            # `dtype` was decided (a parameter world, a constant...).
+            origin = _origin(block, node) if isinstance(given, Const) else d.origin
+            return DType(d.name, "dtype", origin=origin)
+        return d
 
     def _issubdtype(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
         d = _to_dtype(args.get(0, "arg1"))
@@ -582,7 +621,7 @@ class ApiModel:
         d = _to_dtype(args.get(0, "dtype"))
         return Const(d.info.bits) if isinstance(d, DType) else UNKNOWN
 
-    def _creator(self, shape_index: int, dtype_index: int, default: str | None) -> Handler:
+    def _creator(self, shape_index: int, dtype_index: int, default: str | None, jax_ns: bool) -> Handler:
         def handler(args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
             dtype = _to_dtype(args.get(dtype_index, "dtype", NONE))
             if _is_none(dtype):
@@ -590,12 +629,16 @@ class ApiModel:
                     dtype = UNKNOWN
                 else:
                     dtype = DType(default, origin=_origin(block, node))
+            if jax_ns:
+                dtype = self.jax_dtype(dtype)
             shape = _as_shape_value(args.get(shape_index, "shape"))
-            return Array(dtype, shape, UNKNOWN, created=_origin(block, node), how="created")
+            # A constant array in a Pallas kernel lowers to a splat: it takes any layout.
+            layout: Value = Layout("splat") if self.interp.context.in_kernel and jax_ns else UNKNOWN
+            return Array(dtype, shape, layout, created=_origin(block, node), how="created")
 
         return handler
 
-    def _like(self, dtype_index: int, same_dtype: bool = True) -> Handler:
+    def _like(self, dtype_index: int, same_dtype: bool = True, jax_ns: bool = False) -> Handler:
         def handler(args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
             src = args.get(0, "a" if same_dtype else "object")
             dtype = _to_dtype(args.get(dtype_index, "dtype", NONE))
@@ -604,9 +647,21 @@ class ApiModel:
                 shape = src.shape
             if _is_none(dtype):
                 dtype = src.dtype if isinstance(src, Array | Ref) else UNKNOWN
+            if jax_ns:
+                dtype = self.jax_dtype(dtype)
             return Array(dtype, shape, UNKNOWN, created=_origin(block, node), how="created")
 
         return handler
+
+    def _keeps_dtype(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
+        """`jnp.transpose(x)`, `jnp.pad(x, ...)`, `lax.collapse(x, ...)`: x's dtype, new shape."""
+        src = args.get(0, "a")
+        if isinstance(src, TupleVal):  # jnp.concatenate([x, y]), jnp.stack((x, y))
+            dtypes = {i.dtype for i in src.items if isinstance(i, Array)}
+            dtype = dtypes.pop() if len(dtypes) == 1 and all(isinstance(i, Array) for i in src.items) else UNKNOWN
+        else:
+            dtype = src.dtype if isinstance(src, Array) else UNKNOWN
+        return Array(dtype, UNKNOWN, UNKNOWN, created=_origin(block, node), how="created")
 
     def _arange(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
         dtype = _to_dtype(args.keywords.get("dtype", NONE))
@@ -633,6 +688,7 @@ class ApiModel:
             dtype = _to_dtype(args.get(dtype_index, "dtype", NONE))
             if _is_none(dtype):
                 dtype = DType(dtype_default, origin=_origin(block, node)) if args.complete else UNKNOWN
+            dtype = self.jax_dtype(dtype)
             return Array(dtype, _as_shape_value(args.get(1, "shape")), UNKNOWN,
                          created=_origin(block, node), how="created")
 
@@ -965,7 +1021,11 @@ class ApiModel:
         refs: list[Value] = []
         complete = args.complete and "__blind__" not in kwargs
         for value in args.positional:
-            refs.append(_as_ref(value) if complete else UNKNOWN)
+            ref = _as_ref(value) if complete else UNKNOWN
+            if isinstance(ref, Ref):
+                # jax converts kernel inputs to jax arrays: 64-bit data is 32-bit without x64.
+                ref = Ref(self.jax_dtype(ref.dtype), ref.shape, origin=ref.origin)
+            refs.append(ref)
         out = kwargs.get("out_type", kwargs.get("out_shape"))
         scratch = kwargs.get("scratch_types", kwargs.get("scratch_shapes", TupleVal(())))
         for tree in (out, scratch):
@@ -1195,6 +1255,13 @@ class ApiModel:
             return self.getattr(args.get(0, "o"), name.value, node)
         return UNKNOWN
 
+    def _builtin_setattr(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
+        name = args.get(1, "name")
+        target = args.get(0, "obj")
+        attr = name.value if isinstance(name, Const) and isinstance(name.value, str) else None
+        self.interp.store_attribute(target, attr, args.get(2, "value"))
+        return NONE
+
     def _builtin_enumerate(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
         items = self.iterate(args.get(0, "iterable"))
         if items is None:
@@ -1237,6 +1304,13 @@ class ApiModel:
         self, method: Method, args: Args, node: cst.CSTNode, frame: Frame, block: Block
     ) -> Value:
         receiver, name = method.receiver, method.name
+        if isinstance(receiver, RefAt) and isinstance(receiver.ref, Array):
+            array = receiver.ref
+            if name in ("set", "add", "multiply", "divide", "power", "min", "max", "apply"):
+                return Array(array.dtype, array.shape, UNKNOWN, created=_origin(block, node), how="created")
+            if name == "get":
+                return Array(array.dtype, UNKNOWN, UNKNOWN, created=_origin(block, node), how="created")
+            return UNKNOWN
         if isinstance(receiver, Fragment):
             return self._fragment_method(receiver, name, args, node, block)
         if isinstance(receiver, Array | Unknown):
@@ -1259,6 +1333,13 @@ class ApiModel:
             if name in ("reshape", "transpose", "bitcast", "reinterpret"):
                 return Ref(receiver.dtype if name in ("reshape", "transpose") else UNKNOWN, UNKNOWN)
             return UNKNOWN
+        if isinstance(receiver, DictVal | TupleVal) and name in _MUTATING_METHODS:
+            if isinstance(receiver, DictVal) and name == "update" and not args.positional and args.complete:
+                updated = dict(receiver.items)
+                updated.update(args.keywords)
+                self._rebind(receiver, DictVal(tuple(updated.items())), frame)
+            elif name != "pop":
+                self._rebind(receiver, UNKNOWN, frame)
         if isinstance(receiver, DictVal):
             if name in ("pop", "get") and args.positional:
                 key = args.positional[0]
@@ -1274,10 +1355,13 @@ class ApiModel:
         return UNKNOWN
 
     def _rebind(self, old: Value, new: Value, frame: Frame) -> None:
-        """`kwargs.pop(k)` mutates; values are immutable, so the name is rebound."""
-        for name, value in list(frame.env.items()):
-            if value is old:
-                frame.env[name] = new
+        """`kwargs.pop(k)` mutates; values are immutable, so every name holding it is rebound."""
+        scope: Frame | None = frame
+        while scope is not None:
+            for name, value in list(scope.env.items()):
+                if value is old:
+                    scope.env[name] = new
+            scope = scope.parent
 
     def _fragment_method(
         self, frag: Fragment, name: str, args: Args, node: cst.CSTNode, block: Block
@@ -1337,6 +1421,13 @@ def _Diverges() -> type[Exception]:
     from mmalint.analysis.interpreter import Diverges
 
     return Diverges
+
+
+def _as_dtype_object(value: Value) -> Value:
+    """`x.dtype` is always a `np.dtype` object, whatever spelling created x."""
+    if isinstance(value, DType) and value.form != "dtype":
+        return DType(value.name, "dtype", origin=value.origin)
+    return value
 
 
 def _is_none(value: Value) -> bool:
@@ -1574,6 +1665,10 @@ _BUILTINS = frozenset(
 )
 
 _UNKNOWN_RECEIVER_METHODS = frozenset({"astype"})
+_MUTATING_METHODS = frozenset(
+    {"update", "append", "extend", "insert", "pop", "popitem", "setdefault", "clear", "remove",
+     "sort", "reverse", "__setitem__", "__delitem__"}
+)
 
 
 def unused(_: Sequence[object]) -> None:  # pragma: no cover - keeps linters quiet on re-exports

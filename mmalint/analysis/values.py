@@ -98,6 +98,9 @@ class DType(Value):
     """A NumPy-style dtype: `jnp.int8`, `np.dtype("int8")`, `x.dtype`."""
 
     name: str
+    # "type" for a scalar type (`jnp.int8`), "dtype" for a `np.dtype` object (`x.dtype`,
+    # `jnp.dtype(t)`): equal under ==, never the same object under `is`.
+    form: str = field(default="type", compare=False)
 
     @property
     def info(self) -> DTypeInfo:
@@ -248,9 +251,12 @@ class ClassVal(Value):
     keywords: tuple[tuple[str, Value], ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Instance(Value):
+    """An object of a class of the module. Its attribute dict is mutable, like the object."""
+
     cls: ClassVal
+    attrs: dict[str, Value] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True, eq=False)
@@ -279,6 +285,8 @@ def join(a: Value, b: Value) -> Value:
         return a
     if type(a) is not type(b):
         return UNKNOWN
+    if isinstance(a, Instance) and isinstance(b, Instance) and a.attrs is b.attrs:
+        return a
     if isinstance(a, TupleVal) and isinstance(b, TupleVal):
         if len(a.items) != len(b.items) or a.is_list != b.is_list:
             return UNKNOWN

@@ -471,9 +471,23 @@ for _prefix in ("", "pallas-lane-"):
     CONDITIONS[f"{_prefix}lhs-m-warps"] = _operand_m_warps("a")
     CONDITIONS[f"{_prefix}rhs-m-warps"] = _operand_m_warps("b")
 
-CONDITIONS["pallas-wg-lhs"] = _operand_layout("a")
-CONDITIONS["pallas-wg-rhs"] = _operand_layout("b")
-CONDITIONS["pallas-wg-acc"] = _operand_layout("acc")
+def _cast_layout(role: str) -> Condition:
+    """Under Warpgroup semantics layouts are inferred: only an explicit MMA/WGMMA layout cast
+    can conflict with what mosaic_gpu.mma needs (a splat or strided value gets relaid out)."""
+    inner = _operand_layout(role)
+
+    def check(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+        layout = call.operands[role].layout
+        if layout is None or layout.kind not in _TILED_KINDS:
+            return _one(None, role)
+        return inner(call, table)
+
+    return check
+
+
+CONDITIONS["pallas-wg-lhs"] = _cast_layout("a")
+CONDITIONS["pallas-wg-rhs"] = _cast_layout("b")
+CONDITIONS["pallas-wg-acc"] = _cast_layout("acc")
 CONDITIONS["pallas-wg-relayout-lhs"] = _relayout("a")
 CONDITIONS["pallas-wg-relayout-rhs"] = _relayout("b")
 

@@ -348,7 +348,6 @@ def test_dataclass_config_defaults() -> None:
     assert [d.code for d in report.diagnostics] == ["MMA101"]
 
 
-@pytest.mark.xfail(strict=True, reason="GAP: dataclass constructor arguments (TileConfig(jnp.uint8)) are not bound to fields")
 def test_dataclass_config_explicit_field() -> None:
     code = '''
     import dataclasses
@@ -447,7 +446,6 @@ def test_instance_call_runs_dunder_call() -> None:
     check(code, ["MMA101"], target_jax=V)
 
 
-@pytest.mark.xfail(strict=True, reason="GAP: attributes assigned in __init__ (self.acc_dtype = ...) are not tracked")
 def test_instance_attributes_set_in_init() -> None:
     code = '''
     import jax
@@ -623,14 +621,12 @@ run({arg})
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="GAP (false positive): `jnp.dtype(x) is jnp.float16` is treated as ==; it is always False at run time")
 def test_identity_test_on_a_dtype_object_is_false_no_false_positive() -> None:
     code = IDENTITY.format(
         choice="acc_dtype = jnp.float16 if dtype is jnp.float16 else jnp.float32", arg="jnp.float16")
     check(code, [], target_jax=V)
 
 
-@pytest.mark.xfail(strict=True, reason="GAP: `jnp.dtype(x) is jnp.int8` is treated as ==, hiding the float32 accumulator it really picks")
 def test_identity_test_on_a_dtype_object_is_false_recall() -> None:
     code = IDENTITY.format(
         choice="acc_dtype = jnp.int32 if dtype is jnp.int8 else jnp.float32", arg="jnp.int8")
@@ -703,14 +699,12 @@ out_bf16 = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), ACC), compil
 '''
 
 
-@pytest.mark.xfail(strict=True, reason="GAP (false positive): a module-level `def body` redefined later is used for every launch (MMA101/301/302 on correct code)")
 def test_script_redefines_kernel_between_launches() -> None:
     report = lint(SCRIPT_REDEFINED_KERNEL, target_jax=V)
     assert report.diagnostics == (), [d.message for d in report.diagnostics]
     assert report.known_calls == 2
 
 
-@pytest.mark.xfail(strict=True, reason="GAP (false positive): a module constant rebound between launches is read with its last value")
 def test_script_rebinds_constant_between_launches() -> None:
     report = lint(SCRIPT_REBOUND_CONSTANT, target_jax=V)
     assert report.diagnostics == (), [d.message for d in report.diagnostics]

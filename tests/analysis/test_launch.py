@@ -477,8 +477,6 @@ _KEEPS_DTYPE = {
     "asarray": "jnp.asarray(np.zeros((128, 64)), dtype={dtype})",
     "astype": "jnp.zeros((128, 64)).astype({dtype})",
     "slice": "jnp.zeros((256, 64), {dtype})[:128]",
-}
-_KEEPS_DTYPE_GAPS = {
     "x.at[...].set": "jnp.zeros((128, 64), {dtype}).at[:, :32].set(1)",
     "jnp.concatenate": "jnp.concatenate([jnp.zeros((64, 64), {dtype}), jnp.zeros((64, 64), {dtype})])",
     "jnp.pad": "jnp.pad(jnp.zeros((100, 64), {dtype}), ((0, 28), (0, 0)))",
@@ -489,11 +487,7 @@ _KEEPS_DTYPE_GAPS = {
 
 
 def _array_op_params() -> list[object]:
-    params: list[object] = [pytest.param(name, expr, id=name) for name, expr in _KEEPS_DTYPE.items()]
-    for name, expr in _KEEPS_DTYPE_GAPS.items():
-        params.append(pytest.param(name, expr, id=name, marks=pytest.mark.xfail(
-            strict=True, reason=f"GAP: `{name}` on a launch argument loses its dtype")))
-    return params
+    return [pytest.param(name, expr, id=name) for name, expr in _KEEPS_DTYPE.items()]
 
 
 @pytest.mark.parametrize(("name", "expr"), _array_op_params())

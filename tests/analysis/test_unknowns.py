@@ -407,18 +407,7 @@ MUTATIONS = {
 }
 
 
-def _mutation_param(name: str) -> object:
-    return pytest.param(
-        name,
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason=f"GAP (false positive): {name.replace('_', ' ')} is ignored; the stale float32 "
-                   "is reported as MMA101",
-        ),
-    )
-
-
-@pytest.mark.parametrize("mutation", [_mutation_param(name) for name in sorted(MUTATIONS)])
+@pytest.mark.parametrize("mutation", sorted(MUTATIONS))
 def test_mutation_is_followed_or_forgotten(mutation: str) -> None:
     prelude, launch = MUTATIONS[mutation]
     report = lint(MUTATED.format(prelude=prelude, launch=launch), target_jax=V)

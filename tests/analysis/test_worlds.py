@@ -500,7 +500,6 @@ def test_sample_product() -> None:
     assert {w["n"] for w in diag["worlds"]} == {"64", "128"}
 
 
-@pytest.mark.xfail(strict=True, reason='GAP: a world written jnp.dtype("int8") is labelled "int8" (the inner string) and merges with the "int8" world')
 def test_world_values_keep_their_spelling() -> None:
     code = '''
     from absl.testing import parameterized
