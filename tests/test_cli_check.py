@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import _kernels as k
-from conftest import run_cli
+from _mmalint_cli import run_cli
 
 # The findings below are those of jax 0.12, whatever jax is installed.
 TARGET = ("--target-jax", "0.12")

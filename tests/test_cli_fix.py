@@ -9,7 +9,7 @@ from pathlib import Path
 
 import _kernels as k
 import pytest
-from conftest import run_cli
+from _mmalint_cli import run_cli
 
 # The findings below are those of jax 0.12, whatever jax is installed.
 TARGET = ("--target-jax", "0.12")

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import REPO
+from _mmalint_cli import REPO
 
 from mmalint.catalog import load_catalog
 from mmalint.docs import pages, stale, write

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import _kernels as k
-from conftest import run_cli
+from _mmalint_cli import run_cli
 
 from mmalint.lint import LintOptions, lint_text
 from mmalint.settings import Settings

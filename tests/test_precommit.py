@@ -11,7 +11,7 @@ from pathlib import Path
 
 import _kernels as k
 import pytest
-from conftest import REPO
+from _mmalint_cli import REPO
 
 PRE_COMMIT = shutil.which("pre-commit", path=str(Path(sys.executable).parent)) or shutil.which("pre-commit")
 

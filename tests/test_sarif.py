@@ -8,7 +8,7 @@ from pathlib import Path
 
 import _kernels as k
 import jsonschema
-from conftest import run_cli
+from _mmalint_cli import run_cli
 
 TARGET = ("--target-jax", "0.12")
 
