@@ -60,7 +60,8 @@ def _role(op: Operand, position: str) -> str:
         return "lhs"
     if kind in ("mma_rhs",):
         return "rhs"
-    if kind == "mma_acc" or (op.layout.name or "").startswith("WGMMA_LAYOUT"):
+    if kind == "mma_acc" or (op.layout.name or "").rsplit(".", 1)[-1] in ("WGMMA_LAYOUT",
+                                                                          "WGMMA"):
         return "acc"
     return {"acc": "acc", "a": "lhs", "b": "rhs"}[position]
 
@@ -76,7 +77,7 @@ def _dims(call: Call) -> tuple[int, int, int, list[str]]:
     m = _known(acc.shape, 0) or _known(a.shape, 0)
     n = _known(acc.shape, 1) or _known(b.shape, 1)
     k = _known(a.shape, 1) or _known(b.shape, 0)
-    notes = []
+    notes: list[str] = []
     tiny = min(a.bits or 16, b.bits or 16) <= 2
     m, n, k = m or DEFAULT_M, n or DEFAULT_N, k or (2 * DEFAULT_K if tiny else DEFAULT_K)
     return m, n, k, notes
@@ -96,10 +97,11 @@ def _layout_dtype(op: Operand, role: str, a: Operand) -> str:
 
 def _layout_kind(op: Operand, role: str) -> str:
     kind = op.layout.kind
-    name = op.layout.name or ""
-    if name == "WGMMA_LAYOUT":
+    # Names come as written: `WGMMA_LAYOUT`, `fa.WGMMA_LAYOUT`, `Layout.WGMMA`...
+    name = (op.layout.name or "").rsplit(".", 1)[-1]
+    if name in ("WGMMA_LAYOUT", "WGMMA"):
         return "wgmma"
-    if name == "WGMMA_LAYOUT_8BIT" or kind == "wgmma_8bit":
+    if name in ("WGMMA_LAYOUT_8BIT", "WGMMA_8BIT") or kind == "wgmma_8bit":
         return "wgmma_8bit"
     if kind in ("strided", "splat", "mma_lhs", "mma_rhs", "mma_acc"):
         return kind

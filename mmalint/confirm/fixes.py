@@ -65,9 +65,7 @@ def _retyped(op: Operand, dtype_name: str, signedness: str | None = None) -> Ope
 
 
 def _with_intended(call: Call, acc: Operand, a: Operand, b: Operand) -> Call:
-    """Put (acc, a, b) back into the slots they were passed in."""
-    if call.argument_order == "a_b_acc":
-        return replace(call, acc=a, a=b, b=acc)
+    """The call with new values by role (the order passed is `argument_order`'s business)."""
     return replace(call, acc=acc, a=a, b=b)
 
 
@@ -121,8 +119,7 @@ def _fix_104(call: Call) -> Call:
 
 
 def _fix_105(call: Call) -> Call:
-    acc, a, b = call.intended
-    return replace(call, acc=acc, a=a, b=b, argument_order="acc_a_b")
+    return replace(call, argument_order="acc_a_b")
 
 
 def _fix_201(call: Call) -> Call:

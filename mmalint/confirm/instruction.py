@@ -101,7 +101,7 @@ def emitted_instruction(call: Call) -> MmaInstruction:
 def data_instruction(call: Call) -> MmaInstruction:
     """The instruction the data needs: roles by meaning, A/B signs from the data's dtype, D as
     Mosaic picks it (s32 for integers, f64 for f64, f32 otherwise)."""
-    acc, a, b = call.intended
+    _, a, b = call.intended
 
     def data_type(op: Operand) -> str:
         data = dtypes.lookup(op.data_dtype) or dtypes.lookup(op.resolved_dtype)

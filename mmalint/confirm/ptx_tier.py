@@ -7,8 +7,14 @@ import time
 from mmalint.confirm.fixes import SILENT_CODES, fixed_call, unmasked_call
 from mmalint.confirm.instruction import MmaInstruction, data_instruction, emitted_instruction
 from mmalint.confirm.ptx import ptx_kernel
-from mmalint.confirm.ptxas import Assembly, Ptxas, assemble, find_ptxas, is_tool_problem, \
-    normalize_arch
+from mmalint.confirm.ptxas import (
+    Assembly,
+    Ptxas,
+    assemble,
+    find_ptxas,
+    is_tool_problem,
+    normalize_arch,
+)
 from mmalint.confirm.signature import APIS, Finding
 from mmalint.confirm.verdict import CONFIRMED, INCONCLUSIVE, PTX_ALLOWS, Verdict, make_verdict
 
@@ -31,6 +37,8 @@ def confirm_ptx(finding: Finding, *, timeout: float = 60.0) -> Verdict:
     start = time.perf_counter()
 
     def verdict(kind: str, evidence: str, **detail: object) -> Verdict:
+        notes = finding.call.notes if finding.call is not None else ()
+        evidence += "".join(f" [{n}]" for n in notes)
         return make_verdict(finding, "ptx", kind, evidence, time.perf_counter() - start,
                             **detail)
 

@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -53,11 +54,15 @@ class Assembly:
 
 @functools.cache
 def find_ptxas() -> Ptxas | None:
-    """`ptxas` on PATH (or under CUDA_HOME / /usr/local/cuda), with its CUDA release."""
+    """`ptxas` on PATH, under CUDA_HOME or /usr/local/cuda, or from a pip `nvidia-cuda-nvcc`
+    wheel (what jax's CUDA packages install), with its CUDA release."""
     candidates = [shutil.which("ptxas")]
     for home in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
         if home:
             candidates.append(str(Path(home) / "bin" / "ptxas"))
+    for entry in sys.path:
+        if entry and Path(entry, "nvidia").is_dir():
+            candidates += sorted(str(p) for p in Path(entry, "nvidia").glob("*/bin/ptxas"))
     for path in candidates:
         if path and os.access(path, os.X_OK):
             return Ptxas(path, _cuda_release(path))

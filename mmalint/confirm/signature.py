@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeGuard
 
@@ -103,17 +103,19 @@ class Call:
     lowering_semantics: str | None = None
     argument_order: str = "acc_a_b"
     target_arch: str | None = None
+    notes: tuple[str, ...] = ()  # facts the reference lowering had to assume
 
     @property
     def passed(self) -> tuple[Operand, Operand, Operand]:
-        """The values in the order the call passes them."""
+        """The values in the order the call passes them: `mma(a, b, acc)` (MMA105) passes the
+        accumulator last."""
+        if self.argument_order == "a_b_acc":
+            return (self.a, self.b, self.acc)
         return (self.acc, self.a, self.b)
 
     @property
     def intended(self) -> tuple[Operand, Operand, Operand]:
-        """(acc, a, b) by meaning: `mma(a, b, acc)` passes the accumulator last."""
-        if self.argument_order == "a_b_acc":
-            return (self.b, self.acc, self.a)
+        """(acc, a, b) by role, whatever the order passed."""
         return (self.acc, self.a, self.b)
 
     def to_json(self) -> dict[str, Any]:
@@ -127,12 +129,23 @@ class Call:
 
 @dataclass(frozen=True)
 class PredictedError:
+    """What jax raises; `match` is "exact", or "prefix" when the message continues with text
+    the analyzer cannot know (layouts, verifier details)."""
+
     exception: str
     message: str
     jax_version: str | None = None
+    match: str = "exact"
+
+    def matches(self, exception: str | None, message: str | None) -> bool:
+        if exception != self.exception or message is None:
+            return False
+        return message.startswith(self.message) if self.match == "prefix" else (
+            message == self.message)
 
     def __str__(self) -> str:
-        return f"{self.exception}: {self.message}"
+        more = "..." if self.match == "prefix" else ""
+        return f"{self.exception}: {self.message}{more}"
 
 
 @dataclass(frozen=True)
@@ -154,8 +167,8 @@ class Finding:
         return f"{self.filename}:{self.row}:{self.column}"
 
 
-def load_findings(path: str | Path, *, stdin_text: str | None = None) -> list[Finding]:
-    """Read and validate a findings file (`-` reads `stdin_text`)."""
+def read_findings(path: str | Path, *, stdin_text: str | None = None) -> list[dict[str, Any]]:
+    """Read a findings file (`-` is `stdin_text`), check its shape, return the raw objects."""
     if str(path) == "-":
         text = stdin_text if stdin_text is not None else ""
         where = "standard input"
@@ -170,7 +183,13 @@ def load_findings(path: str | Path, *, stdin_text: str | None = None) -> list[Fi
     except json.JSONDecodeError as e:
         raise FindingsError(
             f"{where} is not valid JSON: {e.msg} at line {e.lineno} column {e.colno}") from None
-    return parse_findings(data, where=where)
+    parse_findings(data, where=where)
+    return data
+
+
+def load_findings(path: str | Path, *, stdin_text: str | None = None) -> list[Finding]:
+    """Read and validate a findings file into `Finding` records."""
+    return parse_findings(read_findings(path, stdin_text=stdin_text), where=str(path))
 
 
 def parse_findings(data: object, *, where: str = "input") -> list[Finding]:
@@ -257,7 +276,11 @@ def _parse_predicted(raw: object, bad: Any) -> PredictedError | None:
     if not isinstance(exception, str) or not isinstance(message, str):
         raise bad("'predicted_error' needs string 'exception' and 'message'")
     version = raw.get("jax_version")
-    return PredictedError(exception, message, version if isinstance(version, str) else None)
+    match = raw.get("match", "exact")
+    if match not in ("exact", "prefix"):
+        raise bad("'predicted_error.match' must be \"exact\" or \"prefix\"")
+    return PredictedError(exception, message, version if isinstance(version, str) else None,
+                          match)
 
 
 class _SignatureGap(ValueError):
@@ -274,6 +297,15 @@ def _parse_call(raw: Mapping[str, Any]) -> Call:
         if not isinstance(value, dict):
             raise _SignatureGap(f"the call signature has no '{role}' value")
         operands.append(_parse_operand(role, value))
+    notes = []
+    for i, role in ((1, "a"), (2, "b")):
+        if operands[i].mlir is None:
+            operands[i], note = _infer_operand(role, operands[i], operands[0])
+            notes.append(note)
+    for role, op in zip(("acc", "a", "b"), operands, strict=True):
+        if op.mlir is None or dtypes.mlir_bits(op.mlir) is None:
+            raise _SignatureGap(f"the {role} element type is unknown (dtype={op.dtype!r}, "
+                                f"element_type={op.element_type!r})")
     order = raw.get("argument_order") or "acc_a_b"
     if order not in ("acc_a_b", "a_b_acc"):
         raise _SignatureGap(f"unknown argument_order {order!r}")
@@ -285,7 +317,34 @@ def _parse_call(raw: Mapping[str, Any]) -> Call:
         target_jax=target if isinstance(target, str) else None,
         lowering_semantics=semantics.lower() if isinstance(semantics, str) else None,
         argument_order=order, target_arch=str(arch) if arch is not None else None,
+        notes=tuple(notes),
     )
+
+
+# What an operand of unknown dtype most likely is, from the bit width its MMA layout was built
+# for and the accumulator's kind (an int32 accumulator goes with integer operands).
+_FLOAT_FOR_BITS = {16: "bfloat16", 8: "float8_e4m3fn", 32: "float32", 64: "float64"}
+_INT_FOR_BITS = {8: "int8", 4: "int4", 16: "int16", 32: "int32"}
+
+
+def _infer_operand(role: str, op: Operand, acc: Operand) -> tuple[Operand, str]:
+    bits = op.layout.bitwidth
+    if bits is None or acc.mlir is None:
+        raise _SignatureGap(f"the {role} element type is unknown and its layout names no bit "
+                            "width")
+    if dtypes.mlir_is_integer(acc.mlir):
+        name = _INT_FOR_BITS.get(bits)
+        if name and op.signedness == "unsigned":
+            name = "u" + name
+    else:
+        name = _FLOAT_FOR_BITS.get(bits)
+    info = dtypes.lookup(name)
+    if info is None:
+        raise _SignatureGap(f"the {role} element type is unknown ({bits}-bit layout)")
+    signedness = op.signedness or info.natural_signedness
+    guessed = replace(op, dtype=name, element_type=info.mlir, signedness=signedness)
+    return guessed, (f"{role}'s dtype is unknown: built as {name}, from its {bits}-bit "
+                     f"{op.layout.kind} layout")
 
 
 def _parse_operand(role: str, raw: Mapping[str, Any]) -> Operand:
@@ -307,15 +366,11 @@ def _parse_operand(role: str, raw: Mapping[str, Any]) -> Operand:
     shape: tuple[int | None, ...] | None = None
     if isinstance(shape_raw, Sequence) and not isinstance(shape_raw, str):
         shape = tuple(d if _is_int(d) else None for d in shape_raw)
-    operand = Operand(
+    return Operand(
         dtype=_opt_str(dtype), element_type=_opt_str(element_type),
         signedness=_opt_str(signedness), layout=layout, shape=shape,
         data_dtype=_opt_str(raw.get("data_dtype")), source=_opt_str(raw.get("source")),
     )
-    if operand.mlir is None or dtypes.mlir_bits(operand.mlir) is None:
-        raise _SignatureGap(
-            f"the {role} element type is unknown (dtype={dtype!r}, element_type={element_type!r})")
-    return operand
 
 
 def _opt_str(value: object) -> str | None:

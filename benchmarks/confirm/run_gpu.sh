@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# The reference lowering on the GPU machine: run from the repository root.
+#
+#   bash benchmarks/confirm/run_gpu.sh [FINDINGS]      (default benchmarks/confirm/findings.json)
+#
+# 1. all tiers (ptx if ptxas is found, jax with the installed jax on the CPU, gpu with the jax
+#    backend) over every GPU      -> $OUT/confirm-gpu.json
+# 2. the gpu tier again through the bundled CuPy kernel (no jax)    -> $OUT/confirm-gpu-cupy.json
+# 3. the gpu- and jax-marked tests of tests/confirm                -> $OUT/confirm-gpu-tests.txt
+# 4. a Markdown report (date, GPU, driver, CUDA, jax, tables, timings) -> $OUT/confirm-gpu.md
+# Each step has its own time limit so the whole run ends within 8 minutes, whatever hangs.
+set -uo pipefail
+
+cd "$(dirname "$0")/../.."
+OUT="${OUT:-$PWD/confirm-out}"
+mkdir -p "$OUT"
+PY="${PYTHON:-python3}"
+FINDINGS="${1:-benchmarks/confirm/findings.json}"
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+export XLA_PYTHON_CLIENT_PREALLOCATE=false
+
+CPUS=$(nproc 2>/dev/null || echo 4)
+JOBS=$(( CPUS < 8 ? CPUS : 8 ))
+DEVICES=$(nvidia-smi --query-gpu=index --format=csv,noheader 2>/dev/null | paste -sd, -)
+DEVICE_ARGS=()
+if [ -n "$DEVICES" ]; then DEVICE_ARGS=(--devices "$DEVICES"); fi
+echo "findings: $FINDINGS  jobs: $JOBS  devices: ${DEVICES:-none}  out: $OUT"
+START=$(date +%s)
+exec 3>&1  # step reports go to the real stdout, whatever a step's output is redirected to
+
+step() {  # step NAME LIMIT_S COMMAND...: run with a time limit, report its time and status
+  local name=$1 limit=$2; shift 2
+  local t0=$(date +%s)
+  timeout --kill-after=10 "$limit" "$@"
+  local rc=$?
+  echo "[$name] exit $rc after $(( $(date +%s) - t0 )) s (limit $limit s)" >&3
+  return $rc
+}
+
+step "all tiers, jax backend" 130 \
+  "$PY" -m mmalint.confirm.cli "$FINDINGS" --tier all --jobs "$JOBS" "${DEVICE_ARGS[@]}" \
+  --timeout 120 --gpu-backend auto --format json \
+  > "$OUT/confirm-gpu.json" 2> "$OUT/confirm-gpu.stderr"
+
+step "gpu tier, CuPy backend" 70 \
+  "$PY" -m mmalint.confirm.cli "$FINDINGS" --tier gpu --jobs "$JOBS" "${DEVICE_ARGS[@]}" \
+  --timeout 60 --gpu-backend cupy --format json \
+  > "$OUT/confirm-gpu-cupy.json" 2> "$OUT/confirm-gpu-cupy.stderr"
+
+# --confcutdir: tests/conftest.py imports the analyzer (libcst), which this machine lacks;
+# the confirm tests need only their own conftest.
+step "pytest gpu+jax" 200 \
+  "$PY" -m pytest -q -rs -p no:cacheprovider --confcutdir=tests/confirm \
+  -m "gpu or jax" tests/confirm > "$OUT/confirm-gpu-tests.txt" 2>&1
+
+step "report" 20 "$PY" benchmarks/confirm/gpu_report.py "$OUT" > "$OUT/confirm-gpu.md"
+
+echo "total $(( $(date +%s) - START )) s"
+cat "$OUT/confirm-gpu.md"

@@ -1,0 +1,66 @@
+"""The bundled reference lowering: confirm findings with ptxas, jax, and a GPU.
+
+It never runs the checked code. Each finding's `call` signature (docs/json-format.md) is
+rebuilt as a minimal kernel: a PTX `mma.sync` for ptxas (ptx tier), a `mgpu.mma`/`plgpu.mma`
+kernel built and lowered with the installed jax on the CPU (jax tier), and that kernel plus
+its fix run on a GPU against NumPy (gpu tier). Importing this package needs neither jax nor
+libcst: jax is imported only inside worker processes.
+
+Names are loaded on first use, so a worker started in another interpreter (`--python`, which
+may lack rich) imports only the modules it needs.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mmalint.confirm.fixes import FIX_DESCRIPTIONS, SILENT_CODES
+    from mmalint.confirm.report import Summary, print_table, summarize, to_json
+    from mmalint.confirm.runner import confirm_findings, parse_tiers
+    from mmalint.confirm.signature import Finding, FindingsError, load_findings, read_findings
+    from mmalint.confirm.verdict import (
+        CONFIRMED,
+        INCONCLUSIVE,
+        NOT_REPRODUCED,
+        TIERS,
+        Verdict,
+    )
+
+_EXPORTS = {
+    "FIX_DESCRIPTIONS": "fixes", "SILENT_CODES": "fixes",
+    "Summary": "report", "print_table": "report", "summarize": "report", "to_json": "report",
+    "confirm_findings": "runner", "parse_tiers": "runner",
+    "Finding": "signature", "FindingsError": "signature", "load_findings": "signature",
+    "read_findings": "signature",
+    "CONFIRMED": "verdict", "INCONCLUSIVE": "verdict", "NOT_REPRODUCED": "verdict",
+    "TIERS": "verdict", "Verdict": "verdict",
+}
+
+__all__ = [
+    "CONFIRMED",
+    "FIX_DESCRIPTIONS",
+    "INCONCLUSIVE",
+    "NOT_REPRODUCED",
+    "SILENT_CODES",
+    "TIERS",
+    "Finding",
+    "FindingsError",
+    "Summary",
+    "Verdict",
+    "confirm_findings",
+    "load_findings",
+    "parse_tiers",
+    "print_table",
+    "read_findings",
+    "summarize",
+    "to_json",
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'mmalint.confirm' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"mmalint.confirm.{module}"), name)

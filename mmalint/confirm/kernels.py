@@ -1,0 +1,199 @@
+"""Synthesized jax kernels around one MMA call (imported only inside worker processes).
+
+`mgpu.mma` is built the way jax's own `test_warp_mma` builds it (`as_gpu_kernel`, one
+warpgroup, operands from `load_untiled` with the MMA layouts, B loaded through a transposed
+view of an (n, k) buffer); `plgpu.mma` the way Pallas's `test_mma` does (`plgpu.kernel`,
+`plgpu.load(..., layout=Layout.MMA_*)`, the accumulator a `layout_cast` of zeros). Each value
+gets exactly the dtype, `is_signed`, layout and shape of the signature, in the order passed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import inspect
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+Spec = dict[str, Any]
+
+
+def _module(name: str) -> Any:
+    """`from parent import leaf`, typed as Any: this code runs against jax 0.10, 0.11 and 0.12,
+    whose APIs (and type stubs) differ, so it checks for features at run time instead. Some
+    leaves are attributes rather than modules (`jax._src.lib.mlir.ir` in jax 0.11)."""
+    parent, _, leaf = name.rpartition(".")
+    package = importlib.import_module(parent)
+    if hasattr(package, leaf):
+        return getattr(package, leaf)
+    return importlib.import_module(name)
+
+
+def loaded_positions(spec: Spec) -> list[int]:
+    """Positions (in the order passed) of the values that come from a kernel input."""
+    return [i for i, v in enumerate(spec["values"]) if not v["zeros"]]
+
+
+def memory_shape(value: Spec) -> tuple[int, int]:
+    """B operands live in memory as (n, k) and are loaded through a transposed view."""
+    r, c = value["shape"]
+    return (c, r) if value["layout_kind"] == "mma_rhs" else (r, c)
+
+
+def input_structs(spec: Spec) -> list[jax.ShapeDtypeStruct]:
+    return [
+        jax.ShapeDtypeStruct(memory_shape(spec["values"][i]), jnp.dtype(spec["values"][i]["dtype"]))
+        for i in loaded_positions(spec)
+    ]
+
+
+def out_struct(spec: Spec) -> jax.ShapeDtypeStruct:
+    v = spec["values"][0]  # mma returns a value of the accumulator it was passed
+    return jax.ShapeDtypeStruct(tuple(v["shape"]), jnp.dtype(v["dtype"]))
+
+
+def has_plgpu_mma() -> bool:
+    return hasattr(_module("jax.experimental.pallas.mosaic_gpu"), "mma")
+
+
+def _mma_layouts_takes_m_warps(mma_layouts: Any) -> bool:
+    return "m_warps" in inspect.signature(mma_layouts.__init__).parameters
+
+
+def build_mgpu(spec: Spec, in_shapes: Sequence[Any]) -> Callable[..., Any]:
+    """`mgpu.as_gpu_kernel` around `mgpu.mma(*values)`; building it runs the body, so every
+    check `mma` and `FragmentedArray` make raises here. Needs an MLIR context (see
+    `mlir_context`)."""
+    mgpu = _module("jax.experimental.mosaic.gpu")
+    arith = _module("jax._src.lib.mlir.dialects.arith")
+    fa = _module("jax.experimental.mosaic.gpu.fragmented_array")
+    utils = _module("jax.experimental.mosaic.gpu.utils")
+
+    values = spec["values"]
+    loaded = loaded_positions(spec)
+
+    def layout_of(v: Spec) -> Any:
+        kind = v["layout_kind"]
+        if kind in ("mma_lhs", "mma_rhs", "mma_acc"):
+            kwargs = {}
+            # jax 0.10 has no m_warps (always 4): pass it only where the user's code could.
+            if v["m_warps"] is not None and (
+                    v["m_warps"] != 4 or _mma_layouts_takes_m_warps(mgpu.MMALayouts)):
+                kwargs["m_warps"] = v["m_warps"]
+            layouts = mgpu.MMALayouts(
+                utils.dtype_to_ir_type(jnp.dtype(v["layout_dtype"])), **kwargs)
+            return getattr(layouts, {"mma_lhs": "lhs", "mma_rhs": "rhs", "mma_acc": "acc"}[kind])
+        if kind == "wgmma":
+            return fa.WGMMA_LAYOUT
+        if kind == "wgmma_8bit":
+            return fa.WGMMA_LAYOUT_8BIT
+        return None  # splat or strided
+
+    def body(ctx: Any, *refs: Any) -> None:
+        del ctx
+        ref_of = dict(zip(loaded, refs[: len(loaded)], strict=True))
+        out = refs[len(loaded)]
+        frags = []
+        for i, v in enumerate(values):
+            is_signed = v["is_signed"]
+            if v["zeros"]:
+                elt = utils.dtype_to_ir_type(jnp.dtype(v["dtype"]))
+                zero = arith.constant(elt, 0 if jnp.issubdtype(v["dtype"], jnp.integer)
+                                      or v["dtype"] == "bool" else 0.0)
+                frags.append(mgpu.FragmentedArray.splat(
+                    zero, tuple(v["shape"]), layout_of(v), is_signed=is_signed))
+            elif v["layout_kind"] == "strided":
+                frags.append(mgpu.FragmentedArray.load_strided(ref_of[i], is_signed=is_signed))
+            else:
+                ref = ref_of[i]
+                if v["layout_kind"] == "mma_rhs":
+                    ref = utils.memref_transpose(ref, (1, 0))
+                frags.append(mgpu.FragmentedArray.load_untiled(
+                    ref, layout=layout_of(v), is_signed=is_signed, optimized=False))
+        mgpu.mma(*frags).store_untiled(out, optimized=False)
+
+    return mgpu.as_gpu_kernel(
+        body, (1, 1, 1), (128, 1, 1), tuple(in_shapes), out_struct(spec), ())
+
+
+def build_pallas(spec: Spec) -> Callable[..., Any]:
+    """`plgpu.kernel` around `plgpu.mma(*values)` with the signature's lowering semantics.
+    The front-end checks run when it is traced, the lowering checks when it is lowered."""
+    plgpu = _module("jax.experimental.pallas.mosaic_gpu")
+
+    values = spec["values"]
+    loaded = loaded_positions(spec)
+    semantics = (plgpu.LoweringSemantics.Warpgroup if spec["semantics"] == "warpgroup"
+                 else plgpu.LoweringSemantics.Lane)
+
+    def layout_of(v: Spec) -> Any:
+        kind = v["layout_kind"]
+        dtype = jnp.dtype(v["layout_dtype"])
+        # jax 0.11 ignores m_warps and 0.12 takes it; only a non-default value is worth passing.
+        kwargs = {"m_warps": v["m_warps"]} if v["m_warps"] not in (None, 4) else {}
+        if kind == "wgmma":
+            return plgpu.Layout.WGMMA
+        if kind == "wgmma_8bit":
+            return plgpu.Layout.WGMMA_8BIT
+        role_kind = kind if kind in ("mma_lhs", "mma_rhs", "mma_acc") else "mma_" + {
+            "lhs": "lhs", "rhs": "rhs", "acc": "acc"}[v["role"]]
+        maker = {"mma_lhs": plgpu.Layout.MMA_LHS, "mma_rhs": plgpu.Layout.MMA_RHS,
+                 "mma_acc": plgpu.Layout.MMA_ACC}[role_kind]
+        return maker(dtype, **kwargs)
+
+    def body(*refs: Any) -> None:
+        ref_of = dict(zip(loaded, refs[: len(loaded)], strict=True))
+        o_ref = refs[len(loaded)]
+        vals = []
+        for i, v in enumerate(values):
+            if v["zeros"]:
+                zeros = jnp.zeros(tuple(v["shape"]), jnp.dtype(v["dtype"]))
+                vals.append(plgpu.layout_cast(zeros, layout_of(v)))
+            else:
+                ref = ref_of[i].T if v["layout_kind"] == "mma_rhs" else ref_of[i]
+                vals.append(plgpu.load(ref, layout=layout_of(v), optimized=False))
+        o_ref[...] = plgpu.mma(*vals)
+
+    return plgpu.kernel(
+        body, out_type=out_struct(spec),
+        compiler_params=plgpu.CompilerParams(lowering_semantics=semantics),
+    )
+
+
+@contextlib.contextmanager
+def mlir_context() -> Iterator[None]:
+    """An MLIR context with the Mosaic GPU dialect registered, as jax's tests set up."""
+    mgpu = _module("jax.experimental.mosaic.gpu")
+    mlir = _module("jax._src.interpreters.mlir")
+    ir = _module("jax._src.lib.mlir.ir")
+    ctx = mlir.make_ir_context()
+    if getattr(mgpu, "dialect", None) is not None:
+        mgpu.dialect.register_dialect(ctx)
+    with ctx, ir.Location.unknown():
+        yield
+
+
+def build(spec: Spec) -> tuple[Callable[..., Any], list[jax.ShapeDtypeStruct]]:
+    """The jitted kernel for `spec` and the structs of its inputs (for `mgpu.mma`, call it
+    inside `mlir_context()` and keep the context for lowering and running)."""
+    if spec.get("x64"):
+        jax.config.update("jax_enable_x64", True)
+    structs = input_structs(spec)
+    if spec["api"] == "plgpu.mma":
+        return build_pallas(spec), structs
+    return build_mgpu(spec, structs), structs
+
+
+def lowered_text(fn: Callable[..., Any], structs: Sequence[Any]) -> str:
+    """Lower for CUDA on whatever machine this is (no GPU needed) and return the module text."""
+    lowered = jax.jit(fn).trace(*structs).lower(lowering_platforms=("cuda",))
+    return str(lowered.as_text())
+
+
+def as_device_array(values: np.ndarray, dtype: str) -> np.ndarray:
+    """Exact values -> a NumPy array of the jax dtype (ml_dtypes for bf16, fp8, int4)."""
+    return np.asarray(values).astype(jnp.dtype(dtype))

@@ -1,0 +1,191 @@
+"""Confirming findings: one case per finding and tier, spread over worker threads and GPUs.
+
+The threads only wait: ptxas and the jax/GPU workers are separate processes, so `--jobs N`
+runs N of them at once. GPU cases take a device from a pool (`--devices`) and run with
+CUDA_VISIBLE_DEVICES set to it.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import shutil
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from mmalint.confirm.cases import kernel_spec
+from mmalint.confirm.fixes import fixed_call, unmasked_call
+from mmalint.confirm.instruction import data_instruction
+from mmalint.confirm.judge import judge_gpu, judge_jax
+from mmalint.confirm.process import run_worker
+from mmalint.confirm.ptx_tier import confirm_ptx
+from mmalint.confirm.signature import APIS, Finding, parse_findings
+from mmalint.confirm.verdict import INCONCLUSIVE, TIERS, Verdict, make_verdict
+
+Progress = Callable[[int, int, Verdict], None]
+DEFAULT_TIMEOUT = 120.0
+GPU_BACKENDS = ("auto", "jax", "cupy")
+
+
+def gpu_present() -> str | None:
+    """None when an NVIDIA GPU may be present, else why not (checked before any worker starts,
+    so a machine without a GPU answers the gpu tier at once)."""
+    if shutil.which("nvidia-smi") or any(Path("/dev").glob("nvidia[0-9]*")):
+        return None
+    if os.environ.get("CUDA_VISIBLE_DEVICES", None) == "":
+        return "no GPU (CUDA_VISIBLE_DEVICES is empty)"
+    return "no GPU (nvidia-smi not found and no /dev/nvidia* device)"
+
+
+class _DevicePool:
+    """Hands out GPU ids so concurrent cases spread over `devices` (round-robin slots)."""
+
+    def __init__(self, devices: list[int] | None, jobs: int) -> None:
+        self._slots: queue.Queue[int | None] = queue.Queue()
+        ids: list[int | None] = list(devices) if devices else [None]
+        for i in range(max(jobs, len(ids))):
+            self._slots.put(ids[i % len(ids)])
+
+    @contextmanager
+    def device(self) -> Iterator[int | None]:
+        slot = self._slots.get()
+        try:
+            yield slot
+        finally:
+            self._slots.put(slot)
+
+
+class _Confirmer:
+    def __init__(self, *, timeout: float, python: str, gpu_backend: str, seed: int,
+                 devices: _DevicePool) -> None:
+        self.timeout = timeout
+        self.python = python
+        self.gpu_backend = gpu_backend
+        self.seed = seed
+        self.devices = devices
+        self._no_gpu = gpu_present()
+
+    def run(self, finding: Finding, tier: str) -> Verdict:
+        if tier == "ptx":
+            return confirm_ptx(finding, timeout=self.timeout)
+        start = time.perf_counter()
+
+        def early(reason: str) -> Verdict:
+            return make_verdict(finding, tier, INCONCLUSIVE, reason, time.perf_counter() - start)
+
+        if finding.call is None:
+            return early(finding.problem or "no call signature")
+        if finding.call.api not in APIS:
+            return early(f"api {finding.call.api} is not covered by the reference lowering "
+                         "(mgpu.mma and plgpu.mma only)")
+        if tier == "gpu" and self._no_gpu:
+            return early(self._no_gpu)
+        call = unmasked_call(finding.call, finding.masked_by)
+        fixed = fixed_call(call, finding.code)
+        flagged_spec = kernel_spec(call, finding.code)
+        case: dict[str, Any] = {
+            "code": finding.code,
+            "flagged": flagged_spec.to_json(),
+            "fix": kernel_spec(fixed, finding.code, conform=True).to_json() if fixed else None,
+            "seed": self.seed + finding.index,
+            "gpu_backend": self.gpu_backend,
+        }
+        notes = [*call.notes, *flagged_spec.notes]
+        extra: dict[str, Any] = {}
+        if finding.masked_by:
+            notes.append(f"built with {', '.join(finding.masked_by)} fixed first (masked_by)")
+        if tier == "jax":
+            outcome = run_worker(self.python, "mmalint.confirm.jax_worker", case,
+                                 timeout=self.timeout, env={"JAX_PLATFORMS": "cpu"})
+            judged = judge_jax(finding.code, finding.predicted, call.target_jax,
+                               data_instruction(call).text, outcome)
+        else:
+            if finding.code == "MMA202" and self.gpu_backend == "cupy":
+                return early("tier does not apply to MMA202 on the CuPy path: is_signed is a "
+                             "jax attribute")
+            with self.devices.device() as device:
+                env = {"CUDA_VISIBLE_DEVICES": str(device)} if device is not None else {}
+                outcome = run_worker(self.python, "mmalint.confirm.gpu_worker", case,
+                                     timeout=self.timeout, env=env)
+            judged = judge_gpu(finding.code, finding.predicted, call.target_jax,
+                               fixed is not None, outcome)
+            extra["cuda_visible_devices"] = device
+        evidence = judged.evidence + "".join(f" [{n}]" for n in notes)
+        return make_verdict(finding, tier, judged.verdict, evidence,
+                            time.perf_counter() - start, **judged.detail, **extra)
+
+
+def confirm_findings(
+    findings: list[dict[str, Any]],
+    tiers: set[str],
+    jobs: int = 1,
+    devices: list[int] | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    progress: Progress | None = None,
+    *,
+    python: str | None = None,
+    gpu_backend: str = "auto",
+    seed: int = 0,
+) -> list[Verdict]:
+    """Confirm each finding (a dict as `mmalint check --format json` writes it) in each tier.
+
+    Returns one `Verdict` per finding and tier, in input order then tier order (ptx, jax,
+    gpu). Raises `FindingsError` when the findings have the wrong shape and `ValueError` for a
+    bad tier or backend. `progress(done, total, verdict)` is called as each case finishes.
+    `python` is the interpreter for jax and GPU workers (default: this one).
+    """
+    unknown = set(tiers) - set(TIERS)
+    if unknown:
+        raise ValueError(f"unknown tier(s): {', '.join(sorted(unknown))} (ptx, jax, gpu)")
+    if gpu_backend not in GPU_BACKENDS:
+        raise ValueError(f"unknown GPU backend {gpu_backend!r} ({', '.join(GPU_BACKENDS)})")
+    parsed = parse_findings(findings)
+    tasks = [(f, tier) for f in parsed for tier in TIERS if tier in tiers]
+    jobs = max(1, jobs)
+    confirmer = _Confirmer(timeout=timeout, python=python or sys.executable,
+                           gpu_backend=gpu_backend, seed=seed,
+                           devices=_DevicePool(devices, jobs))
+    results: list[Verdict | None] = [None] * len(tasks)
+    done = 0
+    lock = threading.Lock()
+
+    def work(i: int) -> None:
+        nonlocal done
+        finding, tier = tasks[i]
+        start = time.perf_counter()
+        try:
+            verdict = confirmer.run(finding, tier)
+        except Exception as e:  # one odd signature must not end the run for the others
+            verdict = make_verdict(
+                finding, tier, INCONCLUSIVE,
+                f"the reference lowering failed on this case: {type(e).__name__}: {e}",
+                time.perf_counter() - start)
+        with lock:
+            results[i] = verdict
+            done += 1
+            if progress is not None:
+                progress(done, len(tasks), verdict)
+
+    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="mmalint-confirm") as pool:
+        for future in [pool.submit(work, i) for i in range(len(tasks))]:
+            future.result()
+    return [v for v in results if v is not None]
+
+
+def parse_tiers(text: str | Iterable[str]) -> set[str]:
+    """`all`, one tier, or a comma-separated list -> a set of tier names."""
+    items = text.split(",") if isinstance(text, str) else list(text)
+    tiers: set[str] = set()
+    for item in (i.strip() for i in items):
+        if item == "all":
+            tiers |= set(TIERS)
+        elif item:
+            tiers.add(item)
+    return tiers
+
