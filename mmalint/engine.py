@@ -137,6 +137,14 @@ def parse_arch(arch: str) -> tuple[int, int] | None:
     return int(match.group(1)), int(match.group(2))
 
 
+def _known_facts(call: MmaCall) -> int:
+    return sum(
+        (op.element_type is not None) + (op.signedness is not None) + (op.layout is not None)
+        + (op.shape is not None) + (op.data_dtype is not None)
+        for op in (call.acc, call.a, call.b)
+    )
+
+
 def _fully_known(call: MmaCall) -> bool:
     return all(
         op.element_type is not None and op.signedness is not None
@@ -156,7 +164,9 @@ def _range(origin: Origin) -> Range:
 def _diagnostic(findings: list[Finding]) -> Diagnostic:
     """One diagnostic for a rule at a call site, whatever the number of worlds it holds in."""
     worldless = [f for f in findings if not f.call.site.context.world]
-    first = worldless[0] if worldless else findings[0]
+    # Describe the call from the path that knew the most about it (a kernel analysed blind and
+    # launched with known refs is the same call): its facts and prediction are the sharpest.
+    first = max(findings, key=lambda f: (_known_facts(f.call), not f.call.site.context.world))
     worlds: list[dict[str, str]] = []
     if not worldless:
         for f in findings:

@@ -44,6 +44,7 @@ from mmalint.analysis.values import (
     Partial,
     Ref,
     RefAt,
+    Registers,
     Semantics,
     TupleVal,
     Unknown,
@@ -174,6 +175,8 @@ class ApiModel:
                 return value.layout
             if attr == "shape":
                 return value.shape
+            if attr == "registers":
+                return Registers(value.ir_type)
             return Method(value, attr)
         if isinstance(value, Array):
             if attr == "dtype":
@@ -578,6 +581,11 @@ class ApiModel:
         h["lax.fori_loop"] = self._fori_loop
         # Python
         h["functools.partial"] = self._partial
+        h["functools.cache"] = lambda a, n, f, b: a.get(0, "user_function")
+        h["functools.lru_cache"] = self._lru_cache
+        h["itertools.product"] = self._product
+        h["plgpu.transpose_ref"] = self._transpose_ref
+        h["plgpu.as_torch_kernel"] = self._as_torch_kernel
         h["functools.wraps"] = lambda a, n, f, b: Api("builtins.identity_decorator")
         h["builtins.identity_decorator"] = lambda a, n, f, b: a.get(0, "f")
         h["jax.jit"] = self._jit
@@ -875,8 +883,9 @@ class ApiModel:
         )
 
     def _fragment_ctor(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
+        registers = args.keywords.get("_registers", UNKNOWN)
         return Fragment(
-            UNKNOWN,
+            registers.ir_type if isinstance(registers, Registers) else UNKNOWN,
             args.keywords.get("_is_signed", UNKNOWN),
             args.keywords.get("_layout", UNKNOWN),
             UNKNOWN,
@@ -1014,20 +1023,26 @@ class ApiModel:
                 merged.setdefault(key, args.positional[1])
             if not args.complete:
                 merged["__blind__"] = TRUE
-            return Kernel(kernel.api, body, tuple(merged.items()), kernel.self_value)
+            return Kernel(kernel.api, body, tuple(merged.items()), kernel.self_value, origin=kernel.origin)
         kwargs = dict(kernel.kwargs)
         if kernel.api == "plgpu.emit_pipeline":
             return self._run_pipeline(kernel, kwargs, args, node, frame, block)
         refs: list[Value] = []
         complete = args.complete and "__blind__" not in kwargs
+        torch_inputs = "__torch__" in kwargs  # dtypes of torch tensors are not modelled
         for value in args.positional:
-            ref = _as_ref(value) if complete else UNKNOWN
+            ref = _as_ref(value) if complete and not torch_inputs else UNKNOWN
             if isinstance(ref, Ref):
                 # jax converts kernel inputs to jax arrays: 64-bit data is 32-bit without x64.
                 ref = Ref(self.jax_dtype(ref.dtype), ref.shape, origin=ref.origin)
             refs.append(ref)
         out = kwargs.get("out_type", kwargs.get("out_shape"))
         scratch = kwargs.get("scratch_types", kwargs.get("scratch_shapes", TupleVal(())))
+        scratch_keywords: dict[str, Value] = {}
+        if isinstance(scratch, DictVal):
+            # A dict of scratch types reaches the body as keyword arguments.
+            scratch_keywords = {k: _as_ref(v) for k, v in scratch.items}
+            scratch = TupleVal(())
         for tree in (out, scratch):
             leaves = _leaves(tree) if tree is not None else None
             if leaves is None:
@@ -1040,7 +1055,8 @@ class ApiModel:
         params = kwargs.get("compiler_params", NONE)
         semantics: Value
         if _is_none(params):
-            semantics = Semantics("default", origin=_origin(block, node))
+            # The note belongs where `compiler_params=` would go: the plgpu.kernel(...) call.
+            semantics = Semantics("default", origin=kernel.origin or _origin(block, node))
         elif isinstance(params, CompilerParams):
             semantics = params.semantics
         else:
@@ -1049,7 +1065,9 @@ class ApiModel:
             refs = []
         with self.interp.with_context(in_kernel=True, semantics=semantics):
             try:
-                self.interp.call_value(kernel.body, CallArgs(refs, {}, [], {}, complete), node, frame, block)
+                self.interp.call_value(
+                    kernel.body, CallArgs(refs, scratch_keywords, [], {}, complete), node, frame, block
+                )
             except _Diverges():
                 pass
         return _out_arrays(out, block, node)
@@ -1116,6 +1134,39 @@ class ApiModel:
         if not args.complete:
             return UNKNOWN
         return Partial(func, tuple(args.positional[1:]), tuple(args.keywords.items()))
+
+    def _lru_cache(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
+        first = args.positional[0] if args.positional else None
+        if isinstance(first, Func | Partial | Kernel):
+            return first  # `@functools.lru_cache` on a function
+        return Api("builtins.identity_decorator")  # `@functools.lru_cache(maxsize=None)`
+
+    def _product(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
+        if args.keywords or not args.complete:
+            return UNKNOWN
+        pools = [self.iterate(v) for v in args.positional]
+        if any(p is None for p in pools):
+            return UNKNOWN
+        combos: list[tuple[Value, ...]] = [()]
+        for pool in pools:
+            assert pool is not None
+            combos = [c + (item,) for c in combos for item in pool]
+            if len(combos) > 256:
+                return UNKNOWN
+        return TupleVal(tuple(TupleVal(c) for c in combos))
+
+    def _transpose_ref(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
+        ref = args.get(0, "ref")
+        if not isinstance(ref, Ref):
+            return UNKNOWN
+        return self._memref_transpose(args, node, frame, block)
+
+    def _as_torch_kernel(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
+        """`plgpu.as_torch_kernel(kernel)(x, y)`: a launch whose inputs are torch tensors."""
+        kernel = args.get(0, "fn")
+        if isinstance(kernel, Kernel) and kernel.body is not None:
+            return Kernel(kernel.api, kernel.body, (*kernel.kwargs, ("__torch__", TRUE)), kernel.self_value)
+        return UNKNOWN
 
     def _jit(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
         if args.positional:

@@ -9,6 +9,7 @@ checked code: values are facts (`values.py`), and what it cannot decide is `UNKN
 from __future__ import annotations
 
 import enum
+import itertools
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -157,6 +158,7 @@ class Interpreter:
         self._steps = 0
         self._local_names_cache: dict[int, frozenset[str]] = {}
         self._current_module_block: Block | None = None
+        self._metaclass_cache: dict[int, dict[str, Value]] = {}
         # > 0 while running a branch or loop body whose running is not certain: stores into
         # shared mutable objects there cannot be taken as facts.
         self._uncertainty = 0
@@ -253,6 +255,9 @@ class Interpreter:
     def class_attr(self, cls: ClassVal, name: str) -> Value | None:
         """A class attribute, looked up through the bases defined in this module."""
         for klass in self._mro(cls):
+            set_by_metaclass = self._metaclass_attrs(klass)
+            if name in set_by_metaclass:
+                return set_by_metaclass[name]
             attrs = klass.attrs
             if name not in attrs:
                 continue
@@ -265,6 +270,42 @@ class Interpreter:
             assert isinstance(entry, Value)
             return entry
         return None
+
+    def _metaclass_attrs(self, cls: ClassVal) -> dict[str, Value]:
+        """Attributes a metaclass of the module sets from class keywords.
+
+        jax's Pallas tests declare `class PallasCallWGTest(PallasCallTest,
+        lowering_semantics=plgpu.LoweringSemantics.Warpgroup)`, and the metaclass's `__new__`
+        does `cls.LOWERING_SEMANTICS = lowering_semantics`: each class gets its own keyword's
+        value, or the parameter's default.
+        """
+        cached = self._metaclass_cache.get(id(cls))
+        if cached is not None:
+            return cached
+        self._metaclass_cache[id(cls)] = {}
+        meta: Value | None = None
+        for klass in self._mro(cls):
+            meta = dict(klass.keywords).get("metaclass")
+            if meta is not None:
+                break
+        result: dict[str, Value] = {}
+        new = self.class_attr(meta, "__new__") if isinstance(meta, ClassVal) else None
+        if isinstance(new, Func) and isinstance(new.node, cst.FunctionDef):
+            defaults = dict(new.defaults)
+            keywords = dict(cls.keywords)
+            params = {p.name.value for p in new.node.params.kwonly_params}
+            for statement in _walk_statements(new.node.body):
+                if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+                    continue
+                target, value = statement.targets[0].target, statement.value
+                if (
+                    isinstance(target, cst.Attribute)
+                    and isinstance(value, cst.Name)
+                    and value.value in params
+                ):
+                    result[target.attr.value] = keywords.get(value.value, defaults.get(value.value, UNKNOWN))
+        self._metaclass_cache[id(cls)] = result
+        return result
 
     def _mro(self, cls: ClassVal) -> Iterator[ClassVal]:
         seen: set[int] = set()
@@ -343,13 +384,20 @@ class Interpreter:
             isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
             for d in node.decorators
         )
-        for world in worlds:
+        receivers: list[tuple[ClassVal | None, tuple[WorldBinding, ...]]] = [(cls, ())]
+        if cls is not None and node.name.value.startswith("test"):
+            # A test method runs once per concrete class that inherits it (jax's WG subclasses).
+            receivers += [
+                (sub, (WorldBinding("class", sub.name, sub.origin),))
+                for sub in self._subclasses_inheriting(cls, node.name.value)
+            ]
+        for (receiver, class_binding), world in itertools.product(receivers, worlds):
             positional: list[Value] = []
-            if cls is not None and not is_static:
-                positional.append(Instance(cls))
+            if receiver is not None and not is_static:
+                positional.append(Instance(receiver))
             positional.extend(world.positional)
             args = Args(positional, dict(world.keywords), [], {}, world.complete)
-            self.context = Context(world=world.bindings)
+            self.context = Context(world=(*class_binding, *world.bindings))
             self._defined = []
             self._invoked = set()
             self._steps = 0
@@ -361,6 +409,32 @@ class Interpreter:
             finally:
                 self.context = Context()
                 self._stack = []
+
+    def _subclasses_inheriting(self, cls: ClassVal, method: str) -> list[ClassVal]:
+        found = []
+        for block in self.source.blocks:
+            if block.kind != "class" or block.name is None or block.name == cls.name:
+                continue
+            try:
+                sub = self.global_value(block.name)
+            except BlockParseError:
+                continue
+            if not isinstance(sub, ClassVal) or sub is cls:
+                continue
+            chain = list(self._mro(sub))
+            if cls not in chain:
+                continue
+            # Not if a class between them overrides the method.
+            overridden = False
+            for klass in chain:
+                if klass is cls:
+                    break
+                if method in klass.attrs:
+                    overridden = True
+                    break
+            if not overridden:
+                found.append(sub)
+        return found
 
     def _run_uninvoked(self) -> None:
         """Nested functions never called with known arguments still get analysed, blind."""
@@ -771,10 +845,7 @@ class Interpreter:
         exits: list[dict[str, Value]] = []
         for item in items:
             self.assign(stmt.target, item, frame, block)
-            label = _label(item) if name is not None else None
-            world = self.context.world
-            if label is not None and name is not None:
-                world = (*world, WorldBinding(name, label, item.origin))
+            world = (*self.context.world, *_loop_bindings(stmt.target, item, name))
             with self.with_context(world=world):
                 flow, breaks, continues = self._run_loop_body(body, frame, block)
             exits.extend(breaks)
@@ -1033,8 +1104,43 @@ class Interpreter:
             return value
         if isinstance(node, cst.Ellipsis):
             return Const(...)
-        # Comprehensions, f-strings, await, yield, sets: not modelled.
+        if isinstance(node, cst.ListComp | cst.GeneratorExp | cst.SetComp):
+            items = self._comprehension(node, frame, block)
+            if items is None:
+                return UNKNOWN
+            return TupleVal(tuple(items), not isinstance(node, cst.GeneratorExp))
+        # Dict comprehensions, f-strings, await, yield, sets: not modelled.
         return UNKNOWN
+
+    def _comprehension(
+        self, node: cst.ListComp | cst.GeneratorExp | cst.SetComp, frame: Frame, block: Block
+    ) -> list[Value] | None:
+        """`[f(x) for x in KNOWN if cond]` over known, small iterables; None otherwise."""
+        scope = Frame(self, frame, frozenset(), block)
+        results: list[Value] = []
+
+        def run(clause: cst.CompFor | None) -> bool:
+            if clause is None:
+                results.append(self.eval(node.elt, scope, block))
+                return len(results) <= MAX_UNROLL * 4
+            iterable = self.eval(clause.iter, scope, block)
+            items = self.apis.iterate(iterable)
+            if items is None:
+                return False
+            for item in items:
+                self.assign(clause.target, item, scope, block)
+                keep: bool | None = True
+                for condition in clause.ifs:
+                    keep = self.apis.truth(self.eval(condition.test, scope, block))
+                    if keep is not True:
+                        break
+                if keep is None:
+                    return False
+                if keep and not run(clause.inner_for_in):
+                    return False
+            return True
+
+        return results if run(node.for_in) else None
 
     def _eval_elements(
         self, elements: Sequence[cst.BaseElement], frame: Frame, block: Block
@@ -1305,6 +1411,40 @@ def _target_name(target: cst.BaseAssignTargetExpression) -> str | None:
         parts = [e.value.value for e in target.elements if isinstance(e.value, cst.Name)]
         return ", ".join(parts) if len(parts) == len(target.elements) else None
     return None
+
+
+def _walk_statements(suite: cst.BaseSuite) -> Iterator[cst.BaseSmallStatement | cst.BaseStatement]:
+    """The small statements of a function body, not descending into nested scopes."""
+    for statement in _body(suite):
+        if isinstance(statement, cst.SimpleStatementLine):
+            yield from statement.body
+        elif isinstance(statement, cst.If | cst.For | cst.While | cst.With | cst.Try):
+            yield statement
+            yield from _walk_statements(statement.body)
+        else:
+            yield statement
+
+
+def _loop_bindings(
+    target: cst.BaseAssignTargetExpression, item: Value, name: str | None
+) -> tuple[WorldBinding, ...]:
+    """The world a loop iteration adds: `dtype=jnp.int8`, or one binding per unpacked name."""
+    if (
+        isinstance(target, cst.Tuple)
+        and isinstance(item, TupleVal)
+        and len(target.elements) == len(item.items)
+        and all(isinstance(e.value, cst.Name) for e in target.elements)
+    ):
+        bindings = []
+        for element, value in zip(target.elements, item.items, strict=True):
+            label = _label(value)
+            if label is not None and isinstance(element.value, cst.Name):
+                bindings.append(WorldBinding(element.value.value, label, value.origin))
+        return tuple(bindings)
+    label = _label(item) if name is not None else None
+    if label is None or name is None:
+        return ()
+    return (WorldBinding(name, label, item.origin),)
 
 
 def _label(value: Value) -> str | None:

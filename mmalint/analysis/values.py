@@ -354,3 +354,10 @@ class RefAt(Value):
     """`ref.at`, waiting for its index."""
 
     ref: Value
+
+
+@dataclass(frozen=True)
+class Registers(Value):
+    """`frag.registers`: the register array of a FragmentedArray, with its element type."""
+
+    ir_type: Value

@@ -63,9 +63,14 @@ def evaluate(call: MmaCall, catalog: Catalog) -> list[Finding]:
         outcome = CONDITIONS[order_check.id](call, table)[0]
         if outcome.status:
             # jax raises for the values as passed; the finding describes them by their roles.
-            first = _first_raise(call, checks, table)
-            predicted = _predicted(first[0], first[1], call, version) if first else None
-            call = call.swapped()
+            # Building the values does not depend on the argument order: construction checks
+            # see them by role; the MMA's own checks see them as passed.
+            by_role = call.swapped()
+            first = _first_raise(call, checks, table, by_role)
+            predicted = None
+            if first is not None:
+                predicted = _predicted(first[0], first[1], first[2], version)
+            call = by_role
             findings.append(_finding(catalog, order_check, Outcome(True, "acc"), call, predicted, None))
 
     first_raise: str | None = None if not findings else findings[0].rule.code
@@ -95,14 +100,15 @@ def _applies(check: Check, call: MmaCall) -> bool:
 
 
 def _first_raise(
-    call: MmaCall, checks: list[Check], table: dict[str, object]
-) -> tuple[Check, Outcome] | None:
+    call: MmaCall, checks: list[Check], table: dict[str, object], by_role: MmaCall | None = None
+) -> tuple[Check, Outcome, MmaCall] | None:
     for check in checks:
-        if not check.raises or not _applies(check, call):
+        subject = by_role if by_role is not None and check.stage == "construct" else call
+        if not check.raises or not _applies(check, subject):
             continue
-        for outcome in CONDITIONS[check.id](call, table):  # type: ignore[arg-type]
+        for outcome in CONDITIONS[check.id](subject, table):  # type: ignore[arg-type]
             if outcome.status:
-                return check, outcome
+                return check, outcome, subject
     return None
 
 

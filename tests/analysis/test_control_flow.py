@@ -508,7 +508,6 @@ def test_dict_config() -> None:
     assert only(report, "MMA102")["world"] == {"name": "'fp8'"}
 
 
-@pytest.mark.xfail(strict=True, reason="GAP: @functools.cache / lru_cache on a kernel factory hides the call")
 def test_cached_kernel_factory() -> None:
     # Libraries cache their kernel builders; the cache must not hide the call.
     code = '''

@@ -536,7 +536,6 @@ def test_as_torch_kernel_binds_scratch_refs() -> None:
     assert only(report, "MMA101")["call"]["a"]["dtype"] == "int8"
 
 
-@pytest.mark.xfail(strict=True, reason="GAP: scratch_types given as a dict (passed to the body as keywords) are not bound")
 @pytest.mark.parametrize("version", PALLAS_VERSIONS)
 def test_scratch_types_dict_binds_keyword_refs(version: str) -> None:
     # jax's mgpu_examples and tokamax's sm80 attention allocate scratch with a dict.

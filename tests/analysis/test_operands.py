@@ -297,7 +297,6 @@ def test_broadcasted_iota_operand() -> None:
     check(code, ["MMA101"])
 
 
-@pytest.mark.xfail(strict=True, reason="GAP: FragmentedArray(_registers=x.registers, ...) loses x's element type")
 def test_raw_constructor_rewrapping_known_registers() -> None:
     # The registers of a signed int32 array re-wrapped as unsigned: MMA201.
     code = '''
@@ -488,7 +487,6 @@ def test_mma_result_is_the_next_accumulator(version: str) -> None:
     assert len(all_of(report, "MMA102")) == 1
 
 
-@pytest.mark.xfail(strict=True, reason="GAP: plgpu.transpose_ref(ref, perm) loses the ref's dtype (jax tests and attention kernels use it for B)")
 @pytest.mark.parametrize("version", PALLAS_VERSIONS)
 def test_transpose_ref_keeps_the_dtype(version: str) -> None:
     code = '''
@@ -589,7 +587,6 @@ def test_accumulator_passed_last_is_described_by_role() -> None:
     assert row_of(ACC_LAST, "acc = mgpu.FragmentedArray.splat(") in rows
 
 
-@pytest.mark.xfail(strict=True, reason="GAP: a call reached both blind (the kernel def as a root) and launched reports the blind path's facts (a/b dtype null, wrong predicted_error)")
 def test_diagnostic_describes_the_best_known_path() -> None:
     report = lint(ACC_LAST)
     diag = only(report, "MMA105")

@@ -99,7 +99,6 @@ def test_default_semantics_note_names_the_version() -> None:
     assert "no lowering_semantics given: jax 0.11 defaults to Warpgroup" in related_rows(diag).values()
 
 
-@pytest.mark.xfail(strict=True, reason="GAP: the 'no lowering_semantics given' note points at the launch `matmul(...)`, not at `plgpu.kernel(...)` where compiler_params goes")
 def test_default_semantics_note_points_at_the_kernel_factory() -> None:
     imports, prelude, launch, _ = LAUNCHERS["default"]
     code = KERNEL.format(imports=imports, prelude=prelude, launcher=launch, dtype="jnp.uint8")
