@@ -307,10 +307,10 @@ def _report(
     def source_lines(name: str) -> list[str] | None:
         if name not in cache:
             if stdin_text is not None and name == stdin_name:
-                cache[name] = stdin_text.splitlines(keepends=True)
+                cache[name] = _split_lines(stdin_text)
             else:
                 try:
-                    cache[name] = decode(Path(name).read_bytes()).text.splitlines(keepends=True)
+                    cache[name] = _split_lines(decode(Path(name).read_bytes()).text)
                 except (OSError, InputError):
                     cache[name] = None
         return cache[name]
@@ -541,5 +541,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_ERROR
 
 
+def _split_lines(text: str) -> list[str]:
+    from mmalint.analysis.source import split_lines
+
+    return split_lines(text)
+
+
 if __name__ == "__main__":
     sys.exit(main())
+

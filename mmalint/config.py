@@ -6,6 +6,7 @@ override it. Unknown keys, unknown rule codes and malformed values are errors (e
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import fnmatch
 import re
@@ -236,10 +237,8 @@ def is_excluded(path: Path, settings: Settings) -> bool:
     resolved = path.resolve()
     candidates = [path.name, path.as_posix()]
     if settings.project_root is not None:
-        try:
+        with contextlib.suppress(ValueError):
             candidates.append(resolved.relative_to(settings.project_root).as_posix())
-        except ValueError:
-            pass
     for pattern in patterns:
         for candidate in candidates:
             if fnmatch.fnmatch(candidate, pattern) or fnmatch.fnmatch(candidate, pattern.rstrip("/") + "/*"):
@@ -257,7 +256,7 @@ def describe(settings: Settings) -> str:
         f"select          : {', '.join(settings.select)}",
         f"extend-select   : {', '.join(settings.extend_select) or '-'}",
         f"ignore          : {', '.join(settings.ignore) or '-'}",
-        f"per-file-ignores: "
+        "per-file-ignores: "
         + (", ".join(f"{p} = [{', '.join(c)}]" for p, c in settings.per_file_ignores) or "-"),
         f"exclude         : {', '.join(settings.exclude)}",
         f"extend-exclude  : {', '.join(settings.extend_exclude) or '-'}",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,10 +52,8 @@ class Settings:
         path = Path(filename)
         candidates = [path.name, path.as_posix()]
         if self.project_root is not None:
-            try:
+            with contextlib.suppress(ValueError):
                 candidates.append(path.resolve().relative_to(self.project_root).as_posix())
-            except ValueError:
-                pass
         codes: list[str] = []
         for pattern, ignored in self.per_file_ignores:
             if any(fnmatch.fnmatch(c, pattern) for c in candidates):

@@ -10,7 +10,15 @@ from __future__ import annotations
 import pytest
 
 from mmalint.catalog import load_catalog
-from mmalint.drift import MMA_PY, PALLAS_CORE, PALLAS_PRIMITIVES, compare, installed_jax_file, normalize, raises_in
+from mmalint.drift import (
+    MMA_PY,
+    PALLAS_CORE,
+    PALLAS_PRIMITIVES,
+    compare,
+    installed_jax_file,
+    normalize,
+    raises_in,
+)
 from mmalint.jaxversion import installed_jax_version
 
 pytestmark = pytest.mark.jax

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 import operator
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
@@ -156,7 +156,8 @@ class ApiModel:
             if attr in ("lhs", "rhs", "acc"):
                 bits = as_int(value.bits)
                 m_warps = as_int(value.m_warps)
-                kind: LayoutKind = {"lhs": "mma_lhs", "rhs": "mma_rhs", "acc": "mma_acc"}[attr]
+                kinds: dict[str, LayoutKind] = {"lhs": "mma_lhs", "rhs": "mma_rhs", "acc": "mma_acc"}
+                kind = kinds[attr]
                 return Layout(
                     kind,
                     bits if attr != "acc" else None,
@@ -241,7 +242,7 @@ class ApiModel:
         if isinstance(value, Const):
             try:
                 return bool(value.value)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 return None
         if isinstance(value, TupleVal):
             return bool(value.items)
@@ -315,7 +316,7 @@ class ApiModel:
                 return None
             try:
                 return bool(fn(left.value, right.value))
-            except Exception:  # noqa: BLE001
+            except Exception:
                 return None
         return None
 
@@ -344,13 +345,17 @@ class ApiModel:
                 if any(p is False for p in parts):
                     return False
                 return True if all(p is True for p in parts) else None
-            if isinstance(left, Layout) and isinstance(right, Layout):
-                if None in (left.bits, right.bits, left.m_warps, right.m_warps) and left.kind == right.kind:
-                    return None
+            if (
+                isinstance(left, Layout)
+                and isinstance(right, Layout)
+                and left.kind == right.kind
+                and None in (left.bits, right.bits, left.m_warps, right.m_warps)
+            ):
+                return None
             if isinstance(left, Const) and isinstance(right, Const):
                 try:
                     return bool(left.value == right.value)
-                except Exception:  # noqa: BLE001
+                except Exception:
                     return None
             return left == right
         if isinstance(left, Api) and isinstance(right, Api) and not (left.is_module or right.is_module):
@@ -368,7 +373,7 @@ class ApiModel:
                 if op == "**" and isinstance(right.value, int) and abs(right.value) > 64:
                     return UNKNOWN
                 result = fn(left.value, right.value)
-            except Exception:  # noqa: BLE001
+            except Exception:
                 return UNKNOWN
             if isinstance(result, int) and abs(result) > 1 << 64:
                 return UNKNOWN
@@ -421,8 +426,10 @@ class ApiModel:
                 return UNKNOWN
             if isinstance(index, TupleVal) and index.items and index.items[0] == Const("slice"):
                 bounds = [b.value if isinstance(b, Const) else ... for b in index.items[1:]]
-                if all(b is None or isinstance(b, int) for b in bounds):
-                    return TupleVal(value.items[slice(*bounds)], value.is_list)
+                ints = [b for b in bounds if b is None or isinstance(b, int)]
+                if len(ints) == len(bounds):
+                    lo, hi, step = ([*ints, None, None, None])[:3]
+                    return TupleVal(value.items[slice(lo, hi, step)], value.is_list)
             return UNKNOWN
         if isinstance(value, DictVal) and isinstance(index, Const) and isinstance(index.value, str):
             found = value.get(index.value)
@@ -596,7 +603,7 @@ class ApiModel:
             handler = getattr(self, f"_builtin_{name}", None)
             if handler is not None:
                 h[f"builtins.{name}"] = handler
-        h["math.prod"] = self._math(math.prod)
+        h["math.prod"] = self._math(lambda *xs: math.prod(xs))
         h["math.ceil"] = self._math(math.ceil)
         h["math.gcd"] = self._math(math.gcd)
         h["math.lcm"] = self._math(math.lcm)
@@ -839,7 +846,7 @@ class ApiModel:
             ir_type: Value = UNKNOWN
             if isinstance(dtype, DType):
                 ir_type = IrType(dtype.info.mlir, origin=dtype.origin)
-            shape = UNKNOWN
+            shape: Value = UNKNOWN
             if isinstance(ref, Ref):
                 shape = _untiled_shape(ref.shape) if tiled else ref.shape
             return Fragment(
@@ -1085,7 +1092,9 @@ class ApiModel:
         complete = args.complete and carry is not None
         if complete and carry is not None and not _is_none(carry):
             refs.append(carry)
-        result = UNKNOWN
+        result: Value = UNKNOWN
+        if kernel.body is None:
+            return UNKNOWN
         try:
             result = self.interp.call_value(kernel.body, CallArgs(refs, {}, [], {}, complete), node, frame, block)
         except _Diverges():
@@ -1150,7 +1159,7 @@ class ApiModel:
         combos: list[tuple[Value, ...]] = [()]
         for pool in pools:
             assert pool is not None
-            combos = [c + (item,) for c in combos for item in pool]
+            combos = [(*c, item) for c in combos for item in pool]
             if len(combos) > 256:
                 return UNKNOWN
         return TupleVal(tuple(TupleVal(c) for c in combos))
@@ -1182,10 +1191,8 @@ class ApiModel:
             if any(i is None for i in ints):
                 return UNKNOWN
             try:
-                if fn is math.prod:
-                    return Const(math.prod(ints))  # type: ignore[arg-type]
                 return Const(fn(*ints))
-            except Exception:  # noqa: BLE001
+            except Exception:
                 return UNKNOWN
 
         return handler
@@ -1263,12 +1270,12 @@ class ApiModel:
     def _builtin_str(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
         return self._convert(args, str)
 
-    def _convert(self, args: Args, fn: Callable[[object], object]) -> Value:
+    def _convert(self, args: Args, fn: Callable[[Any], object]) -> Value:
         v = args.get(0, "x")
         if isinstance(v, Const) and len(args.positional) == 1:
             try:
                 return Const(fn(v.value))
-            except Exception:  # noqa: BLE001
+            except Exception:
                 return UNKNOWN
         return UNKNOWN
 
@@ -1294,11 +1301,11 @@ class ApiModel:
             return UNKNOWN
         try:
             return Const(fn([v.value for v in values if isinstance(v, Const)]))
-        except Exception:  # noqa: BLE001
+        except Exception:
             return UNKNOWN
 
     def _builtin_abs(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
-        return self._convert(args, abs)  # type: ignore[arg-type]
+        return self._convert(args, abs)
 
     def _builtin_getattr(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
         name = args.get(1, "name")
@@ -1323,7 +1330,7 @@ class ApiModel:
         lists = [self.iterate(v) for v in args.positional]
         if not lists or any(x is None for x in lists):
             return UNKNOWN
-        return TupleVal(tuple(TupleVal(t) for t in zip(*lists, strict=False)))  # type: ignore[arg-type]
+        return TupleVal(tuple(TupleVal(tuple(t)) for t in zip(*[x or [] for x in lists], strict=False)))
 
     def _builtin_print(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
         return NONE
@@ -1367,7 +1374,7 @@ class ApiModel:
         if isinstance(receiver, Array | Unknown):
             if name == "astype":
                 target = args.get(0, "dtype")
-                if isinstance(target, IrType) or isinstance(receiver, Unknown) and "is_signed" in args.keywords:
+                if isinstance(target, IrType) or (isinstance(receiver, Unknown) and "is_signed" in args.keywords):
                     return Fragment(target, self._signed_arg(args, "is_signed", node, block),
                                     UNKNOWN, UNKNOWN, UNKNOWN, created=_origin(block, node),
                                     how="converted")
@@ -1518,7 +1525,8 @@ def _pallas_layout(member: str, args: Args, block: Block, node: cst.CSTNode) -> 
         bits = d.info.bits if isinstance(d, DType) else None
         m_warps = as_int(args.get(1, "m_warps", Const(4)))
         m_warps_node = args.node(1, "m_warps")
-        kind: LayoutKind = {"MMA_LHS": "mma_lhs", "MMA_RHS": "mma_rhs", "MMA_ACC": "mma_acc"}[member]
+        kinds: dict[str, LayoutKind] = {"MMA_LHS": "mma_lhs", "MMA_RHS": "mma_rhs", "MMA_ACC": "mma_acc"}
+        kind = kinds[member]
         return Layout(
             kind,
             bits if member != "MMA_ACC" else None,
@@ -1569,8 +1577,9 @@ def _untiled_shape(shape: Value) -> Value:
     dims = [as_int(d) for d in shape.items]
     if len(dims) == 2:
         return shape
-    if len(dims) == 4 and None not in dims:
-        a, b, c, d = dims  # type: ignore[misc]
+    known = [d for d in dims if d is not None]
+    if len(dims) == 4 and len(known) == 4:
+        a, b, c, d = known
         return TupleVal((Const(a * c), Const(b * d)))
     return UNKNOWN
 
@@ -1579,7 +1588,7 @@ def index_shape(shape: Value, index: Value) -> Value:
     """The shape of `x[index]` for a known shape: slices, `pl.ds`, ints, `...`."""
     if not isinstance(shape, TupleVal):
         return UNKNOWN
-    parts: list[Value] = list(index.items) if _is_index_tuple(index) else [index]
+    parts: list[Value] = list(index.items) if isinstance(index, TupleVal) and _is_index_tuple(index) else [index]
     dims = list(shape.items)
     out: list[Value] = []
     i = 0
@@ -1604,7 +1613,7 @@ def index_shape(shape: Value, index: Value) -> Value:
             i += 1
             continue
         if isinstance(part, TupleVal) and part.items and part.items[0] == Const("slice"):
-            lo, hi, step = (part.items[1:] + (NONE, NONE, NONE))[:3]
+            lo, hi, step = ((*part.items[1:], NONE, NONE, NONE))[:3]
             if not _is_none(step) and as_int(step) != 1:
                 out.append(UNKNOWN)
             else:
@@ -1641,7 +1650,7 @@ def _leaves(tree: Value) -> list[Value] | None:
         return leaves
     if isinstance(tree, Array | Ref):
         return [tree]
-    if isinstance(tree, Unknown) or isinstance(tree, DictVal):
+    if isinstance(tree, (Unknown, DictVal)):
         return None
     return [tree]
 
@@ -1680,7 +1689,7 @@ def _array_binary(op: str, left: Value, right: Value) -> Value:
             dtype = UNKNOWN
     else:
         dtype = UNKNOWN
-    shape = UNKNOWN
+    shape: Value = UNKNOWN
     arrays = [v for v in (left, right) if isinstance(v, Array)]
     if op != "@" and arrays:
         shape = arrays[0].shape

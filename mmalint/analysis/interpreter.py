@@ -12,14 +12,15 @@ import enum
 import itertools
 import re
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 
 import libcst as cst
 
 from mmalint.analysis import names
 from mmalint.analysis.calls import ApiUse, Context, MmaSite, WorldBinding
-from mmalint.analysis.scopes import LocalNames, dotted_name as _dotted
+from mmalint.analysis.scopes import LocalNames
+from mmalint.analysis.scopes import dotted_name as _dotted
 from mmalint.analysis.source import Block, BlockParseError, SourceFile
 from mmalint.analysis.values import (
     FALSE,
@@ -444,10 +445,8 @@ class Interpreter:
                 return
             func = pending[0]
             self._invoked.add(id(func.node))
-            try:
+            with suppress(Diverges, BudgetExceeded):
                 self.call_function(func, Args([], {}, [], {}, complete=False), func.node)
-            except (Diverges, BudgetExceeded):
-                pass
 
     # ------------------------------------------------------------------ functions
 
@@ -745,7 +744,7 @@ class Interpreter:
         test = self.eval(stmt.test, frame, block)
         truth = self.apis.truth(test)
         orelse = stmt.orelse
-        else_body: Sequence[cst.BaseStatement] = ()
+        else_body: Sequence[cst.BaseStatement | cst.BaseSmallStatement] = ()
         if isinstance(orelse, cst.If):
             else_body = [orelse]
         elif isinstance(orelse, cst.Else):
@@ -799,7 +798,7 @@ class Interpreter:
         return Flow.BREAK if Flow.BREAK in flows else Flow.CONTINUE
 
     def _run_loop_body(
-        self, body: Sequence[cst.BaseStatement], frame: Frame, block: Block
+        self, body: Sequence[cst.BaseStatement | cst.BaseSmallStatement], frame: Frame, block: Block
     ) -> tuple[Flow, list[dict[str, Value]], list[dict[str, Value]]]:
         """One iteration: its flow, and the environments that left it by break / continue."""
         frame.loops.append(([], []))
@@ -835,8 +834,8 @@ class Interpreter:
         self,
         stmt: cst.For,
         items: Sequence[Value],
-        body: Sequence[cst.BaseStatement],
-        orelse: Sequence[cst.BaseStatement],
+        body: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
+        orelse: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
         frame: Frame,
         block: Block,
     ) -> Flow:
@@ -871,8 +870,8 @@ class Interpreter:
 
     def _exec_loop(
         self,
-        body: Sequence[cst.BaseStatement],
-        orelse: Sequence[cst.BaseStatement],
+        body: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
+        orelse: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
         frame: Frame,
         block: Block,
         bind_target: Callable[[], None],
@@ -887,8 +886,8 @@ class Interpreter:
 
     def _exec_loop_passes(
         self,
-        body: Sequence[cst.BaseStatement],
-        orelse: Sequence[cst.BaseStatement],
+        body: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
+        orelse: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
         frame: Frame,
         block: Block,
         bind_target: Callable[[], None],
@@ -1015,10 +1014,8 @@ class Interpreter:
         origin = Origin(block, node)
         value = self._eval(node, frame, block)
         if value.origin is None and not isinstance(value, Unknown | Func | ClassVal):
-            try:
+            with suppress(TypeError):
                 value = value.with_origin(origin)
-            except TypeError:
-                pass
         return value
 
     def _eval(self, node: cst.BaseExpression, frame: Frame, block: Block) -> Value:
@@ -1234,10 +1231,8 @@ class Interpreter:
                     target = args.positional[2] if len(args.positional) > 2 else UNKNOWN
                 else:
                     target = args.positional[1]
-                try:
+                with suppress(Diverges):
                     self.call_value(target, inner, node, frame, block)
-                except Diverges:
-                    pass
             return UNKNOWN
         return self.call_value(callee, args, node, frame, block)
 
@@ -1321,7 +1316,7 @@ class Interpreter:
                     return None
                 continue
             members = [m.text for m in block.members] if block.members else [
-                klass.block.code(s) for s in (node.body.body if isinstance(node.body, cst.IndentedBlock) else [])
+                block.code(s) for s in (node.body.body if isinstance(node.body, cst.IndentedBlock) else [])
             ]
             for text in members:
                 match = re.match(r"\s*(\w+)\s*:(?!=)\s*(?!ClassVar|typing\.ClassVar)", text)
@@ -1451,7 +1446,7 @@ def _label(value: Value) -> str | None:
     if value.origin is not None:
         try:
             return " ".join(value.origin.code().split())
-        except Exception:  # noqa: BLE001 - a label is a nicety, never a failure
+        except Exception:
             return None
     if isinstance(value, Const):
         return repr(value.value)

@@ -147,6 +147,15 @@ class SourceFile:
             yield from block.members
 
 
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines as Python, libcst and LSP count them: `str.splitlines` also splits on form feeds and
+    U+2028, which would shift every row after them."""
+    return _LINE.findall(text)
+
+
 class SourceSyntaxError(Exception):
     def __init__(self, message: str, line: int, column: int) -> None:
         super().__init__(message)
@@ -170,7 +179,7 @@ def index_source(filename: str, text: str) -> SourceFile:
         ) from None
     except (ValueError, RecursionError, MemoryError) as exc:  # e.g. NUL bytes
         raise SourceSyntaxError(str(exc), 1, 0) from None
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text)
     source = SourceFile(filename, text, lines, [], {})
     previous_end = 0
     for stmt in tree.body:
@@ -298,7 +307,7 @@ def _index_with_libcst(filename: str, text: str) -> SourceFile | None:
         module = cst.parse_module(text)
     except (cst.ParserSyntaxError, RecursionError):
         return None
-    source = SourceFile(filename, text, text.splitlines(keepends=True), [], {})
+    source = SourceFile(filename, text, split_lines(text), [], {})
 
     def names_of(stmt: cst.CSTNode) -> frozenset[str]:
         collector = LocalNames()
@@ -309,7 +318,7 @@ def _index_with_libcst(filename: str, text: str) -> SourceFile | None:
         """The block of a statement whose code starts at `line`; and the line after it."""
         code = module.code_for_node(stmt)
         newlines = code.count("\n")
-        start = line + len(stmt.leading_lines)
+        start = line + len(getattr(stmt, "leading_lines", ()))
         kind: BlockKind = "stmt"
         name = None
         if isinstance(stmt, cst.FunctionDef | cst.ClassDef):

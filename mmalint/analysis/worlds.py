@@ -115,7 +115,7 @@ def _binding(name: str, value: Value) -> WorldBinding:
     if value.origin is not None:
         try:
             label = " ".join(value.origin.code().split())
-        except Exception:  # noqa: BLE001 - a label is a nicety
+        except Exception:
             label = None
     if label is None:
         label = repr(value.value) if isinstance(value, Const) else "?"
@@ -204,4 +204,4 @@ def _pytest(positional: Sequence[Value], keywords: dict[str, Value]) -> list[Wor
     return worlds
 
 
-__all__ = ["MAX_WORLDS", "World", "worlds_for", "Api"]
+__all__ = ["MAX_WORLDS", "Api", "World", "worlds_for"]

@@ -148,7 +148,7 @@ def operand(position: int, value: Value, arg_origin: Origin | None) -> Operand:
         signedness = _signedness(value.signed)
         dtype = None
         if element is not None:
-            is_signed = {"signed": True, "unsigned": False}.get(signedness or "", None)
+            is_signed = {"signed": True, "unsigned": False}.get(signedness or "")
             if IR_TYPES[element].is_floating or signedness in ("signed", "unsigned"):
                 dtype = dtype_of_ir_type(element, is_signed)
         data = value.data_dtype.name if isinstance(value.data_dtype, DType) else None

@@ -79,9 +79,7 @@ def _fragment_is_signed(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
             outcomes.append(Outcome(None, role))
             continue
         is_signed = {"signed": "True", "unsigned": "False", "signless": "None"}[op.signedness]
-        if op.is_int and op.signedness == "signless":
-            outcomes.append(Outcome(True, role, {"is_signed": is_signed, "type": op.element_type}))
-        elif op.is_float and op.signedness != "signless":
+        if (op.is_int and op.signedness == "signless") or (op.is_float and op.signedness != "signless"):
             outcomes.append(Outcome(True, role, {"is_signed": is_signed, "type": op.element_type}))
         else:
             outcomes.append(Outcome(False, role))

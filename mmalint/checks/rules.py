@@ -106,7 +106,7 @@ def _first_raise(
         subject = by_role if by_role is not None and check.stage == "construct" else call
         if not check.raises or not _applies(check, subject):
             continue
-        for outcome in CONDITIONS[check.id](subject, table):  # type: ignore[arg-type]
+        for outcome in CONDITIONS[check.id](subject, table):
             if outcome.status:
                 return check, outcome, subject
     return None
