@@ -87,6 +87,10 @@ def _add_check(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None
     p.add_argument("--extend-select", action="append", metavar="CODES", help="codes to enable on top of --select")
     p.add_argument("--ignore", action="append", metavar="CODES", help="rule codes or prefixes to disable")
     p.add_argument("--target-jax", metavar="VERSION", help="the jax version to predict (default: the installed jax, else the newest known)")
+    p.add_argument("--target-arch", metavar="ARCH", help="the GPU to check for: sm_80, sm_86, sm_89, sm_90, sm_90a (default), sm_100a...")
+    p.add_argument("--show-settings", action="store_true", help="print the resolved settings for the first path and exit")
+    p.add_argument("--confirm", action="store_true", help="then confirm the findings with the reference lowering (see `mmalint confirm`)")
+    p.add_argument("--confirm-tier", default="all", metavar="TIERS", help="with --confirm: ptx, jax, gpu, all (default) or a comma-separated list")
     p.add_argument("--stdin-filename", metavar="PATH", help="the name of the file read from stdin")
     p.add_argument("--show-expected-failures", action="store_true", help="report calls inside assertRaises/pytest.raises as info")
     p.add_argument("--exclude", action="append", metavar="PATTERNS", help="glob patterns of paths to skip (on top of the configuration's)")
@@ -120,12 +124,15 @@ def _resolver(args: argparse.Namespace, catalog: Catalog) -> Any:
     validate_selectors(ignore, catalog, "--ignore")
     validate_selectors(extend, catalog, "--extend-select")
     target = resolve_target_jax(args.target_jax, catalog) if args.target_jax else None
+    if args.target_arch is not None and not re.fullmatch(r"sm_\d{2,3}[af]?", args.target_arch):
+        raise UsageError(f"--target-arch: expected an architecture like sm_90a, got {args.target_arch!r}")
     overrides = Overrides(
         select=select or None,
         ignore=ignore or None,
         extend_select=extend,
         extend_exclude=_codes(args.exclude),
         target_jax=target,
+        target_arch=args.target_arch,
         show_expected_failures=args.show_expected_failures,
     )
     try:
@@ -155,6 +162,15 @@ def _run_check(args: argparse.Namespace) -> int:
     from mmalint.config import ConfigError, is_excluded
 
     resolver = _resolver(args, catalog)
+    if args.show_settings:
+        from mmalint.config import describe
+
+        first = Path(args.stdin_filename or ".") if (args.paths or ["."]) == ["-"] else Path((args.paths or ["."])[0])
+        try:
+            sys.stdout.write(f"settings for {first}:\n" + describe(resolver.for_path(first)))
+        except ConfigError as exc:
+            raise UsageError(str(exc)) from None
+        return EXIT_CLEAN
     options = LintOptions(report_unused_noqa=args.report_unused_noqa)
     fix_mode = ("unsafe" if args.unsafe_fixes else "safe") if (args.fix or args.diff) else ""
     paths = args.paths or ["."]
@@ -211,7 +227,30 @@ def _run_check(args: argparse.Namespace) -> int:
         return _finish_diff(args, result)
     if args.fix:
         _write_fixes(result)
-    return _report(args, result, stdin_name, stdin_text)
+    code = _report(args, result, stdin_name, stdin_text)
+    if args.confirm:
+        code = max(code, _confirm(args, result))
+    return code
+
+
+def _confirm(args: argparse.Namespace, result: RunResult) -> int:
+    """`check --confirm`: run the reference lowering on what was found; the table goes to
+    stderr so that `--format json` stays one JSON document on stdout."""
+    from rich.console import Console
+
+    from mmalint.confirm import confirm_findings, print_table, summarize
+    from mmalint.confirm.runner import parse_tiers
+
+    findings = [d.to_json() for d in result.diagnostics if d.code and d.call is not None]
+    if not findings:
+        return EXIT_CLEAN
+    tiers = parse_tiers(args.confirm_tier)
+    if not tiers or tiers - {"ptx", "jax", "gpu"}:
+        raise UsageError(f"--confirm-tier takes ptx, jax, gpu, all or a list, got {args.confirm_tier!r}")
+    verdicts = confirm_findings(findings, tiers, jobs=args.jobs or min(os.cpu_count() or 1, 8))
+    console = Console(stderr=True, no_color=not _color(args, sys.stderr))
+    print_table(verdicts, console)
+    return summarize(verdicts).exit_code
 
 
 def _finish_diff(args: argparse.Namespace, result: RunResult) -> int:

@@ -105,7 +105,7 @@ class Diagnostic:
     worlds: tuple[dict[str, str], ...] = ()
     url: str | None = None
     masked_by: str | None = None
-    statement_rows: tuple[int, int] | None = None  # rows of the statement, for `# noqa`
+    statement_rows: tuple[int, int] | None = None  # rows of the statement, where noqa comments apply
 
     @property
     def filename(self) -> str:

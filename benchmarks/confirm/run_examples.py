@@ -96,11 +96,11 @@ def main() -> int:
     report = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "python": platform.python_version(),
               "rows": rows}
     try:
-        import jax  # noqa: PLC0415 - only to record the version
+        import jax
 
         report["jax"] = jax.__version__
         report["devices"] = [str(d) for d in jax.devices()]
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         report["jax"] = f"unavailable: {exc}"
     (out_dir / "examples-gpu.json").write_text(json.dumps(report, indent=1))
     print(f"# Bundled examples run on {report.get('devices')} (jax {report['jax']}, {report['date']})\n")

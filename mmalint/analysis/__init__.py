@@ -30,30 +30,45 @@ def find_roots(source: SourceFile) -> list[Block]:
 
     A cheap text scan, transitively closed over the names of relevant functions, so a test
     that calls a helper holding the `mma` call is run too (and binds the helper's arguments).
+    A module-level name spreads where it is used bare (`helper(`, `kernel,`); a method's name
+    only through `self.name` / `cls.name`, since `x.load_untiled` is far more often an API.
     """
     blocks = [b for b in source.all_blocks() if not (b.kind == "class" and b.members)]
     relevant: set[int] = set()
-    names: set[str] = set()
+    bare: set[str] = set()
+    methods: set[str] = set()
+    classes: set[str] = set()
+
+    def learn(block: Block) -> None:
+        if block.kind == "def" and block.name:
+            (methods if block.parent is not None else bare).add(block.name)
+            if block.parent is not None and block.parent.name:
+                classes.add(block.parent.name)  # whoever makes the object can call the method
+        elif block.parent is None and block.kind == "stmt":
+            # `matmul = plgpu.kernel(body, ...)`: whoever calls `matmul` runs `body`.
+            bare.update(block.bound_names)
+
     for block in blocks:
         if _TRIGGER_TEXT.search(block.text):
             relevant.add(id(block))
-            if block.kind == "def" and block.name:
-                names.add(block.name)
-            elif _is_import(block) or (block.parent is None and block.kind == "stmt"):
-                names.update(block.bound_names)
-    while names:
-        pattern = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\b")
-        names = set()
+            if _is_import(block):
+                bare.update(block.bound_names)
+            else:
+                learn(block)
+    seen_classes: set[str] = set()
+    while bare or methods or classes - seen_classes:
+        alternatives = [rf"(?<![\w.]){re.escape(n)}\b" for n in sorted(bare)]
+        alternatives += [rf"\b(?:self|cls)\.{re.escape(n)}\b" for n in sorted(methods)]
+        alternatives += [rf"(?<![\w.]){re.escape(n)}\s*\(" for n in sorted(classes - seen_classes)]
+        seen_classes |= classes
+        pattern = re.compile("|".join(alternatives))
+        bare, methods = set(), set()
         for block in blocks:
             if id(block) in relevant or _is_import(block):
                 continue
             if pattern.search(block.text):
                 relevant.add(id(block))
-                if block.kind == "def" and block.name:
-                    names.add(block.name)
-                elif block.parent is None and block.kind == "stmt":
-                    # `matmul = plgpu.kernel(body, ...)`: whoever calls `matmul` runs `body`.
-                    names.update(block.bound_names)
+                learn(block)
     return [
         b for b in blocks if id(b) in relevant and not _is_import(b) and (b.kind == "def" or b.parent is None)
     ]

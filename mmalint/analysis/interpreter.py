@@ -1011,11 +1011,10 @@ class Interpreter:
 
     def eval(self, node: cst.BaseExpression, frame: Frame, block: Block) -> Value:
         self.step()
-        origin = Origin(block, node)
         value = self._eval(node, frame, block)
         if value.origin is None and not isinstance(value, Unknown | Func | ClassVal):
             with suppress(TypeError):
-                value = value.with_origin(origin)
+                value = value.with_origin(Origin(block, node))
         return value
 
     def _eval(self, node: cst.BaseExpression, frame: Frame, block: Block) -> Value:

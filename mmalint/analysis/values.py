@@ -24,6 +24,10 @@ if TYPE_CHECKING:
 class Origin:
     """Where a fact was decided: a node of a parsed block."""
 
+    # Identity, not facts: two functions (or kernels, objects) are never the same value.
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
     block: Block
     node: cst.CSTNode
 
@@ -228,6 +232,10 @@ class CompilerParams(Value):
 class Func(Value):
     """A function of the checked module, with its defining frame (closures)."""
 
+    # Identity, not facts: two functions (or kernels, objects) are never the same value.
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
     node: cst.FunctionDef | cst.Lambda
     block: Block
     closure: Any  # interpreter.Frame; Any to keep this layer free of the interpreter
@@ -238,12 +246,20 @@ class Func(Value):
 
 @dataclass(frozen=True, eq=False)
 class BoundMethod(Value):
+
+    # Identity, not facts: two functions (or kernels, objects) are never the same value.
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
     func: Func
     self_value: Value
 
 
 @dataclass(frozen=True, eq=False)
 class ClassVal(Value):
+
+    # Identity, not facts: two functions (or kernels, objects) are never the same value.
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
     name: str
     block: Block | None
     bases: tuple[Value, ...]
@@ -255,6 +271,10 @@ class ClassVal(Value):
 class Instance(Value):
     """An object of a class of the module. Its attribute dict is mutable, like the object."""
 
+    # Identity, not facts: two functions (or kernels, objects) are never the same value.
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
     cls: ClassVal
     attrs: dict[str, Value] = field(default_factory=dict, compare=False, repr=False)
 
@@ -262,6 +282,10 @@ class Instance(Value):
 @dataclass(frozen=True, eq=False)
 class Partial(Value):
     """`functools.partial(f, *args, **kwargs)`."""
+
+    # Identity, not facts: two functions (or kernels, objects) are never the same value.
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
     func: Value
     args: tuple[Value, ...]
@@ -272,6 +296,10 @@ class Partial(Value):
 class Kernel(Value):
     """A launchable kernel: `plgpu.kernel(body, ...)`, `pl.pallas_call(body, ...)`,
     `mgpu.as_gpu_kernel(body, ...)`, or a decorator still waiting for its body (`body` None)."""
+
+    # Identity, not facts: two functions (or kernels, objects) are never the same value.
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
     api: str
     body: Value | None
@@ -345,6 +373,10 @@ def const_shape(dims: tuple[int | None, ...], origin: Origin | None = None) -> V
 class Method(Value):
     """A method of a modelled value, not yet called: `frag.astype`, `ref.at`, `kwargs.pop`."""
 
+    # Identity, not facts: two functions (or kernels, objects) are never the same value.
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
     receiver: Value
     name: str
 
@@ -352,6 +384,10 @@ class Method(Value):
 @dataclass(frozen=True, eq=False)
 class RefAt(Value):
     """`ref.at`, waiting for its index."""
+
+    # Identity, not facts: two functions (or kernels, objects) are never the same value.
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
     ref: Value
 

@@ -19,7 +19,7 @@ SILENT_CODES = frozenset({"MMA203", "MMA204"})
 FIX_DESCRIPTIONS: dict[str, str] = {
     "MMA101": "accumulator -> int32, is_signed=True",
     "MMA102": "accumulator -> float32 (float64 for float64 operands)",
-    "MMA103": "b -> a's dtype",
+    "MMA103": "b -> a's dtype (an int8/uint8 or int4/uint4 mix -> both signed)",
     "MMA104": "operands -> a supported dtype of the same kind "
               "(floats -> bfloat16, other fp8 -> float8_e4m3fn, wide ints -> int8/uint8, "
               "2-bit ints -> int4/uint4, bool -> uint8), accumulator to match",
@@ -86,9 +86,19 @@ def _fix_102(call: Call) -> Call:
     return _with_intended(call, _retyped(acc, _acc_for(a)), a, b)
 
 
+_SIGNED_OF_MIX = {frozenset({"int8", "uint8"}): "int8", frozenset({"int4", "uint4"}): "int4"}
+
+
 def _fix_103(call: Call) -> Call:
     acc, a, b = call.intended
     a_dtype = a.resolved_dtype or dtypes.dtype_for(a.mlir or "", a.signedness) or "int8"
+    signed = _SIGNED_OF_MIX.get(frozenset({a_dtype, b.resolved_dtype or ""}))
+    if signed is not None:
+        # An int8 x uint8 mix becomes int8 x int8: unsigned operands are computed as signed
+        # under Pallas warpgroup semantics (MMA204), so the signed type is the fix that holds.
+        fixed_a = _retyped(a, signed, "signed")
+        fixed_b = _retyped(b, signed, "signed")
+        return _with_intended(call, acc, replace(fixed_a, data_dtype=signed), replace(fixed_b, data_dtype=signed))
     fixed_b = _retyped(b, a_dtype, a.signedness)
     return _with_intended(call, acc, a, replace(fixed_b, data_dtype=a.data_dtype or a_dtype))
 

@@ -418,7 +418,6 @@ def test_plain_class_attributes_and_methods() -> None:
     assert row_of(code, "acc_dtype = jnp.float32") in related_rows(diag)
 
 
-@pytest.mark.xfail(strict=True, reason="GAP: calling an instance (mm(a, b)) does not run its __call__")
 def test_instance_call_runs_dunder_call() -> None:
     code = '''
     import jax
