@@ -165,7 +165,7 @@ class Interpreter:
         self._uncertainty = 0
         self._globals: dict[str, Value] = {}
         self._block_values: dict[tuple[int, str], Value] = {}
-        self._rebound_globals = _mutated_globals(source)
+        self._rebound_globals, self._attribute_stored = _mutated_globals(source)
         self.errors: list[str] = []
 
     # ------------------------------------------------------------------ module globals
@@ -189,6 +189,8 @@ class Interpreter:
                 self.execute_module_block(above[-1])
                 value = self._block_values.get((id(above[-1]), name))
                 if value is not None:
+                    if name in self._attribute_stored and not (isinstance(value, Api) and value.is_module):
+                        return UNKNOWN
                     return value
         cached = self._globals.get(name)
         if cached is not None:
@@ -212,6 +214,8 @@ class Interpreter:
         for value in values[1:]:
             if value is not result:
                 result = join(result, value)
+        if name in self._attribute_stored and not (isinstance(result, Api) and result.is_module):
+            result = UNKNOWN  # an object whose attributes some statement sets, in an unknown order
         if all(id(b) in self._executed_blocks for b in blocks):
             self._globals[name] = result
         return result
@@ -344,7 +348,7 @@ class Interpreter:
         bases = tuple(self.eval(arg.value, frame, block) for arg in node.bases if arg.keyword is None)
         keywords = tuple(
             (arg.keyword.value, self.eval(arg.value, frame, block))
-            for arg in node.bases
+            for arg in (*node.bases, *node.keywords)
             if arg.keyword is not None
         )
         return ClassVal(node.name.value, block, bases, {}, keywords, origin=Origin(block, node))
@@ -1333,31 +1337,38 @@ class Interpreter:
 _MUTATIONS = (
     re.compile(r"^[ \t]*global[ \t]+([\w, \t]+)", re.MULTILINE),  # `global X` in a function
     re.compile(r"(?<![\w.])(\w+)[ \t]*\[[^\]\n]*\][ \t]*(?:[-+*/|&^%@]|//|\*\*|<<|>>)?=(?!=)"),
-    re.compile(r"(?<![\w.])(\w+)\.\w+[ \t]*(?:[-+*/|&^%@]|//|\*\*|<<|>>)?=(?!=)"),
     re.compile(r"(?<![\w.])(\w+)\.(?:update|append|extend|insert|pop|popitem|setdefault|clear"
                r"|remove|add|discard|sort|reverse)\("),
     re.compile(r"\b(?:setattr|delattr)\([ \t]*(\w+)"),
     re.compile(r"^[ \t]*del[ \t]+(\w+)[\[.]", re.MULTILINE),
 )
+# `X.attr = v`: a mutation of X when X is an object of the module; on a module (a test file
+# that monkeypatches `plgpu.kernel`) it changes nothing the analysis reads.
+_ATTRIBUTE_STORE = re.compile(r"(?<![\w.])(\w+)\.\w+[ \t]*(?:[-+*/|&^%@]|//|\*\*|<<|>>)?=(?!=)")
 
 
-def _mutated_globals(source: SourceFile) -> frozenset[str]:
-    """Module globals that some statement rebinds or mutates in place.
+def _mutated_globals(source: SourceFile) -> tuple[frozenset[str], frozenset[str]]:
+    """Module globals that some statement rebinds or mutates in place, and those that only get
+    attribute stores (mutated only if they turn out to be objects, not modules).
 
     Module-level code runs lazily here, so the order of a mutation relative to the reads is not
-    known: such a global is unknown. Names bound only by imports (jax modules that a test file
-    monkeypatches) are not values the rules depend on, and stay resolved.
+    known: such a global is unknown. Names bound only by imports are modules, and stay resolved.
     """
+
+    def module_globals(pattern_names: set[str]) -> frozenset[str]:
+        found = set()
+        for name in pattern_names:
+            blocks = source.bindings.get(name, [])
+            if blocks and not all(_is_import_block(b) for b in blocks):
+                found.add(name)
+        return frozenset(found)
+
     candidates: set[str] = set()
     for pattern in _MUTATIONS:
         for match in pattern.finditer(source.text):
             candidates.update(n.strip() for n in match.group(1).split(",") if n.strip())
-    mutated = set()
-    for name in candidates:
-        blocks = source.bindings.get(name, [])
-        if blocks and not all(_is_import_block(b) for b in blocks):
-            mutated.add(name)
-    return frozenset(mutated)
+    attribute_stores = {m.group(1) for m in _ATTRIBUTE_STORE.finditer(source.text)}
+    return module_globals(candidates), module_globals(attribute_stores - candidates)
 
 
 def _is_import_block(block: Block) -> bool:

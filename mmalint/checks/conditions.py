@@ -442,6 +442,10 @@ def _operand_layout(role: str) -> Condition:
         bits = _bits(op)
         if layout.bits is None or bits is None:
             return _one(None, role)
+        if op.element_type not in table.get("operand_types", ()):
+            # A layout for another bit width than an unsupported operand type (f32 data in bf16
+            # layouts) is the same mistake as the type itself: MMA104 reports it.
+            return _one(None, role)
         return [Outcome(layout.bits != bits, role, {"layout_desc": _describe(layout)})]
 
     return check
