@@ -65,14 +65,7 @@ class Operand:
         return "unknown"
 
     def to_json(self) -> dict[str, Any]:
-        layout = None
-        if self.layout is not None:
-            layout = {
-                "kind": self.layout.kind,
-                "bitwidth": self.layout.bits,
-                "m_warps": self.layout.m_warps,
-                "name": self.layout.name,
-            }
+        layout = _layout_json(self.layout)
         return {
             "dtype": self.dtype,
             "element_type": self.element_type,
@@ -81,7 +74,14 @@ class Operand:
             "shape": list(self.shape) if self.shape is not None else None,
             "data_dtype": self.data_dtype,
             "source": self.how or None,
+            "converted_from": _layout_json(self.converted_from),
         }
+
+
+def _layout_json(layout: Layout | None) -> dict[str, Any] | None:
+    if layout is None:
+        return None
+    return {"kind": layout.kind, "bitwidth": layout.bits, "m_warps": layout.m_warps, "name": layout.name}
 
 
 @dataclass(frozen=True)

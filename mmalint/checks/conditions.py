@@ -70,10 +70,23 @@ def _accumulator_last(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
 # ---------------------------------------------------------------- mgpu.mma
 
 
+def construction_order(call: MmaCall) -> list[str]:
+    """The roles in the order the program builds them (jax raises at the first bad one)."""
+
+    def key(role: str) -> tuple[int, int, int]:
+        created = call.operands[role].created
+        if created is None:
+            return (1, 0, 0)
+        start = created.span().start
+        return (0, start.line, start.column)
+
+    return sorted(("a", "b", "acc"), key=key)
+
+
 @condition("fragment-is-signed")
 def _fragment_is_signed(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
     outcomes: list[Outcome] = []
-    for role in ("a", "b", "acc"):
+    for role in construction_order(call):
         op = call.operands[role]
         if op.element_type is None or op.signedness is None:
             outcomes.append(Outcome(None, role))
@@ -318,7 +331,7 @@ def base_tile(role: str, layout_bits: int | None, m_warps: int) -> tuple[int, in
 @condition("m-warps-value")
 def _m_warps_value(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
     outcomes = []
-    for role in ("a", "b", "acc"):
+    for role in construction_order(call):
         layout = call.operands[role].layout
         if layout is None or layout.kind not in _MMA_KINDS or layout.m_warps is None:
             outcomes.append(Outcome(None, role))
@@ -334,7 +347,7 @@ CONDITIONS["pallas-m-warps-value"] = _m_warps_value
 @condition("tiling")
 def _tiling(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
     outcomes = []
-    for role in ("a", "b", "acc"):
+    for role in construction_order(call):
         op = call.operands[role]
         layout = op.layout
         if (
