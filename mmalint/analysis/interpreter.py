@@ -128,6 +128,7 @@ class Args:
         return None
 
 
+_KEYWORD_CONSTANTS: dict[str, Value] = {"True": TRUE, "False": FALSE, "None": NONE}
 _SKIP_CALLS = frozenset({"skipTest", "skip", "fail", "skip_if_wg_semantics", "skip_if_lane_semantics"})
 _EXPECTED_FAILURE_CONTEXTS = re.compile(r"(?:^|\.)(assertRaises\w*|raises)$")
 # `except` clauses that expect a failing MMA on purpose. A catch-all (`except Exception`) only
@@ -160,6 +161,7 @@ class Interpreter:
         self._local_names_cache: dict[int, frozenset[str]] = {}
         self._current_module_block: Block | None = None
         self._metaclass_cache: dict[int, dict[str, Value]] = {}
+        self._literals: dict[int, Value] = {}  # literal nodes live as long as their blocks
         # > 0 while running a branch or loop body whose running is not certain: stores into
         # shared mutable objects there cannot be taken as facts.
         self._uncertainty = 0
@@ -1023,29 +1025,24 @@ class Interpreter:
 
     def _eval(self, node: cst.BaseExpression, frame: Frame, block: Block) -> Value:
         if isinstance(node, cst.Name):
-            if node.value in ("True", "False", "None"):
-                return {"True": TRUE, "False": FALSE, "None": NONE}[node.value]
-            return frame.lookup(node.value)
+            keyword = _KEYWORD_CONSTANTS.get(node.value)
+            return keyword if keyword is not None else frame.lookup(node.value)
         if isinstance(node, cst.Attribute):
             return self.apis.getattr(self.eval(node.value, frame, block), node.attr.value, node)
         if isinstance(node, cst.Call):
             return self.eval_call(node, frame, block)
-        if isinstance(node, cst.Integer | cst.Float | cst.Imaginary):
-            try:
-                return Const(node.evaluated_value)
-            except (ValueError, SyntaxError):
-                return UNKNOWN
-        if isinstance(node, cst.SimpleString):
-            try:
-                return Const(node.evaluated_value)
-            except (ValueError, SyntaxError):
-                return UNKNOWN
-        if isinstance(node, cst.ConcatenatedString):
-            try:
-                evaluated = node.evaluated_value
-            except (ValueError, SyntaxError):
-                return UNKNOWN
-            return Const(evaluated) if evaluated is not None else UNKNOWN
+        if isinstance(node, cst.Integer | cst.Float | cst.Imaginary | cst.SimpleString | cst.ConcatenatedString):
+            # libcst evaluates literals with ast.literal_eval: worth doing once per node.
+            cached = self._literals.get(id(node))
+            if cached is None:
+                try:
+                    evaluated = node.evaluated_value
+                    cached = Const(evaluated) if evaluated is not None or not isinstance(
+                        node, cst.ConcatenatedString) else UNKNOWN
+                except (ValueError, SyntaxError):
+                    cached = UNKNOWN
+                self._literals[id(node)] = cached
+            return cached
         if isinstance(node, cst.Tuple | cst.List):
             items = self._eval_elements(node.elements, frame, block)
             if items is None:

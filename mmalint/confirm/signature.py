@@ -129,8 +129,9 @@ class Call:
 
 @dataclass(frozen=True)
 class PredictedError:
-    """What jax raises; `match` is "exact", or "prefix" when the message continues with text
-    the analyzer cannot know (layouts, verifier details)."""
+    """What jax raises; `match` is "exact", "prefix" when the message continues with text the
+    analyzer cannot know (layouts, verifier details), or "contains" when text the analyzer cannot
+    know also comes first (`Tiling ((64, 16), ...) does not apply to shape (32, 64)`)."""
 
     exception: str
     message: str
@@ -140,12 +141,16 @@ class PredictedError:
     def matches(self, exception: str | None, message: str | None) -> bool:
         if exception != self.exception or message is None:
             return False
-        return message.startswith(self.message) if self.match == "prefix" else (
-            message == self.message)
+        if self.match == "prefix":
+            return message.startswith(self.message)
+        if self.match == "contains":
+            return self.message in message
+        return message == self.message
 
     def __str__(self) -> str:
-        more = "..." if self.match == "prefix" else ""
-        return f"{self.exception}: {self.message}{more}"
+        before = "..." if self.match == "contains" else ""
+        more = "..." if self.match in ("prefix", "contains") else ""
+        return f"{self.exception}: {before}{self.message}{more}"
 
 
 @dataclass(frozen=True)
@@ -277,8 +282,8 @@ def _parse_predicted(raw: object, bad: Any) -> PredictedError | None:
         raise bad("'predicted_error' needs string 'exception' and 'message'")
     version = raw.get("jax_version")
     match = raw.get("match", "exact")
-    if match not in ("exact", "prefix"):
-        raise bad("'predicted_error.match' must be \"exact\" or \"prefix\"")
+    if match not in ("exact", "prefix", "contains"):
+        raise bad("'predicted_error.match' must be \"exact\", \"prefix\" or \"contains\"")
     return PredictedError(exception, message, version if isinstance(version, str) else None,
                           match)
 
