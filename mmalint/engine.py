@@ -34,16 +34,29 @@ class FileReport:
     calls_by_api: dict[str, int] = field(default_factory=dict)
 
 
+def not_decodable(data: bytes, error: Exception) -> str:
+    """Why a file cannot be read as Python source, for a person."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        return (
+            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} on line {line}) and no PEP 263 "
+            "coding declaration says what it is; add `# -*- coding: latin-1 -*-` or re-encode as UTF-8"
+        )
+    return f"cannot determine the encoding: {error}"
+
+
 def decode_source(data: bytes) -> str:
     """Decode Python source honouring a PEP 263 coding cookie and a BOM."""
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
-        raise InputError(f"cannot determine the encoding: {exc}") from None
+        raise InputError(not_decodable(data, exc)) from None
     try:
         text = data.decode(encoding)
     except (UnicodeDecodeError, LookupError) as exc:
-        raise InputError(f"not valid {encoding}: {exc}") from None
+        raise InputError(f"not valid {encoding}: {exc}" if encoding != "utf-8" else not_decodable(data, exc)) from None
     return text.removeprefix("\ufeff")
 
 

@@ -13,7 +13,7 @@ import tokenize
 from dataclasses import dataclass
 from pathlib import Path
 
-from mmalint.engine import InputError, decode_source
+from mmalint.engine import InputError, decode_source, not_decodable
 from mmalint.fileio import write_atomic
 
 
@@ -27,7 +27,7 @@ def decode(data: bytes) -> SourceText:
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
     except SyntaxError as exc:
-        raise InputError(f"cannot determine the encoding: {exc}") from None
+        raise InputError(not_decodable(data, exc)) from None
     return SourceText(decode_source(data), encoding)
 
 
