@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 
 from mmalint.analysis import analyze, index_source, may_contain_mma
 from mmalint.analysis.source import BlockParseError, SourceSyntaxError
-from mmalint.analysis.values import Origin
 from mmalint.catalog import Catalog, load_catalog
 from mmalint.checks import Finding, MmaCall, evaluate, normalize
 from mmalint.checks.availability import UseFinding, evaluate_use
 from mmalint.diagnostics import Diagnostic, Location, PredictedError, Range, Related
 from mmalint.fixes.plan import plan_fix
+from mmalint.positions import range_of
 from mmalint.settings import Settings
 
 
@@ -165,15 +165,6 @@ def _fully_known(call: MmaCall) -> bool:
     )
 
 
-def _range(origin: Origin) -> Range:
-    span = origin.span()
-    return Range(
-        span.filename,
-        Location(span.start.line, span.start.column + 1),
-        Location(span.end.line, span.end.column + 1),
-    )
-
-
 def _diagnostic(findings: list[Finding]) -> Diagnostic:
     """One diagnostic for a rule at a call site, whatever the number of worlds it holds in."""
     worldless = [f for f in findings if not f.call.site.context.world]
@@ -195,8 +186,8 @@ def _diagnostic(findings: list[Finding]) -> Diagnostic:
     if first.predicted is not None:
         p = first.predicted
         predicted = PredictedError(p.exception, p.message, p.jax_version, p.match)
-    related = tuple(Related(n.message, _range(n.origin)) for n in first.notes)
-    call_range = _range(first.call.origin)
+    related = tuple(Related(n.message, range_of(n.origin)) for n in first.notes)
+    call_range = range_of(first.call.origin)
     return Diagnostic(
         code=first.rule.code,
         name=first.rule.name,
@@ -224,10 +215,10 @@ def _use_diagnostic(findings: list[UseFinding]) -> Diagnostic:
     if first.predicted is not None:
         p = first.predicted
         predicted = PredictedError(p.exception, p.message, p.jax_version, p.match)
-    where = _range(first.origin)
+    where = range_of(first.origin)
     related: tuple[Related, ...] = ()
     if first.origin is not first.use.origin:
-        related = (Related(f"{first.entry.feature} used here", _range(first.use.origin)),)
+        related = (Related(f"{first.entry.feature} used here", range_of(first.use.origin)),)
     return Diagnostic(
         code=first.rule.code,
         name=first.rule.name,

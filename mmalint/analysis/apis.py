@@ -179,7 +179,8 @@ class ApiModel:
             if attr == "registers":
                 return Registers(value.ir_type)
             return Method(value, attr)
-        if isinstance(value, Array):
+        if isinstance(value, Array | Ref):
+            # Arrays and refs answer alike; `x.at[idx]` is a view of a ref or `.set(...)` of an array.
             if attr == "dtype":
                 return _as_dtype_object(value.dtype)
             if attr == "shape":
@@ -187,19 +188,9 @@ class ApiModel:
             if attr == "ndim":
                 return _len_of(value.shape)
             if attr == "T":
+                if isinstance(value, Ref):
+                    return Ref(value.dtype, _reversed_shape(value.shape))
                 return Array(value.dtype, _reversed_shape(value.shape), UNKNOWN, value.created, value.how)
-            if attr == "at":
-                return RefAt(value)  # `x.at[idx].set(y)`: x's dtype and shape
-            return Method(value, attr)
-        if isinstance(value, Ref):
-            if attr == "dtype":
-                return _as_dtype_object(value.dtype)
-            if attr == "shape":
-                return value.shape
-            if attr == "ndim":
-                return _len_of(value.shape)
-            if attr == "T":
-                return Ref(value.dtype, _reversed_shape(value.shape))
             if attr == "at":
                 return RefAt(value)
             return Method(value, attr)

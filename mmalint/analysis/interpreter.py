@@ -886,25 +886,14 @@ class Interpreter:
         state = dict(frame.env)
         self._uncertainty += 1
         try:
-            return self._exec_loop_passes(body, orelse, frame, block, bind_target, state)
+            for _ in range(2):
+                frame.env = dict(state)
+                bind_target()
+                flow, breaks, continues = self._run_loop_body(body, frame, block)
+                ends = ([frame.env] if flow is Flow.NORMAL else []) + breaks + continues
+                state = _merge_envs([state, *ends])
         finally:
             self._uncertainty -= 1
-
-    def _exec_loop_passes(
-        self,
-        body: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
-        orelse: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
-        frame: Frame,
-        block: Block,
-        bind_target: Callable[[], None],
-        state: dict[str, Value],
-    ) -> Flow:
-        for _ in range(2):
-            frame.env = dict(state)
-            bind_target()
-            flow, breaks, continues = self._run_loop_body(body, frame, block)
-            ends = ([frame.env] if flow is Flow.NORMAL else []) + breaks + continues
-            state = _merge_envs([state, *ends])
         frame.env = state
         self.exec_block(orelse, frame, block)
         frame.env = _merge_envs([state, frame.env])

@@ -12,7 +12,7 @@ from typing import Any
 
 from mmalint.confirm import dtypes
 from mmalint.confirm.instruction import MmaInstruction, emitted_instruction, k_for_bits
-from mmalint.confirm.signature import Call, Operand
+from mmalint.confirm.signature import Call, Layout, Operand
 
 DEFAULT_M, DEFAULT_N, DEFAULT_K = 64, 32, 128
 # Past this many multiply-adds a case is shrunk to the default shape: the IR (one mma.sync per
@@ -34,7 +34,21 @@ class ValueSpec:
     layout_dtype: str  # the dtype `MMALayouts(...)` / `Layout.MMA_*(...)` is built for
     m_warps: int | None
     shape: tuple[int, int]
-    zeros: bool  # splatted/created rather than loaded (the acc of a Pallas kernel always is)
+    zeros: bool  # splatted/created rather than loaded from a kernel input
+    # Loaded through a transposed view of an (n, k) buffer (`memref_transpose(b_ref, (1, 0))`,
+    # `b_ref.T`), as B is in every example; everything else is read through its plain view.
+    transposed: bool = False
+    # Built first in this layout and then relaid out (`to_layout` / `layout_cast`) to `layout_*`.
+    convert_from: ConvertSpec | None = None
+
+
+@dataclass(frozen=True)
+class ConvertSpec:
+    """The layout a value is built in before it is converted to its own."""
+
+    layout_kind: str
+    layout_dtype: str
+    m_warps: int | None
 
 
 @dataclass(frozen=True)
@@ -45,6 +59,7 @@ class KernelSpec:
     semantics: str  # "lane" or "warpgroup" (plgpu.mma only; "lane" for mgpu.mma)
     values: tuple[ValueSpec, ValueSpec, ValueSpec]  # in the order passed
     intended: tuple[int, int, int]  # positions in `values` of (acc, a, b) by meaning
+    build_order: tuple[int, int, int]  # positions in `values`, in the order they are built
     data: tuple[str, str, str]  # data dtypes of (acc, a, b) by meaning: the NumPy reference
     instruction: dict[str, Any]  # the mma.sync the call emits (CuPy path)
     x64: bool
@@ -83,9 +98,9 @@ def _dims(call: Call) -> tuple[int, int, int, list[str]]:
     return m, n, k, notes
 
 
-def _layout_dtype(op: Operand, role: str, a: Operand) -> str:
+def _layout_dtype(op: Operand, role: str, a: Operand, layout: Layout | None = None) -> str:
     own = op.memory_dtype or "bfloat16"
-    bits = op.layout.bitwidth
+    bits = (layout or op.layout).bitwidth
     if bits is None:
         return (a.memory_dtype or own) if role == "acc" else own
     if op.bits == bits:
@@ -95,10 +110,11 @@ def _layout_dtype(op: Operand, role: str, a: Operand) -> str:
     return dtypes.LAYOUT_DTYPE_FOR_BITS.get(bits, own)
 
 
-def _layout_kind(op: Operand, role: str) -> str:
-    kind = op.layout.kind
+def _layout_kind(op: Operand, role: str, layout: Layout | None = None) -> str:
+    layout = layout or op.layout
+    kind = layout.kind
     # Names come as written: `WGMMA_LAYOUT`, `fa.WGMMA_LAYOUT`, `Layout.WGMMA`...
-    name = (op.layout.name or "").rsplit(".", 1)[-1]
+    name = (layout.name or "").rsplit(".", 1)[-1]
     if name in ("WGMMA_LAYOUT", "WGMMA"):
         return "wgmma"
     if name in ("WGMMA_LAYOUT_8BIT", "WGMMA_8BIT") or kind == "wgmma_8bit":
@@ -134,19 +150,33 @@ def kernel_spec(call: Call, code: str, *, conform: bool = False) -> KernelSpec:
         shape = (op.shape[0], op.shape[1]) if (
             not conform and op.shape is not None and len(op.shape) == 2
             and None not in op.shape) else by_role_shape[intended_role]
+        layout_kind = _layout_kind(op, role)
+        convert = _convert_spec(op, role, a)
+        if convert is not None:
+            # The value before the conversion: zeros for a splat (`layout_cast(jnp.zeros(...))`),
+            # else data in the source layout, read through its plain view (an mma result, a
+            # strided load).
+            zeros = convert.layout_kind == "splat"
+        else:
+            zeros = (op.source in ("splatted", "created", "zeros") or layout_kind == "splat"
+                     or (call.api == "plgpu.mma" and role == "acc" and op.source is None))
         values.append(ValueSpec(
             role=role,
             dtype=op.memory_dtype or "float32",
             element_type=op.mlir or "f32",
             is_signed=op.is_signed,
-            layout_kind=_layout_kind(op, role),
+            layout_kind=layout_kind,
             layout_dtype=_layout_dtype(op, role, a),
             m_warps=op.layout.m_warps,
             shape=(int(shape[0] or m), int(shape[1] or n)),
-            zeros=op.source in ("splatted", "created", "zeros") or op.layout.kind == "splat"
-            or (call.api == "plgpu.mma" and role == "acc"),
+            zeros=zeros,
+            transposed=(position == "b" and not zeros and convert is None
+                        and layout_kind != "strided"),
+            convert_from=convert,
         ))
     intended = (0, 1, 2) if call.argument_order == "acc_a_b" else (2, 0, 1)
+    slot = {"acc": intended[0], "a": intended[1], "b": intended[2]}
+    build_order = tuple(slot[r] for r in call.creation_order)
     instr: MmaInstruction = emitted_instruction(call)
     data = tuple(op.memory_dtype or "float32" for op in call.intended)
     return KernelSpec(
@@ -154,11 +184,24 @@ def kernel_spec(call: Call, code: str, *, conform: bool = False) -> KernelSpec:
         semantics=call.lowering_semantics or "lane",
         values=(values[0], values[1], values[2]),
         intended=intended,
+        build_order=(build_order[0], build_order[1], build_order[2]),
         data=(data[0], data[1], data[2]),
         instruction=asdict(instr),
         x64=any("64" in v.dtype for v in values),
         notes=tuple(notes),
     )
+
+
+def _convert_spec(op: Operand, role: str, a: Operand) -> ConvertSpec | None:
+    source = op.converted_from
+    if source is None or source.kind in (None, "other"):
+        return None
+    kind = _layout_kind(op, role, source) if source.kind != "splat" else "splat"
+    if kind == "splat" and op.layout.kind == "splat":
+        return None
+    from_role = {"mma_lhs": "lhs", "mma_rhs": "rhs", "mma_acc": "acc"}.get(kind, role)
+    return ConvertSpec(layout_kind=kind, layout_dtype=_layout_dtype(op, from_role, a, source),
+                       m_warps=source.m_warps)
 
 
 def _round_up(x: int, multiple: int) -> int:

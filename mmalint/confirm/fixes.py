@@ -11,7 +11,8 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from mmalint.confirm import dtypes
-from mmalint.confirm.signature import Call, Operand
+from mmalint.confirm.instruction import k_for_bits
+from mmalint.confirm.signature import Call, Layout, Operand
 
 # Rules whose mistake raises nothing: the numbers are silently wrong.
 SILENT_CODES = frozenset({"MMA203", "MMA204"})
@@ -28,6 +29,14 @@ FIX_DESCRIPTIONS: dict[str, str] = {
     "MMA202": "is_signed per dtype (integers signed or unsigned as their data, floats None)",
     "MMA203": "operand is_signed per the data's dtype",
     "MMA204": "LoweringSemantics.Lane",
+    "MMA301": "a loaded with MMALayouts(T, m_warps=acc's).lhs for its bit width, no conversion",
+    "MMA302": "b loaded with MMALayouts(T, m_warps=acc's).rhs for its bit width, no conversion",
+    "MMA303": "accumulator with MMALayouts(T, m_warps=operands').acc, no conversion",
+    "MMA304": "m_warps 4, or the largest of 2, 1 whose tiles divide the shapes",
+    "MMA305": "operand layouts with the accumulator's m_warps",
+    "MMA401": "shapes made to agree: b = (K, N), acc = (M, N) from a = (M, K) and acc's N",
+    "MMA402": "shapes rounded up to the base tiles: lhs (16*mw, 256/bits), "
+              "rhs (256/bits, 8*nw), acc (16*mw, 8*nw)",
     "MMA502": "target raised to the first architecture with the instruction",
 }
 
@@ -171,6 +180,122 @@ def _fix_502(call: Call) -> Call:
     return replace(call, target_arch=arch)
 
 
+# ---------------------------------------------------------------- layouts (MMA3xx)
+
+VALID_M_WARPS = (4, 2, 1)
+
+
+def acc_m_warps(call: Call) -> int:
+    """The m_warps jax reads off the accumulator layout (4 for WGMMA_LAYOUT, for the m_warps=4
+    default, and for an accumulator that has no valid MMA layout)."""
+    layout = call.acc.layout
+    if layout.kind == "mma_acc" and layout.m_warps in VALID_M_WARPS:
+        return layout.m_warps
+    return 4
+
+
+def _operand_m_warps(call: Call) -> int:
+    for op in (call.a, call.b):
+        if op.layout.kind in ("mma_lhs", "mma_rhs") and op.layout.m_warps in VALID_M_WARPS:
+            return op.layout.m_warps
+    return 4
+
+
+def _mma_layout(op: Operand, kind: str, m_warps: int) -> Operand:
+    """`op` built directly with the MMA layout `kind` (no conversion): an mma result or a
+    strided value is round-tripped through memory, i.e. loaded with the right layout."""
+    bits = None if kind == "mma_acc" else op.bits
+    source = op.source
+    if op.converted_from is not None or source in ("mma result", "computed"):
+        source = "loaded"
+    return replace(op, layout=Layout(kind=kind, bitwidth=bits, m_warps=m_warps),
+                   converted_from=None, source=source)
+
+
+def _fix_301(call: Call) -> Call:
+    acc, a, b = call.intended
+    return _with_intended(call, acc, _mma_layout(a, "mma_lhs", acc_m_warps(call)), b)
+
+
+def _fix_302(call: Call) -> Call:
+    acc, a, b = call.intended
+    return _with_intended(call, acc, a, _mma_layout(b, "mma_rhs", acc_m_warps(call)))
+
+
+def _fix_303(call: Call) -> Call:
+    acc, a, b = call.intended
+    return _with_intended(call, _mma_layout(acc, "mma_acc", _operand_m_warps(call)), a, b)
+
+
+def _dims(call: Call) -> tuple[int | None, int | None, int | None]:
+    """(M, N, K): M and K from a, N from the accumulator, each else from the other operand."""
+    def dim(op: Operand, i: int) -> int | None:
+        shape = op.shape
+        return shape[i] if shape is not None and len(shape) == 2 else None
+
+    acc, a, b = call.intended
+    return (dim(a, 0) or dim(acc, 0), dim(acc, 1) or dim(b, 1), dim(a, 1) or dim(b, 0))
+
+
+def largest_m_warps(m: int | None, n: int | None) -> int:
+    """What `MMALayouts.for_shape` picks: the largest m_warps whose accumulator tile
+    (16 * m_warps, 8 * (4 // m_warps)) divides (m, n); 4 when none does or a dim is unknown."""
+    if m is None or n is None:
+        return 4
+    for m_warps in VALID_M_WARPS:
+        if m % (16 * m_warps) == 0 and n % (8 * (4 // m_warps)) == 0:
+            return m_warps
+    return 4
+
+
+def _fix_304(call: Call) -> Call:
+    m, n, _ = _dims(call)
+    m_warps = largest_m_warps(m, n)
+
+    def fixed(op: Operand) -> Operand:
+        if op.layout.kind in ("mma_lhs", "mma_rhs", "mma_acc"):
+            return replace(op, layout=replace(op.layout, m_warps=m_warps))
+        return op
+
+    acc, a, b = call.intended
+    return _with_intended(call, fixed(acc), fixed(a), fixed(b))
+
+
+def _fix_305(call: Call) -> Call:
+    m_warps = acc_m_warps(call)
+
+    def fixed(op: Operand) -> Operand:
+        if op.layout.kind in ("mma_lhs", "mma_rhs"):
+            return replace(op, layout=replace(op.layout, m_warps=m_warps))
+        return op
+
+    acc, a, b = call.intended
+    return _with_intended(call, acc, fixed(a), fixed(b))
+
+
+# ---------------------------------------------------------------- shapes (MMA4xx)
+
+def _fix_401(call: Call) -> Call:
+    m, n, k = _dims(call)
+    acc, a, b = call.intended
+    return _with_intended(call, replace(acc, shape=(m, n)), replace(a, shape=(m, k)),
+                          replace(b, shape=(k, n)))
+
+
+def _round_up(x: int | None, multiple: int) -> int | None:
+    return None if x is None else -(-x // multiple) * multiple
+
+
+def _fix_402(call: Call) -> Call:
+    m, n, k = _dims(call)
+    mw = acc_m_warps(call)
+    acc, a, b = call.intended
+    m2, n2 = _round_up(m, 16 * mw), _round_up(n, 8 * (4 // mw))
+    k2 = _round_up(k, k_for_bits(a.bits or 16))
+    return _with_intended(call, replace(acc, shape=(m2, n2)), replace(a, shape=(m2, k2)),
+                          replace(b, shape=(k2, n2)))
+
+
 _FIXES: dict[str, Callable[[Call], Call]] = {
     "MMA101": _fix_101,
     "MMA102": _fix_102,
@@ -181,6 +306,13 @@ _FIXES: dict[str, Callable[[Call], Call]] = {
     "MMA202": _fix_202,
     "MMA203": _fix_203,
     "MMA204": _fix_204,
+    "MMA301": _fix_301,
+    "MMA302": _fix_302,
+    "MMA303": _fix_303,
+    "MMA304": _fix_304,
+    "MMA305": _fix_305,
+    "MMA401": _fix_401,
+    "MMA402": _fix_402,
     "MMA502": _fix_502,
 }
 

@@ -8,6 +8,7 @@ gets an `inconclusive` verdict with the reason.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -17,6 +18,8 @@ from mmalint.confirm import dtypes
 
 APIS = ("mgpu.mma", "plgpu.mma")
 SIGNEDNESS = ("signed", "unsigned", "signless")
+# The order mmalint assumes operands are built in when it knows no program order.
+DEFAULT_CREATION_ORDER: tuple[str, str, str] = ("a", "b", "acc")
 
 
 class FindingsError(ValueError):
@@ -48,6 +51,9 @@ class Operand:
     shape: tuple[int | None, ...] | None = None
     data_dtype: str | None = None
     source: str | None = None
+    # The layout the value was relaid out from by `to_layout` / `layout_cast` (an mma result
+    # cast to an operand layout, a strided load cast to an MMA layout), or None.
+    converted_from: Layout | None = None
 
     @property
     def mlir(self) -> str | None:
@@ -88,6 +94,8 @@ class Operand:
             "signedness": self.signedness, "layout": self.layout.to_json(),
             "shape": list(self.shape) if self.shape is not None else None,
             "data_dtype": self.data_dtype, "source": self.source,
+            "converted_from": (self.converted_from.to_json()
+                               if self.converted_from is not None else None),
         }
 
 
@@ -104,6 +112,9 @@ class Call:
     argument_order: str = "acc_a_b"
     target_arch: str | None = None
     notes: tuple[str, ...] = ()  # facts the reference lowering had to assume
+    # The roles in the order the program builds them (jax raises at the first bad one): from
+    # the creation rows of the finding's `related` notes, else a, b, acc.
+    creation_order: tuple[str, str, str] = DEFAULT_CREATION_ORDER
 
     @property
     def passed(self) -> tuple[Operand, Operand, Operand]:
@@ -166,6 +177,7 @@ class Finding:
     masked_by: tuple[str, ...]
     call: Call | None
     problem: str | None = None
+    message: str = ""  # the finding's sentence (MMA501 names the API it is about)
 
     @property
     def location(self) -> str:
@@ -261,11 +273,50 @@ def _parse_finding(index: int, item: object, where: str) -> Finding:
             call = _parse_call(raw_call)
         except _SignatureGap as gap:
             problem = str(gap)
+        else:
+            order = creation_order(item.get("related"), filename)
+            if order != call.creation_order:
+                call = replace(call, creation_order=order)
+    message = item.get("message")
     return Finding(
         index=index, code=code, filename=filename, row=int(location["row"]),
         column=int(location["column"]), predicted=predicted, masked_by=masked_by, call=call,
-        problem=problem,
+        problem=problem, message=message if isinstance(message, str) else "",
     )
+
+
+# A note saying where an operand was made: "lhs operand `a` loaded here", "accumulator created
+# here as float32", "rhs operand `b` converted here from Layout.MMA_ACC", "operand `a` loaded
+# here as int8", "lhs operand `a` is the result of an earlier mma". Not "accumulator layout
+# built here" (a layout, not the value) nor "this is the accumulator ..., passed third".
+_CREATION_NOTE = re.compile(
+    r"^(?:(?:lhs|rhs) )?(?P<role>operand `a`|operand `b`|accumulator) "
+    r"(?:is the result of an earlier mma|(?:loaded|created|converted|computed|read|built|"
+    r"splatted|cast) here)")
+_NOTE_ROLES = {"operand `a`": "a", "operand `b`": "b", "accumulator": "acc"}
+
+
+def creation_order(related: object, filename: str) -> tuple[str, str, str]:
+    """The roles in the order the program builds them, from the creation rows of the `related`
+    notes in the finding's own file. Roles without such a note keep their place in the default
+    order (a, b, acc); the ones with a note are sorted by row among themselves."""
+    rows: dict[str, tuple[int, int]] = {}
+    if isinstance(related, list):
+        for note in related:
+            if not isinstance(note, dict) or note.get("filename", filename) != filename:
+                continue
+            match = _CREATION_NOTE.match(str(note.get("message", "")))
+            location = note.get("location")
+            if match is None or not isinstance(location, dict):
+                continue
+            row, column = location.get("row"), location.get("column")
+            if not (_is_int(row) and _is_int(column)):
+                continue
+            role = _NOTE_ROLES[match.group("role")]
+            rows[role] = min(rows.get(role, (row, column)), (row, column))
+    known = iter(sorted(rows, key=lambda r: rows[r]))
+    order = tuple(next(known) if role in rows else role for role in DEFAULT_CREATION_ORDER)
+    return (order[0], order[1], order[2])
 
 
 def _is_int(value: object) -> TypeGuard[int]:
@@ -359,14 +410,9 @@ def _parse_operand(role: str, raw: Mapping[str, Any]) -> Operand:
     if signedness is not None and signedness not in SIGNEDNESS:
         raise _SignatureGap(f"'{role}.signedness' is {signedness!r}")
     layout_raw = raw.get("layout")
-    layout = Layout()
-    if isinstance(layout_raw, dict):
-        layout = Layout(
-            kind=_opt_str(layout_raw.get("kind")),
-            bitwidth=_opt_int(layout_raw.get("bitwidth")),
-            m_warps=_opt_int(layout_raw.get("m_warps")),
-            name=_opt_str(layout_raw.get("name")),
-        )
+    layout = _parse_layout(layout_raw) if isinstance(layout_raw, dict) else Layout()
+    converted_raw = raw.get("converted_from")
+    converted_from = _parse_layout(converted_raw) if isinstance(converted_raw, dict) else None
     shape_raw = raw.get("shape")
     shape: tuple[int | None, ...] | None = None
     if isinstance(shape_raw, Sequence) and not isinstance(shape_raw, str):
@@ -375,6 +421,16 @@ def _parse_operand(role: str, raw: Mapping[str, Any]) -> Operand:
         dtype=_opt_str(dtype), element_type=_opt_str(element_type),
         signedness=_opt_str(signedness), layout=layout, shape=shape,
         data_dtype=_opt_str(raw.get("data_dtype")), source=_opt_str(raw.get("source")),
+        converted_from=converted_from,
+    )
+
+
+def _parse_layout(raw: Mapping[str, Any]) -> Layout:
+    return Layout(
+        kind=_opt_str(raw.get("kind")),
+        bitwidth=_opt_int(raw.get("bitwidth")),
+        m_warps=_opt_int(raw.get("m_warps")),
+        name=_opt_str(raw.get("name")),
     )
 
 

@@ -20,7 +20,8 @@ from mmalint.analysis.dtypes import DTYPES, lookup_dtype
 from mmalint.analysis.source import Block
 from mmalint.analysis.values import Origin
 from mmalint.checks import Finding, Operand
-from mmalint.diagnostics import Edit, Fix, Location, Range
+from mmalint.diagnostics import Edit, Fix, Range
+from mmalint.positions import range_of
 
 
 def plan_fix(finding: Finding) -> Fix | None:
@@ -31,15 +32,6 @@ def plan_fix(finding: Finding) -> Fix | None:
         return planner(finding)
     except Exception:  # a fix we cannot plan is no fix, never a crash
         return None
-
-
-def _range(origin: Origin) -> Range:
-    span = origin.span()
-    return Range(
-        span.filename,
-        Location(span.start.line, span.start.column + 1),
-        Location(span.end.line, span.end.column + 1),
-    )
 
 
 def _inside(outer: Origin | None, inner: Origin) -> bool:
@@ -104,7 +96,7 @@ class _Point(Origin):
 
 
 def _edit_range(origin: Origin) -> Range:
-    where = _range(origin)
+    where = range_of(origin)
     if isinstance(origin, _Point):
         return Range(where.filename, where.end, where.end)
     return where
@@ -313,9 +305,9 @@ def _swap_fix(finding: Finding) -> Fix | None:
     first, second, third = passed
     assert first is not None and second is not None and third is not None
     edits = (
-        Edit(third.code(), _range(first)),
-        Edit(first.code(), _range(second)),
-        Edit(second.code(), _range(third)),
+        Edit(third.code(), range_of(first)),
+        Edit(first.code(), range_of(second)),
+        Edit(second.code(), range_of(third)),
     )
     return Fix("safe", finding.rule.fix_title, edits)
 
