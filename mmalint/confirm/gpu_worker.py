@@ -118,7 +118,9 @@ def run_jax_part(part: str, spec: Spec, seed: int, *, dry_run: bool = False) -> 
         arrays = []
         for i in kernels.loaded_positions(spec):
             v = spec["values"][i]
-            values = samples[i].values.T if v["layout_kind"] == "mma_rhs" else samples[i].values
+            # B lives in memory as (n, k) and is read through a transposed view.
+            values = samples[i].values
+            values = values.T if v.get("transposed") else values
             arrays.append(kernels.as_device_array(np.ascontiguousarray(values), v["dtype"]))
     except (ValueError, TypeError) as e:
         return {"part": part, "status": "skipped", "note": f"no test data: {e}",

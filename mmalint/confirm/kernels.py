@@ -41,7 +41,13 @@ def loaded_positions(spec: Spec) -> list[int]:
 def memory_shape(value: Spec) -> tuple[int, int]:
     """B operands live in memory as (n, k) and are loaded through a transposed view."""
     r, c = value["shape"]
-    return (c, r) if value["layout_kind"] == "mma_rhs" else (r, c)
+    return (c, r) if value.get("transposed") else (r, c)
+
+
+def build_order(spec: Spec) -> list[int]:
+    """Positions (in the order passed) in the order the values are built: the program's order,
+    so the first construction that fails is the program's."""
+    return list(spec.get("build_order") or range(len(spec["values"])))
 
 
 def input_structs(spec: Spec) -> list[jax.ShapeDtypeStruct]:
@@ -93,28 +99,38 @@ def build_mgpu(spec: Spec, in_shapes: Sequence[Any]) -> Callable[..., Any]:
             return fa.WGMMA_LAYOUT_8BIT
         return None  # splat or strided
 
+    def build_value(v: Spec, ref: Any) -> Any:
+        """One value as the program builds it: splatted, or loaded from `ref` (through the
+        transposed view for B), in its layout, or first in `convert_from`'s and then relaid
+        out with `to_layout`."""
+        is_signed = v["is_signed"]
+        convert = v.get("convert_from")
+        built_as = {**v, **convert} if convert else v
+        if v["zeros"]:
+            elt = utils.dtype_to_ir_type(jnp.dtype(v["dtype"]))
+            zero = arith.constant(elt, 0 if jnp.issubdtype(v["dtype"], jnp.integer)
+                                  or v["dtype"] == "bool" else 0.0)
+            value = mgpu.FragmentedArray.splat(
+                zero, tuple(v["shape"]), layout_of(built_as), is_signed=is_signed)
+        elif built_as["layout_kind"] == "strided":
+            value = mgpu.FragmentedArray.load_strided(ref, is_signed=is_signed)
+        else:
+            if v.get("transposed"):
+                ref = utils.memref_transpose(ref, (1, 0))
+            value = mgpu.FragmentedArray.load_untiled(
+                ref, layout=layout_of(built_as), is_signed=is_signed, optimized=False)
+        if convert:
+            value = value.to_layout(layout_of(v))
+        return value
+
     def body(ctx: Any, *refs: Any) -> None:
         del ctx
         ref_of = dict(zip(loaded, refs[: len(loaded)], strict=True))
         out = refs[len(loaded)]
-        frags = []
-        for i, v in enumerate(values):
-            is_signed = v["is_signed"]
-            if v["zeros"]:
-                elt = utils.dtype_to_ir_type(jnp.dtype(v["dtype"]))
-                zero = arith.constant(elt, 0 if jnp.issubdtype(v["dtype"], jnp.integer)
-                                      or v["dtype"] == "bool" else 0.0)
-                frags.append(mgpu.FragmentedArray.splat(
-                    zero, tuple(v["shape"]), layout_of(v), is_signed=is_signed))
-            elif v["layout_kind"] == "strided":
-                frags.append(mgpu.FragmentedArray.load_strided(ref_of[i], is_signed=is_signed))
-            else:
-                ref = ref_of[i]
-                if v["layout_kind"] == "mma_rhs":
-                    ref = utils.memref_transpose(ref, (1, 0))
-                frags.append(mgpu.FragmentedArray.load_untiled(
-                    ref, layout=layout_of(v), is_signed=is_signed, optimized=False))
-        mgpu.mma(*frags).store_untiled(out, optimized=False)
+        frags: dict[int, Any] = {}
+        for i in build_order(spec):
+            frags[i] = build_value(values[i], ref_of.get(i))
+        mgpu.mma(*(frags[i] for i in range(len(values)))).store_untiled(out, optimized=False)
 
     return mgpu.as_gpu_kernel(
         body, (1, 1, 1), (128, 1, 1), tuple(in_shapes), out_struct(spec), ())
@@ -145,18 +161,34 @@ def build_pallas(spec: Spec) -> Callable[..., Any]:
                  "mma_acc": plgpu.Layout.MMA_ACC}[role_kind]
         return maker(dtype, **kwargs)
 
+    def build_value(v: Spec, ref: Any) -> Any:
+        """One value as the program builds it: `jnp.zeros` (cast to its layout unless it is
+        a splat), or `plgpu.load(ref, layout=...)` (`ref.T` for B); with `convert_from`, first
+        in that layout and then `layout_cast` to its own."""
+        convert = v.get("convert_from")
+        built_as = {**v, **convert} if convert else v
+        if v["zeros"]:
+            value = jnp.zeros(tuple(v["shape"]), jnp.dtype(v["dtype"]))
+            if built_as["layout_kind"] != "splat":
+                value = plgpu.layout_cast(value, layout_of(built_as))
+        else:
+            if v.get("transposed"):
+                ref = ref.T
+            if built_as["layout_kind"] == "strided":
+                value = plgpu.load(ref, optimized=False)
+            else:
+                value = plgpu.load(ref, layout=layout_of(built_as), optimized=False)
+        if convert and v["layout_kind"] not in ("splat", "strided"):
+            value = plgpu.layout_cast(value, layout_of(v))
+        return value
+
     def body(*refs: Any) -> None:
         ref_of = dict(zip(loaded, refs[: len(loaded)], strict=True))
         o_ref = refs[len(loaded)]
-        vals = []
-        for i, v in enumerate(values):
-            if v["zeros"]:
-                zeros = jnp.zeros(tuple(v["shape"]), jnp.dtype(v["dtype"]))
-                vals.append(plgpu.layout_cast(zeros, layout_of(v)))
-            else:
-                ref = ref_of[i].T if v["layout_kind"] == "mma_rhs" else ref_of[i]
-                vals.append(plgpu.load(ref, layout=layout_of(v), optimized=False))
-        o_ref[...] = plgpu.mma(*vals)
+        vals: dict[int, Any] = {}
+        for i in build_order(spec):
+            vals[i] = build_value(values[i], ref_of.get(i))
+        o_ref[...] = plgpu.mma(*(vals[i] for i in range(len(values))))
 
     return plgpu.kernel(
         body, out_type=out_struct(spec),

@@ -389,7 +389,49 @@ def _semantics_fix(finding: Finding) -> Fix | None:
 
 # The rules with a mechanical fix. `mmalint rules` and the rule pages read `fixable` from
 # rules/*.toml; tests/test_fix_plan.py keeps the two in agreement.
+# ------------------------------------------------------------------ layout role (MMA301-303)
+
+_ROLE_ATTR = {"a": "lhs", "b": "rhs", "acc": "acc"}
+_PALLAS_MEMBER = {"a": "MMA_LHS", "b": "MMA_RHS", "acc": "MMA_ACC"}
+
+
+def _layout_role_fix(finding: Finding) -> Fix | None:
+    """`layouts.rhs` where the lhs is meant -> `layouts.lhs`; `Layout.MMA_LHS(dt)` for b ->
+    `Layout.MMA_RHS(dt)`. Only for a layout of the wrong role built for the right operand type;
+    a value converted from the accumulator layout (an mma result) needs a trip through shared
+    memory, which is no mechanical edit."""
+    role = finding.subject
+    if role is None:
+        return None
+    op = finding.call.operands[role]
+    layout = op.layout
+    if layout is None or op.converted_from is not None or layout.kind not in ("mma_lhs", "mma_rhs", "mma_acc"):
+        return None
+    origin = layout.origin
+    if origin is None or _from_world(finding, origin):
+        return None
+    node = origin.node
+    text = origin.code()
+    if isinstance(node, cst.Attribute) and node.attr.value in ("lhs", "rhs", "acc"):
+        content = text[: len(text) - len(node.attr.value)] + _ROLE_ATTR[role]
+    elif (
+        isinstance(node, cst.Call)
+        and isinstance(node.func, cst.Attribute)
+        and node.func.attr.value in ("MMA_LHS", "MMA_RHS", "MMA_ACC")
+    ):
+        func = op.created.block.code(node.func) if op.created is not None else origin.block.code(node.func)
+        content = func[: len(func) - len(node.func.attr.value)] + _PALLAS_MEMBER[role] + text[len(func):]
+    else:
+        return None
+    if content == text:
+        return None
+    return _fix(finding, [(origin, content)], _local(finding, op.created, [origin]))
+
+
 PLANNERS: dict[str, Callable[[Finding], Fix | None]] = {
+    "MMA301": _layout_role_fix,
+    "MMA302": _layout_role_fix,
+    "MMA303": _layout_role_fix,
     "MMA101": _accumulator_fix,
     "MMA102": _accumulator_fix,
     "MMA105": _swap_fix,
