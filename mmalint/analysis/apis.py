@@ -535,6 +535,7 @@ class ApiModel:
         h["arith.constant"] = self._constant(value_index=1, type_index=0, type_kw="result")
         h["mgpu.utils.memref_transpose"] = self._memref_transpose
         h["mgpu.utils.memref_slice"] = self._memref_slice
+        h["mgpu.utils.tile_shape"] = self._tile_shape
         for fn in ("memref_fold", "memref_unfold", "memref_unsqueeze"):
             h[f"mgpu.utils.{fn}"] = self._memref_same_dtype
         for ds in ("pl.ds", "pl.dslice", "mgpu.utils.ds", "plgpu.ds"):
@@ -758,6 +759,23 @@ class ApiModel:
         if not isinstance(ref, Ref):
             return UNKNOWN
         return Ref(ref.dtype, index_shape(ref.shape, args.get(1, "index")))
+
+    def _tile_shape(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
+        """`mgpu.tile_shape((m, k), (8, 64))` -> (m // 8, k // 64, 8, 64)."""
+        shape = args.get(0, "shape")
+        tiling = args.get(1, "tiling")
+        if not (isinstance(shape, TupleVal) and isinstance(tiling, TupleVal)):
+            return UNKNOWN
+        dims = [as_int(d) for d in shape.items]
+        tiles = [as_int(t) for t in tiling.items]
+        if None in tiles or len(tiles) > len(dims):
+            return UNKNOWN
+        lead = dims[: len(dims) - len(tiles)]
+        tiled = dims[len(dims) - len(tiles):]
+        outer: list[int | None] = []
+        for d, t in zip(tiled, tiles, strict=True):
+            outer.append(d // t if d is not None and t and d % t == 0 else None)
+        return TupleVal(tuple(Const(x) if x is not None else UNKNOWN for x in (*lead, *outer, *tiles)))
 
     def _dynamic_slice(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
         """`pl.ds(start, size)` / `mgpu.ds(base, length)`: a slice of known length."""

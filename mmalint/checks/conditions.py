@@ -420,7 +420,8 @@ def _loaded_with(role: str, wrong_kind: str) -> Condition:
         op = call.operands[role]
         if op.layout is None or op.how not in ("loaded", "read") or op.converted_from is not None:
             return _one(None, role)
-        return _one(op.layout.kind == wrong_kind, role)
+        desc = f"{_describe(op.layout)} (loaded with the other operand's tiling)"
+        return [Outcome(op.layout.kind == wrong_kind, role, {"layout_desc": desc})]
 
     return check
 

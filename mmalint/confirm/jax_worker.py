@@ -22,8 +22,9 @@ def _version(jax_version: str) -> str:
     return ".".join(jax_version.split(".")[:2])
 
 
-def environment(api: str) -> dict[str, Any]:
-    """The env record, or an `unavailable` record saying why this jax cannot build the case."""
+def environment(api: str, *, probe: bool = False) -> dict[str, Any]:
+    """The env record, or an `unavailable` record saying why this jax cannot build the case
+    (`probe`: an API probe, which needs Mosaic GPU but not `plgpu.mma`)."""
     try:
         import jax
     except Exception as e:
@@ -37,7 +38,7 @@ def environment(api: str) -> dict[str, Any]:
     except Exception as e:
         return {"part": "unavailable", "jax_version": version,
                 "reason": f"jax {version} cannot import Mosaic GPU: {type(e).__name__}: {e}"}
-    if api == "plgpu.mma":
+    if api == "plgpu.mma" and not probe:
         from mmalint.confirm.kernels import has_plgpu_mma
 
         if not has_plgpu_mma():
@@ -62,8 +63,31 @@ def build_part(part: str, spec: dict[str, Any]) -> dict[str, Any]:
             "seconds": time.perf_counter() - start}
 
 
+def probe_part(probe: str) -> dict[str, Any]:
+    """MMA501: try the API with the installed jax (`kernels.probe_api`)."""
+    from mmalint.confirm import kernels
+
+    start = time.perf_counter()
+    try:
+        result = kernels.probe_api(probe)
+    except Exception as e:
+        record = describe_exception(e)
+        # A missing attribute or keyword is what the probe looks for, not a harness bug.
+        if not (isinstance(e, KeyError) and "unknown API probe" in str(e)):
+            record.pop("harness", None)
+        return {"part": "flagged", "status": "raised", **record,
+                "seconds": time.perf_counter() - start}
+    return {"part": "flagged", **result, "seconds": time.perf_counter() - start}
+
+
 def main() -> int:
     case = json.load(sys.stdin)
+    if case.get("probe"):
+        env = environment("plgpu.mma" if case.get("pallas") else "mgpu.mma", probe=True)
+        emit(env)
+        if env["part"] != "unavailable":
+            emit(probe_part(case["probe"]))
+        return 0
     api = case["flagged"]["api"]
     env = environment(api)
     emit(env)

@@ -222,3 +222,51 @@ def judge_gpu(code: str, predicted: PredictedError | None, target_jax: str | Non
     return Judgement(kind, f"{where}: the flagged kernel {_what_happened(flagged)}; predicted "
                      f"{predicted}{fix_text}{extra}", detail)
 
+
+
+def judge_availability(feature: str, predicted: PredictedError | None, target: str | None,
+                       keyword: bool, outcome: WorkerOutcome) -> Judgement:
+    """MMA501: the installed jax's answer for one API (`availability.py`).
+
+    Confirmed when it lacks the API and raises the predicted error, or, for a keyword the
+    target accepts and drops, when it drops it too. A jax that has the API cannot confirm a
+    finding about one that lacks it: inconclusive, unless it is the targeted version itself
+    (then the finding is wrong: not reproduced).
+    """
+    env = outcome.environment()
+    if env is None:
+        return Judgement(INCONCLUSIVE, outcome.failure(), {})
+    if env.get("part") == "unavailable":
+        return Judgement(INCONCLUSIVE, str(env.get("reason")), {"jax_version": env.get(
+            "jax_version")})
+    installed = env.get("jax_version")
+    detail: dict[str, Any] = {"jax_version": installed, "api": feature}
+    probe = outcome.part("flagged")
+    if probe is None:
+        return Judgement(INCONCLUSIVE, f"no result for the API probe: {outcome.failure()}",
+                         detail)
+    detail["flagged"] = probe
+    if (broken := _harness_failure(probe)) is not None:
+        return Judgement(INCONCLUSIVE, broken, detail)
+    same = not _version_mismatch(installed, target)
+    aim = f"the finding is about jax {_minor(target)}" if target else "the finding names no jax"
+    status = probe.get("status")
+    if status == "raised":
+        if predicted is not None and _matches(probe, predicted):
+            return Judgement(CONFIRMED, f"jax {installed} lacks {feature}: it raised "
+                             f"{_raised(probe)}", detail)
+        expected = f"predicted {predicted}" if predicted is not None else (
+            "predicted that it is accepted and ignored")
+        return Judgement(NOT_REPRODUCED if same else INCONCLUSIVE,
+                         f"jax {installed} raised {_raised(probe)} for {feature}; {expected}"
+                         f"{'' if same else f'; {aim}'}", detail)
+    note = str(probe.get("note", status))
+    if keyword and status == "ignored":
+        return Judgement(CONFIRMED, f"jax {installed} accepts and ignores it: {note}", detail)
+    has = "honours" if status == "honoured" else "has"
+    if same:
+        return Judgement(NOT_REPRODUCED, f"jax {installed} {has} {feature} ({note}), and it is "
+                         "the version the finding is about", detail)
+    lacks = "drops it" if keyword else "lacks it"
+    return Judgement(INCONCLUSIVE, f"jax {installed} {has} {feature} ({note}); {aim}: only a "
+                     f"jax that {lacks} can confirm the finding", detail)

@@ -229,3 +229,47 @@ def lowered_text(fn: Callable[..., Any], structs: Sequence[Any]) -> str:
 def as_device_array(values: np.ndarray, dtype: str) -> np.ndarray:
     """Exact values -> a NumPy array of the jax dtype (ml_dtypes for bf16, fp8, int4)."""
     return np.asarray(values).astype(jnp.dtype(dtype))
+
+
+def probe_api(probe: str) -> dict[str, Any]:
+    """Try one API whose presence depends on the jax version (MMA501, `availability.py`).
+
+    Raises what the installed jax raises for it; otherwise returns `status` "present" with
+    what was tried, or for a keyword that some versions accept and drop, "honoured" or
+    "ignored" (the layout it gives against the one the keyword asks for).
+    """
+    with mlir_context():
+        mgpu = _module("jax.experimental.mosaic.gpu")
+        utils = _module("jax.experimental.mosaic.gpu.utils")
+        f16 = utils.dtype_to_ir_type(jnp.dtype("float16"))
+        if probe == "mmalayouts-m-warps":
+            mgpu.MMALayouts(f16, m_warps=2)
+            return {"status": "present", "note": "MMALayouts(f16, m_warps=2) builds"}
+        if probe == "mmalayouts-for-shape":
+            getattr(mgpu.MMALayouts, "for_shape")  # noqa: B009 (the lookup is the probe)
+            return {"status": "present", "note": "MMALayouts.for_shape exists"}
+        if probe == "mmalayouts-f64":
+            layouts = mgpu.MMALayouts(utils.dtype_to_ir_type(jnp.dtype("float64")))
+            _ = (layouts.lhs, layouts.rhs, layouts.acc)
+            return {"status": "present", "note": "MMALayouts(f64) builds"}
+        plgpu = _module("jax.experimental.pallas.mosaic_gpu")
+        if probe == "plgpu-mma":
+            getattr(plgpu, "mma")  # noqa: B009
+            return {"status": "present", "note": "plgpu.mma exists"}
+        if probe.startswith("pallas-mma-") and probe.endswith("-layout"):
+            name = "MMA_" + probe.split("-")[2].upper()
+            getattr(plgpu.Layout, name)
+            return {"status": "present", "note": f"plgpu.Layout.{name} exists"}
+        if probe == "pallas-layout-m-warps":
+            got = plgpu.Layout.MMA_LHS(jnp.float16, m_warps=2).to_mgpu()
+            if _mma_layouts_takes_m_warps(mgpu.MMALayouts):
+                asked = mgpu.MMALayouts(f16, m_warps=2).lhs
+                if got == asked:
+                    return {"status": "honoured", "note": "plgpu.Layout.MMA_LHS(float16, "
+                            "m_warps=2) is MMALayouts(f16, m_warps=2).lhs"}
+            if got == mgpu.MMALayouts(f16).lhs:
+                return {"status": "ignored", "note": "plgpu.Layout.MMA_LHS(float16, m_warps=2) "
+                        "is the m_warps=4 layout MMALayouts(f16).lhs: the keyword is dropped"}
+            return {"status": "present", "note": f"plgpu.Layout.MMA_LHS(float16, m_warps=2) "
+                    f"is {got}"}
+    raise KeyError(f"unknown API probe {probe!r}")

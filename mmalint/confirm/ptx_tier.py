@@ -43,6 +43,9 @@ def confirm_ptx(finding: Finding, *, timeout: float = 60.0) -> Verdict:
                             **detail)
 
     code = finding.code
+    if code == "MMA501":
+        return verdict(INCONCLUSIVE, "tier does not apply to MMA501: it is about a jax API, "
+                       "which never reaches the PTX instruction")
     if finding.call is None:
         return verdict(INCONCLUSIVE, finding.problem or "no call signature")
     if finding.call.api not in APIS:
@@ -51,7 +54,7 @@ def confirm_ptx(finding: Finding, *, timeout: float = 60.0) -> Verdict:
     if code == "MMA202":
         return verdict(INCONCLUSIVE, "tier does not apply to MMA202: is_signed is an attribute "
                        "of jax's FragmentedArray; PTX spells every integer .s or .u")
-    if not code.startswith(_PTX_FAMILIES) or code == "MMA501":
+    if not code.startswith(_PTX_FAMILIES):
         return verdict(INCONCLUSIVE, f"tier does not apply to {code}: layouts, shapes and jax "
                        "APIs do not reach the PTX instruction")
     ptxas = find_ptxas()

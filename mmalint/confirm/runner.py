@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import queue
+import re
 import shutil
 import sys
 import threading
@@ -19,10 +20,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from mmalint.confirm.availability import probe_for
 from mmalint.confirm.cases import kernel_spec
 from mmalint.confirm.fixes import fixed_call, unmasked_call
 from mmalint.confirm.instruction import data_instruction
-from mmalint.confirm.judge import judge_gpu, judge_jax
+from mmalint.confirm.judge import judge_availability, judge_gpu, judge_jax
 from mmalint.confirm.process import run_worker
 from mmalint.confirm.ptx_tier import confirm_ptx
 from mmalint.confirm.signature import APIS, Finding, parse_findings
@@ -79,6 +81,11 @@ class _Confirmer:
         def early(reason: str) -> Verdict:
             return make_verdict(finding, tier, INCONCLUSIVE, reason, time.perf_counter() - start)
 
+        if finding.code == "MMA501":
+            if tier == "gpu":
+                return early("tier does not apply to MMA501: whether jax has an API does not "
+                             "depend on the GPU (the jax tier probes it)")
+            return self._availability(finding, start)
         if finding.call is None:
             return early(finding.problem or "no call signature")
         if finding.call.api not in APIS:
@@ -119,6 +126,27 @@ class _Confirmer:
         evidence = judged.evidence + "".join(f" [{n}]" for n in notes)
         return make_verdict(finding, tier, judged.verdict, evidence,
                             time.perf_counter() - start, **judged.detail, **extra)
+
+
+    def _availability(self, finding: Finding, start: float) -> Verdict:
+        """MMA501 in the jax tier: probe the API the finding names with the installed jax."""
+        probe = probe_for(finding)
+        if probe is None:
+            return make_verdict(finding, "jax", INCONCLUSIVE,
+                                f"cannot tell which API the finding is about: {finding.message!r}",
+                                time.perf_counter() - start)
+        case = {"code": finding.code, "probe": probe.probe, "pallas": probe.pallas}
+        outcome = run_worker(self.python, "mmalint.confirm.jax_worker", case,
+                             timeout=self.timeout, env={"JAX_PLATFORMS": "cpu"})
+        target = finding.predicted.jax_version if finding.predicted else None
+        if target is None and finding.call is not None:
+            target = finding.call.target_jax
+        if target is None and (m := re.search(r"\bjax (\d+\.\d+)\b", finding.message)):
+            target = m.group(1)
+        judged = judge_availability(probe.feature, finding.predicted, target, probe.keyword,
+                                    outcome)
+        return make_verdict(finding, "jax", judged.verdict, judged.evidence,
+                            time.perf_counter() - start, **judged.detail)
 
 
 def confirm_findings(
