@@ -16,6 +16,8 @@ from mmalint.confirm.signature import PredictedError
 from mmalint.confirm.verdict import CONFIRMED, INCONCLUSIVE, NOT_REPRODUCED, PTX_ALLOWS
 
 Record = dict[str, Any]
+# Rule families only jax can show (register layouts, shapes): the CuPy path has nothing to say.
+JAX_ONLY_FAMILIES = ("MMA3", "MMA4")
 
 
 @dataclass(frozen=True)
@@ -169,6 +171,9 @@ def judge_gpu(code: str, predicted: PredictedError | None, target_jax: str | Non
         detail["flagged"] = flagged
     if (broken := _harness_failure(fix, flagged)) is not None:
         return Judgement(INCONCLUSIVE, broken, detail)
+    if backend == "cupy" and code.startswith(JAX_ONLY_FAMILIES):
+        return Judgement(INCONCLUSIVE, f"tier does not apply to {code} on the CuPy path: it "
+                         "runs the instruction, and layouts and shapes are jax's", detail)
 
     # The fix first: a verdict leans on it, so a fix that fails makes everything inconclusive.
     fix_text = ""

@@ -24,7 +24,7 @@ from mmalint.confirm.availability import probe_for
 from mmalint.confirm.cases import kernel_spec
 from mmalint.confirm.fixes import fixed_call, unmasked_call
 from mmalint.confirm.instruction import data_instruction
-from mmalint.confirm.judge import judge_availability, judge_gpu, judge_jax
+from mmalint.confirm.judge import JAX_ONLY_FAMILIES, judge_availability, judge_gpu, judge_jax
 from mmalint.confirm.process import run_worker
 from mmalint.confirm.ptx_tier import confirm_ptx
 from mmalint.confirm.signature import APIS, Finding, parse_findings
@@ -116,6 +116,9 @@ class _Confirmer:
             if finding.code == "MMA202" and self.gpu_backend == "cupy":
                 return early("tier does not apply to MMA202 on the CuPy path: is_signed is a "
                              "jax attribute")
+            if finding.code.startswith(JAX_ONLY_FAMILIES) and self.gpu_backend == "cupy":
+                return early(f"tier does not apply to {finding.code} on the CuPy path: it runs "
+                             "the instruction, and layouts and shapes are jax's")
             with self.devices.device() as device:
                 env = {"CUDA_VISIBLE_DEVICES": str(device)} if device is not None else {}
                 outcome = run_worker(self.python, "mmalint.confirm.gpu_worker", case,
