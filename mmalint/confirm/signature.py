@@ -298,8 +298,10 @@ _NOTE_ROLES = {"operand `a`": "a", "operand `b`": "b", "accumulator": "acc"}
 
 def creation_order(related: object, filename: str) -> tuple[str, str, str]:
     """The roles in the order the program builds them, from the creation rows of the `related`
-    notes in the finding's own file. Roles without such a note keep their place in the default
-    order (a, b, acc); the ones with a note are sorted by row among themselves."""
+    notes in the finding's own file: the roles with such a note first, by row, then the others
+    in the default order (a, b, acc), as mmalint orders operands whose creation it does not
+    know. The notes name the operands the finding is about, so those are built before any
+    operand the finding does not mention."""
     rows: dict[str, tuple[int, int]] = {}
     if isinstance(related, list):
         for note in related:
@@ -314,8 +316,8 @@ def creation_order(related: object, filename: str) -> tuple[str, str, str]:
                 continue
             role = _NOTE_ROLES[match.group("role")]
             rows[role] = min(rows.get(role, (row, column)), (row, column))
-    known = iter(sorted(rows, key=lambda r: rows[r]))
-    order = tuple(next(known) if role in rows else role for role in DEFAULT_CREATION_ORDER)
+    order = sorted(rows, key=lambda r: rows[r])
+    order += [role for role in DEFAULT_CREATION_ORDER if role not in rows]
     return (order[0], order[1], order[2])
 
 
