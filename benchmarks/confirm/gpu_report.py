@@ -2,8 +2,9 @@
 
     python benchmarks/confirm/gpu_report.py OUT_DIR > OUT_DIR/confirm-gpu.md
 
-Reads OUT_DIR/confirm-gpu.json (all tiers, jax backend), OUT_DIR/confirm-gpu-cupy.json (gpu
-tier, CuPy backend) and OUT_DIR/confirm-gpu-tests.txt (pytest), whichever exist.
+Reads OUT_DIR/confirm-gpu.json (all tiers, jax backend), OUT_DIR/confirm-gpu-layouts.json (the
+layout, shape and API findings, all tiers), OUT_DIR/confirm-gpu-cupy.json (gpu tier, CuPy
+backend) and OUT_DIR/confirm-gpu-tests.txt (pytest), whichever exist.
 """
 
 from __future__ import annotations
@@ -83,6 +84,7 @@ def main() -> int:
     print("|" + "---|" * len(facts))
     print("| " + " | ".join(_cell(v) for v in facts.values()) + " |\n")
     runs = [("jax backend, all tiers", out / "confirm-gpu.json"),
+            ("layouts, shapes and APIs, all tiers", out / "confirm-gpu-layouts.json"),
             ("CuPy backend, gpu tier", out / "confirm-gpu-cupy.json")]
     loaded = []
     for label, path in runs:

@@ -5,9 +5,11 @@
 #
 # 1. all tiers (ptx if ptxas is found, jax with the installed jax on the CPU, gpu with the jax
 #    backend) over every GPU      -> $OUT/confirm-gpu.json
-# 2. the gpu tier again through the bundled CuPy kernel (no jax)    -> $OUT/confirm-gpu-cupy.json
-# 3. the gpu- and jax-marked tests of tests/confirm                -> $OUT/confirm-gpu-tests.txt
-# 4. a Markdown report (date, GPU, driver, CUDA, jax, tables, timings) -> $OUT/confirm-gpu.md
+# 2. all tiers over the layout, shape and API findings (MMA301-305, MMA401-402, MMA501) of
+#    tests/confirm/data/layout_findings.json                      -> $OUT/confirm-gpu-layouts.json
+# 3. the gpu tier again through the bundled CuPy kernel (no jax)    -> $OUT/confirm-gpu-cupy.json
+# 4. the gpu- and jax-marked tests of tests/confirm                -> $OUT/confirm-gpu-tests.txt
+# 5. a Markdown report (date, GPU, driver, CUDA, jax, tables, timings) -> $OUT/confirm-gpu.md
 # Each step has its own time limit so the whole run ends within 8 minutes, whatever hangs.
 set -uo pipefail
 
@@ -16,6 +18,7 @@ OUT="${OUT:-$PWD/confirm-out}"
 mkdir -p "$OUT"
 PY="${PYTHON:-python3}"
 FINDINGS="${1:-benchmarks/confirm/findings.json}"
+LAYOUTS=tests/confirm/data/layout_findings.json
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 export XLA_PYTHON_CLIENT_PREALLOCATE=false
 
@@ -42,6 +45,11 @@ step "all tiers, jax backend" 130 \
   --timeout 120 --gpu-backend auto --format json \
   > "$OUT/confirm-gpu.json" 2> "$OUT/confirm-gpu.stderr"
 
+step "layouts, all tiers, jax backend" 60 \
+  "$PY" -m mmalint.confirm.cli "$LAYOUTS" --tier all --jobs "$JOBS" "${DEVICE_ARGS[@]}" \
+  --timeout 50 --gpu-backend auto --format json \
+  > "$OUT/confirm-gpu-layouts.json" 2> "$OUT/confirm-gpu-layouts.stderr"
+
 step "gpu tier, CuPy backend" 70 \
   "$PY" -m mmalint.confirm.cli "$FINDINGS" --tier gpu --jobs "$JOBS" "${DEVICE_ARGS[@]}" \
   --timeout 60 --gpu-backend cupy --format json \
@@ -49,7 +57,7 @@ step "gpu tier, CuPy backend" 70 \
 
 # --confcutdir: tests/conftest.py imports the analyzer (libcst), which this machine lacks;
 # the confirm tests need only their own conftest.
-step "pytest gpu+jax" 200 \
+step "pytest gpu+jax" 170 \
   "$PY" -m pytest -q -rs -p no:cacheprovider --confcutdir=tests/confirm \
   -m "gpu or jax" tests/confirm > "$OUT/confirm-gpu-tests.txt" 2>&1
 

@@ -334,3 +334,23 @@ def test_gpu_worker_dry_run(key: str, fix: str,
     predicted = f.predicted
     assert predicted is not None
     assert predicted.matches(records["flagged"]["exception"], records["flagged"]["message"])
+
+
+@pytest.mark.gpu
+def test_gpu_tier_jax_backend(jax_info: tuple[str | None, str | None]) -> None:
+    """On a GPU: each flagged kernel fails as jax fails on the CPU, and each fix compiles, runs
+    and matches NumPy (a fix that does not makes the case inconclusive, which is caught)."""
+    _, problem = jax_info
+    if problem is not None:
+        pytest.skip(problem)
+    verdicts = confirm_findings(RAW, {"gpu"}, jobs=4, timeout=120, gpu_backend="jax")
+    for v in verdicts:
+        key = name(RAW[v.index])
+        if key.startswith("MMA501"):
+            assert "tier does not apply" in v.evidence, v.evidence
+            continue
+        assert v.verdict in ("confirmed", "inconclusive"), (key, v.evidence)
+        assert "did not match NumPy" not in v.evidence, (key, v.evidence)
+        assert "reference lowering failed" not in v.evidence, (key, v.evidence)
+        if "has no plgpu.mma" not in v.evidence:
+            assert "; the fix is " in v.evidence, (key, v.evidence)
