@@ -47,6 +47,15 @@ class Rule:
     # False when no mechanical fix exists (`fixable = false` in the TOML); fix_title then
     # names what the user has to do by hand.
     fixable: bool = True
+    # Alternative (message, help) templates a check can ask for by name, when the general
+    # message would misstate the cause: `[rule.variant.view]` in the TOML.
+    variants: tuple[tuple[str, tuple[str, str]], ...] = ()
+
+    def variant(self, name: str | None) -> tuple[str, str]:
+        for key, texts in self.variants:
+            if key == name:
+                return texts
+        return self.message, self.help
 
     @property
     def url(self) -> str:
@@ -199,6 +208,9 @@ def load_catalog(directory: Path | None = None) -> Catalog:
                     for e in r.get("example", [])
                 ),
                 fixable=bool(r.get("fixable", bool(r.get("fix_title")))),
+                variants=tuple(
+                    (name, (v["message"], v["help"])) for name, v in sorted(r.get("variant", {}).items())
+                ),
             )
             if rule.code in rules:
                 raise CatalogError(f"rule {rule.code} is defined twice")

@@ -189,7 +189,7 @@ class ApiModel:
                 return _len_of(value.shape)
             if attr == "T":
                 if isinstance(value, Ref):
-                    return Ref(value.dtype, _reversed_shape(value.shape))
+                    return Ref(value.dtype, _reversed_shape(value.shape), view=_transposed_view(value, None))
                 return Array(value.dtype, _reversed_shape(value.shape), UNKNOWN, value.created, value.how)
             if attr == "at":
                 return RefAt(value)
@@ -431,7 +431,7 @@ class ApiModel:
         if isinstance(value, RefAt):
             ref = value.ref
             if isinstance(ref, Ref):
-                return Ref(ref.dtype, index_shape(ref.shape, index))
+                return Ref(ref.dtype, index_shape(ref.shape, index), view=_indexed_view(ref, index))
             if isinstance(ref, Array):
                 return value
             return UNKNOWN
@@ -526,7 +526,6 @@ class ApiModel:
         # mlir / mosaic utils
         h["ir.IntegerType.get_signless"] = self._integer_type
         h["mgpu.utils.dtype_to_ir_type"] = self._dtype_to_ir_type
-        h["mgpu.dtype_to_ir_type"] = self._dtype_to_ir_type
         h["jax.mlir.dtype_to_ir_type"] = self._dtype_to_ir_type
         h["mgpu.utils.is_signed"] = self._is_signed
         h["mgpu.utils.bitwidth"] = self._bitwidth(1)
@@ -752,13 +751,14 @@ class ApiModel:
                 ref.shape.items
             ):
                 shape = TupleVal(tuple(ref.shape.items[i] for i in idx if i is not None))
-        return Ref(ref.dtype, shape)
+        return Ref(ref.dtype, shape, view=_transposed_view(ref, perm))
 
     def _memref_slice(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
         ref = args.get(0, "ref")
         if not isinstance(ref, Ref):
             return UNKNOWN
-        return Ref(ref.dtype, index_shape(ref.shape, args.get(1, "index")))
+        index = args.get(1, "index")
+        return Ref(ref.dtype, index_shape(ref.shape, index), view=_indexed_view(ref, index))
 
     def _tile_shape(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
         """`mgpu.tile_shape((m, k), (8, 64))` -> (m // 8, k // 64, 8, 64)."""
@@ -783,6 +783,9 @@ class ApiModel:
         if not args.has(1, "size") and not args.has(1, "length"):
             # `pl.ds(n)` is `pl.ds(0, n)`.
             size = args.get(0, "start")
+        stride = args.get(2, "stride", Const(1))
+        if as_int(stride) != 1:
+            return TupleVal((Const("ds"), size, stride))
         return TupleVal((Const("ds"), size))
 
     def _memref_same_dtype(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
@@ -856,8 +859,11 @@ class ApiModel:
             if isinstance(dtype, DType):
                 ir_type = IrType(dtype.info.mlir, origin=dtype.origin)
             shape: Value = UNKNOWN
+            view: str | None = None
             if isinstance(ref, Ref):
                 shape = _untiled_shape(ref.shape) if tiled else ref.shape
+                if not tiled and how == "loaded":
+                    view = _load_view(ref, args)
             return Fragment(
                 ir_type,
                 self._signed_arg(args, "is_signed", node, block),
@@ -866,6 +872,7 @@ class ApiModel:
                 dtype,
                 created=_origin(block, node),
                 how=how,
+                view=view,
             )
 
         return handler
@@ -950,7 +957,7 @@ class ApiModel:
             if leaves is None:
                 complete = False
                 break
-            refs.extend(_as_ref(leaf) for leaf in leaves)
+            refs.extend(_as_ref(leaf, view="plain") for leaf in leaves)
         if complete:
             refs.append(_scratch_tree(scratch))
         from mmalint.analysis.interpreter import Args as CallArgs
@@ -981,7 +988,8 @@ class ApiModel:
             return Array(UNKNOWN, UNKNOWN, layout, created=_origin(block, node), how="loaded")
         indexed = args.has(1, "idx") and not _is_none(args.get(1, "idx"))
         shape = index_shape(ref.shape, args.get(1, "idx")) if indexed else ref.shape
-        return Array(ref.dtype, shape, layout, created=_origin(block, node), how="loaded")
+        view = None if indexed else _load_view(ref, args)
+        return Array(ref.dtype, shape, layout, created=_origin(block, node), how="loaded", view=view)
 
     def _kernel_factory(self, api: str, blind: bool = False) -> Handler:
         def handler(args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
@@ -1050,7 +1058,8 @@ class ApiModel:
             ref = _as_ref(value) if complete and not torch_inputs else UNKNOWN
             if isinstance(ref, Ref):
                 # jax converts kernel inputs to jax arrays: 64-bit data is 32-bit without x64.
-                ref = Ref(self.jax_dtype(ref.dtype), ref.shape, origin=ref.origin)
+                # They stay in global memory, row-major.
+                ref = Ref(self.jax_dtype(ref.dtype), ref.shape, origin=ref.origin, view="plain")
             refs.append(ref)
         out = kwargs.get("out_type", kwargs.get("out_shape"))
         scratch = kwargs.get("scratch_types", kwargs.get("scratch_shapes", TupleVal(())))
@@ -1059,12 +1068,12 @@ class ApiModel:
             # A dict of scratch types reaches the body as keyword arguments.
             scratch_keywords = {k: _as_ref(v) for k, v in scratch.items}
             scratch = TupleVal(())
-        for tree in (out, scratch):
+        for tree, view in ((out, "plain"), (scratch, None)):
             leaves = _leaves(tree) if tree is not None else None
             if leaves is None:
                 complete = False
                 break
-            refs.extend(_as_ref(leaf) for leaf in leaves)
+            refs.extend(_as_ref(leaf, view=view) for leaf in leaves)
         if kernel.api == "pl.pallas_call" and complete:
             # Blocked refs keep their dtype; their shape is the block shape when a spec says so.
             refs = [Ref(r.dtype, UNKNOWN) if isinstance(r, Ref) else r for r in refs]
@@ -1664,12 +1673,86 @@ def _leaves(tree: Value) -> list[Value] | None:
     return [tree]
 
 
-def _as_ref(value: Value) -> Value:
+def _as_ref(value: Value, view: str | None = None) -> Value:
+    """A kernel argument for an array or a `ShapeDtypeStruct`; `view="plain"` for the kernel's
+    own global-memory buffers, which are row-major."""
     if isinstance(value, Array):
-        return Ref(value.dtype, value.shape, origin=value.origin)
+        return Ref(value.dtype, value.shape, origin=value.origin, view=view)
     if isinstance(value, Ref):
         return value
     return UNKNOWN
+
+
+def _transposed_view(ref: Ref, perm: Value | None) -> str | None:
+    """The view after `memref_transpose(ref, perm)` (`perm` None: `.T`): flipped when exactly
+    the last two axes of a known-rank ref swap, kept for the identity, unknown otherwise."""
+    if ref.view is None or not isinstance(ref.shape, TupleVal):
+        return None
+    rank = len(ref.shape.items)
+    if perm is None:
+        order: list[int | None] = list(range(rank - 1, -1, -1))
+    elif isinstance(perm, TupleVal):
+        order = [as_int(p) for p in perm.items]
+    else:
+        return None
+    if rank < 2 or len(order) != rank:
+        return None
+    if order == list(range(rank)):
+        return ref.view
+    if order == [*range(rank - 2), rank - 1, rank - 2]:
+        return "transposed" if ref.view == "plain" else "plain"
+    return None
+
+
+def _indexed_view(ref: Ref, index: Value) -> str | None:
+    """A view survives indexing that keeps the last two axes whole-step (slices, `ds`,
+    leading integers): the contiguous axis stays where it was."""
+    if ref.view is None or not isinstance(ref.shape, TupleVal):
+        return None
+    rank = len(ref.shape.items)
+    parts: list[Value] = list(index.items) if isinstance(index, TupleVal) and _is_index_tuple(index) else [index]
+    if any(isinstance(p, Const) and p.value is ... for p in parts):
+        before = []
+        for p in parts:
+            if isinstance(p, Const) and p.value is ...:
+                break
+            before.append(p)
+        parts = before  # what follows `...` indexes the trailing axes: only trust leading parts
+        if len(parts) > rank - 2:
+            return None
+    if len(parts) <= rank - 2:
+        return ref.view if all(_is_axis_index(p) for p in parts) else None
+    for p in parts[:rank - 2]:
+        if not _is_axis_index(p):
+            return None
+    for p in parts[rank - 2:]:
+        if not _is_whole_step(p):
+            return None
+    return ref.view
+
+
+def _is_axis_index(part: Value) -> bool:
+    return (isinstance(part, Const) and isinstance(part.value, int) and not isinstance(part.value, bool)) or _is_whole_step(part)
+
+
+def _is_whole_step(part: Value) -> bool:
+    """A unit-step slice or `pl.ds(start, size)` (no stride)."""
+    if isinstance(part, TupleVal) and part.items and part.items[0] == Const("ds"):
+        return len(part.items) <= 2
+    if isinstance(part, TupleVal) and part.items and part.items[0] == Const("slice"):
+        step = part.items[3] if len(part.items) > 3 else NONE
+        return _is_none(step) or as_int(step) == 1
+    return False
+
+
+def _load_view(ref: Ref, args: Args) -> str | None:
+    """The view a load reads through, when it decides whether the load works: only for
+    `optimized=False` loads (an optimized load from global memory fails for its own reasons,
+    and one from shared memory may use `ldmatrix.trans`)."""
+    optimized = args.keywords.get("optimized")
+    if isinstance(optimized, Const) and optimized.value is False:
+        return ref.view
+    return None
 
 
 def _scratch_tree(tree: Value) -> Value:

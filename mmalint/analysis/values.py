@@ -182,6 +182,9 @@ class Fragment(Value):
     # The layout a `to_layout` / `layout_cast` converted from, when that is known, and where.
     converted_from: Value = field(default=UNKNOWN, compare=False)
     converted_at: Origin | None = field(default=None, compare=False, repr=False)
+    # How the memory it was loaded from was viewed: "plain" (row-major, as a kernel argument
+    # is), "transposed" (`memref_transpose(ref, (1, 0))`, `ref.T`), or None when unknown.
+    view: str | None = None
 
 
 @dataclass(frozen=True)
@@ -195,14 +198,21 @@ class Array(Value):
     how: str = field(default="", compare=False)
     converted_from: Value = field(default=UNKNOWN, compare=False)
     converted_at: Origin | None = field(default=None, compare=False, repr=False)
+    view: str | None = None  # as Fragment.view, for `plgpu.load`
 
 
 @dataclass(frozen=True)
 class Ref(Value):
-    """A kernel memory reference (memref, Pallas Ref): dtype and shape, no signedness."""
+    """A kernel memory reference (memref, Pallas Ref): dtype and shape, no signedness.
+
+    `view` is "plain" for a kernel's own global-memory arguments (row-major), "transposed"
+    once `memref_transpose(ref, (1, 0))` / `.T` swaps its last two axes, None when unknown
+    (scratch, pipeline blocks, reshapes). Loading with an MMA operand layout depends on it.
+    """
 
     dtype: Value = UNKNOWN
     shape: Value = UNKNOWN
+    view: str | None = None
 
 
 @dataclass(frozen=True)
@@ -328,6 +338,7 @@ def join(a: Value, b: Value) -> Value:
             data_dtype=join(a.data_dtype, b.data_dtype),
             created=a.created,
             how=a.how,
+            view=a.view if a.view == b.view else None,
         )
     if isinstance(a, Array) and isinstance(b, Array):
         return Array(
@@ -336,9 +347,11 @@ def join(a: Value, b: Value) -> Value:
             layout=join(a.layout, b.layout),
             created=a.created,
             how=a.how,
+            view=a.view if a.view == b.view else None,
         )
     if isinstance(a, Ref) and isinstance(b, Ref):
-        return Ref(dtype=join(a.dtype, b.dtype), shape=join(a.shape, b.shape))
+        return Ref(dtype=join(a.dtype, b.dtype), shape=join(a.shape, b.shape),
+                   view=a.view if a.view == b.view else None)
     if isinstance(a, Layout) and isinstance(b, Layout) and a.kind == b.kind:
         return Layout(
             a.kind,

@@ -44,6 +44,8 @@ class Operand:
     how: str
     converted_from: Layout | None = None
     converted_at: Origin | None = None
+    # How the memory it was loaded from was viewed: "plain", "transposed" or None (unknown).
+    view: str | None = None
 
     @property
     def is_int(self) -> bool:
@@ -75,6 +77,7 @@ class Operand:
             "data_dtype": self.data_dtype,
             "source": self.how or None,
             "converted_from": _layout_json(self.converted_from),
+            "view": self.view,
         }
 
 
@@ -169,6 +172,7 @@ def operand(position: int, value: Value, arg_origin: Origin | None) -> Operand:
             value.how,
             value.converted_from if isinstance(value.converted_from, Layout) else None,
             value.converted_at,
+            value.view,
         )
     if isinstance(value, Array):
         dtype = value.dtype.name if isinstance(value.dtype, DType) else None
@@ -194,6 +198,7 @@ def operand(position: int, value: Value, arg_origin: Origin | None) -> Operand:
             value.how,
             value.converted_from if isinstance(value.converted_from, Layout) else None,
             value.converted_at,
+            value.view,
         )
     return Operand(position, value, None, None, None, None, None, None, None, None, None, None,
                    arg_origin, "")

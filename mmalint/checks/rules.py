@@ -258,17 +258,18 @@ def _finding(
 ) -> Finding:
     rule = catalog.rules[check.rule]
     fields = _fields(call, check, outcome)
+    message_template, help_template = rule.variant(outcome.fields.get("variant"))
     try:
-        message = rule.message.format(**fields)
+        message = message_template.format(**fields)
     except (KeyError, IndexError):
         message = rule.summary
     world = call.site.context.world
     if world:
         message += " (when " + ", ".join(str(b) for b in world) + ")"
     try:
-        help_text = rule.help.format(**fields)
+        help_text = help_template.format(**fields)
     except (KeyError, IndexError):
-        help_text = rule.help
+        help_text = help_template
     return Finding(
         rule, call, outcome.subject, message, help_text, tuple(_notes(rule.code, call, outcome)),
         predicted, masked_by, check,

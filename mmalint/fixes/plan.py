@@ -407,6 +407,10 @@ def _layout_role_fix(finding: Finding) -> Fix | None:
     layout = op.layout
     if layout is None or op.converted_from is not None or layout.kind not in ("mma_lhs", "mma_rhs", "mma_acc"):
         return None
+    # The role's own tiling must also load through this view of memory (lhs: plain, rhs:
+    # transposed); otherwise the edit trades this error for a failing load.
+    if role in ("a", "b") and op.view is not None and op.how == "loaded" and (role == "a") != (op.view == "plain"):
+        return None
     origin = layout.origin
     if origin is None or _from_world(finding, origin):
         return None

@@ -151,7 +151,7 @@ def test_early_return_helper() -> None:
       t = utils.dtype_to_ir_type(a_ref_dtype)
       lay = mgpu.MMALayouts(t)
       a = mgpu.FragmentedArray.load_untiled(a_ref, layout=lay.lhs, is_signed=SIGNED, optimized=False)
-      b = mgpu.FragmentedArray.load_untiled(b_ref, layout=lay.rhs, is_signed=SIGNED, optimized=False)
+      b = mgpu.FragmentedArray.load_untiled(utils.memref_transpose(b_ref, (1, 0)), layout=lay.rhs, is_signed=SIGNED, optimized=False)
       acc_t, acc_signed = acc_type(t)
       zero = utils.c(0, acc_t) if acc_signed else utils.c(0.0, acc_t)
       acc = mgpu.FragmentedArray.splat(zero, (64, 64), layout=lay.acc, is_signed=acc_signed)

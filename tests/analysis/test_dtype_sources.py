@@ -22,7 +22,7 @@ def kernel(ctx, a_ref, b_ref, out_ref, smem):
   t = {operand_ir}
   lay = mgpu.MMALayouts(t)
   a = mgpu.FragmentedArray.load_untiled(a_ref, layout=lay.lhs{sign}, optimized=False)
-  b = mgpu.FragmentedArray.load_untiled(b_ref, layout=lay.rhs{sign}, optimized=False)
+  b = mgpu.FragmentedArray.load_untiled(utils.memref_transpose(b_ref, (1, 0)), layout=lay.rhs{sign}, optimized=False)
   acc_t = {acc_ir}
   acc = mgpu.FragmentedArray.splat(utils.c({zero}, acc_t), (M, N), layout=lay.acc{acc_sign})
   mgpu.mma(acc, a, b).store_untiled(out_ref, optimized=False)
@@ -107,7 +107,7 @@ def test_acc_typed_like_the_operand_via_mlir_dtype() -> None:
     def kernel(ctx, a_ref, b_ref, out_ref, smem):
       lay = mgpu.MMALayouts(utils.dtype_to_ir_type(jnp.int8))
       a = mgpu.FragmentedArray.load_untiled(a_ref, layout=lay.lhs, is_signed=True, optimized=False)
-      b = mgpu.FragmentedArray.load_untiled(b_ref, layout=lay.rhs, is_signed=True, optimized=False)
+      b = mgpu.FragmentedArray.load_untiled(utils.memref_transpose(b_ref, (1, 0)), layout=lay.rhs, is_signed=True, optimized=False)
       zero = utils.c(0, a.mlir_dtype)
       acc = mgpu.FragmentedArray.splat(zero, (128, 64), layout=lay.acc, is_signed=True)
       mgpu.mma(acc, a, b).store_untiled(out_ref, optimized=False)
@@ -269,7 +269,7 @@ def test_mgpu_astype_to_integer_needs_is_signed() -> None:
       i8 = ir.IntegerType.get_signless(8)
       x = mgpu.FragmentedArray.load_untiled(x_ref, layout=lay.lhs, is_signed=True, optimized=False)
       # int16 activations narrowed to int8 in registers
-      w16 = mgpu.FragmentedArray.load_untiled(w_ref, layout=lay.rhs, is_signed=True, optimized=False)
+      w16 = mgpu.FragmentedArray.load_untiled(utils.memref_transpose(w_ref, (1, 0)), layout=lay.rhs, is_signed=True, optimized=False)
       w = w16.astype(i8{w_sign})
       acc = mgpu.FragmentedArray.splat(
           utils.c(0, ir.IntegerType.get_signless(32)), (64, 64), layout=lay.acc, is_signed=True)
@@ -278,7 +278,7 @@ def test_mgpu_astype_to_integer_needs_is_signed() -> None:
 
     f = mgpu.as_gpu_kernel(
         kernel, (1, 1, 1), (128, 1, 1),
-        (jax.ShapeDtypeStruct((64, 32), jnp.int8), jax.ShapeDtypeStruct((32, 64), jnp.int16)),
+        (jax.ShapeDtypeStruct((64, 32), jnp.int8), jax.ShapeDtypeStruct((64, 32), jnp.int16)),
         jax.ShapeDtypeStruct((64, 64), jnp.int32), ())
     '''
     report = check(code.format(w_sign=""), ["MMA202"])
@@ -338,7 +338,7 @@ def test_getattr_on_jnp() -> None:
       dt = getattr(jnp, NAME)
       lay = mgpu.MMALayouts(utils.dtype_to_ir_type(dt))
       a = mgpu.FragmentedArray.load_untiled(a_ref, layout=lay.lhs, is_signed=False, optimized=False)
-      b = mgpu.FragmentedArray.load_untiled(b_ref, layout=lay.rhs, is_signed=False, optimized=False)
+      b = mgpu.FragmentedArray.load_untiled(utils.memref_transpose(b_ref, (1, 0)), layout=lay.rhs, is_signed=False, optimized=False)
       acc = mgpu.FragmentedArray.splat(
           utils.c(0, utils.dtype_to_ir_type(jnp.int32)), (64, 64), layout=lay.acc,
           is_signed=utils.is_signed(dt))
@@ -347,7 +347,7 @@ def test_getattr_on_jnp() -> None:
 
     f = mgpu.as_gpu_kernel(
         kernel, (1, 1, 1), (128, 1, 1),
-        (jax.ShapeDtypeStruct((64, 32), jnp.uint8), jax.ShapeDtypeStruct((32, 64), jnp.uint8)),
+        (jax.ShapeDtypeStruct((64, 32), jnp.uint8), jax.ShapeDtypeStruct((64, 32), jnp.uint8)),
         jax.ShapeDtypeStruct((64, 64), jnp.int32), ())
     '''
     report = check(code, ["MMA201"])

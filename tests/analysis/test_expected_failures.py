@@ -20,7 +20,7 @@ def int8_kernel(acc_type, acc_signed):
   def kernel(ctx, a_ref, b_ref, out_ref, smem):
     lay = mgpu.MMALayouts(utils.dtype_to_ir_type(jnp.int8))
     a = mgpu.FragmentedArray.load_untiled(a_ref, layout=lay.lhs, is_signed=True, optimized=False)
-    b = mgpu.FragmentedArray.load_untiled(b_ref, layout=lay.rhs, is_signed=True, optimized=False)
+    b = mgpu.FragmentedArray.load_untiled(utils.memref_transpose(b_ref, (1, 0)), layout=lay.rhs, is_signed=True, optimized=False)
     zero = utils.c(0, acc_type) if isinstance(acc_type, ir.IntegerType) else utils.c(0.0, acc_type)
     acc = mgpu.FragmentedArray.splat(zero, (64, 64), layout=lay.acc, is_signed=acc_signed)
     mgpu.mma(acc, a, b).store_untiled(out_ref, optimized=False)

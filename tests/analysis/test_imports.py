@@ -184,6 +184,7 @@ def test_ir_and_arith_spellings(spelling: str, acc_type: str, expect: list[str])
 {IR_SPELLINGS[spelling]}import jax
 import numpy as np
 from jax.experimental.mosaic import gpu as mgpu
+from jax.experimental.mosaic.gpu import utils
 
 i8 = ir.IntegerType.get_signless(8)
 i32 = ir.IntegerType.get_signless(32)
@@ -192,14 +193,14 @@ i32 = ir.IntegerType.get_signless(32)
 def kernel(ctx, x_ref, w_ref, out_ref, scratch):
   layouts = mgpu.MMALayouts(i8)
   x = mgpu.FragmentedArray.load_untiled(x_ref, layout=layouts.lhs, is_signed=True, optimized=False)
-  w = mgpu.FragmentedArray.load_untiled(w_ref, layout=layouts.rhs, is_signed=True, optimized=False)
+  w = mgpu.FragmentedArray.load_untiled(utils.memref_transpose(w_ref, (1, 0)), layout=layouts.rhs, is_signed=True, optimized=False)
   zero = arith.constant({acc_type}, {"0.0" if "F32" in acc_type else "0"})
   acc = mgpu.FragmentedArray.splat(zero, (64, 64), layout=layouts.acc{"" if "F32" in acc_type else ", is_signed=True"})
   mgpu.mma(acc, x, w).store_untiled(out_ref, optimized=False)
 
 
 x = np.zeros((64, 32), np.int8)
-w = np.zeros((32, 64), np.int8)
+w = np.zeros((64, 32), np.int8)  # (n, k): loaded through its transposed view
 out = jax.ShapeDtypeStruct((64, 64), np.int32)
 y = mgpu.as_gpu_kernel(kernel, (1, 1, 1), (128, 1, 1), (x, w), out, ())(x, w)
 '''
@@ -231,7 +232,7 @@ from jax.experimental.mosaic.gpu import utils
 def kernel(ctx, a_ref, b_ref, out_ref, smem):
   lay = mgpu.MMALayouts(utils.dtype_to_ir_type({i8}))
   a = mgpu.FragmentedArray.load_untiled(a_ref, layout=lay.lhs, is_signed=True, optimized=False)
-  b = mgpu.FragmentedArray.load_untiled(b_ref, layout=lay.rhs, is_signed=True, optimized=False)
+  b = mgpu.FragmentedArray.load_untiled(utils.memref_transpose(b_ref, (1, 0)), layout=lay.rhs, is_signed=True, optimized=False)
   acc = mgpu.FragmentedArray.splat(
       utils.c(0.0, utils.dtype_to_ir_type({f32})), (128, 128), layout=lay.acc)
   mgpu.mma(acc, a, b).store_untiled(out_ref, optimized=False)

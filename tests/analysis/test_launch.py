@@ -110,7 +110,8 @@ def test_partial_kernel_binds_keyword_parameters() -> None:
       a = mgpu.FragmentedArray.load_untiled(
           a_ref, layout=lay.lhs, is_signed=utils.is_signed(dtype), optimized=False)
       b = mgpu.FragmentedArray.load_untiled(
-          b_ref, layout=lay.rhs, is_signed=utils.is_signed(dtype), optimized=False)
+          utils.memref_transpose(b_ref, (1, 0)), layout=lay.rhs, is_signed=utils.is_signed(dtype),
+          optimized=False)
       acc = mgpu.FragmentedArray.splat(
           utils.c(0, utils.dtype_to_ir_type(acc_dtype)), (64, 64), layout=lay.acc,
           is_signed=utils.is_signed(acc_dtype))
@@ -121,7 +122,7 @@ def test_partial_kernel_binds_keyword_parameters() -> None:
       body = functools.partial(kernel, dtype=dtype, acc_dtype=acc_dtype, m_warps=2)
       return mgpu.as_gpu_kernel(
           body, (1, 1, 1), (128, 1, 1),
-          (jax.ShapeDtypeStruct((64, 32), dtype), jax.ShapeDtypeStruct((32, 64), dtype)),
+          (jax.ShapeDtypeStruct((64, 32), dtype), jax.ShapeDtypeStruct((64, 32), dtype)),
           jax.ShapeDtypeStruct((64, 64), acc_dtype), ())
 
 
@@ -144,12 +145,12 @@ def test_closure_captures_parameters_of_the_launcher() -> None:
 
     def matmul(a, b, *, accumulate_in=jnp.float32):
       m, k = a.shape
-      n = b.shape[1]
+      n = b.shape[0]  # b is (n, k)
 
       def kernel(ctx, a_ref, b_ref, out_ref, scratch):
         lay = mgpu.MMALayouts(utils.dtype_to_ir_type(a.dtype))
         a_fa = mgpu.FragmentedArray.load_untiled(a_ref, layout=lay.lhs, is_signed=True, optimized=False)
-        b_fa = mgpu.FragmentedArray.load_untiled(b_ref, layout=lay.rhs, is_signed=True, optimized=False)
+        b_fa = mgpu.FragmentedArray.load_untiled(utils.memref_transpose(b_ref, (1, 0)), layout=lay.rhs, is_signed=True, optimized=False)
         zero = arith.constant(utils.dtype_to_ir_type(accumulate_in), 0)
         acc = mgpu.FragmentedArray.splat(zero, (m, n), layout=lay.acc, is_signed=True)
         mgpu.mma(acc, a_fa, b_fa).store_untiled(out_ref, optimized=False)
@@ -159,7 +160,7 @@ def test_closure_captures_parameters_of_the_launcher() -> None:
 
 
     x = jnp.zeros((128, 64), jnp.int8)
-    w = jnp.zeros((64, 128), jnp.int8)
+    w = jnp.zeros((128, 64), jnp.int8)
     y = matmul(x, w, accumulate_in=jnp.int32)
     z = matmul(x, w)
     '''
@@ -184,7 +185,7 @@ def test_scratch_and_outputs_are_bound_in_order() -> None:
       smem_tile, (barrier,) = scratch
       lay = mgpu.MMALayouts(utils.dtype_to_ir_type(jnp.float16))
       a = mgpu.FragmentedArray.load_untiled(a_ref, layout=lay.lhs, optimized=False)
-      b = mgpu.FragmentedArray.load_untiled(b_ref, layout=lay.rhs, optimized=False)
+      b = mgpu.FragmentedArray.load_untiled(utils.memref_transpose(b_ref, (1, 0)), layout=lay.rhs, optimized=False)
       c = mgpu.FragmentedArray.load_untiled(c_ref, layout=lay.acc, optimized=False)
       out = mgpu.mma(c, a, b)
       out.store_untiled(out_ref, optimized=False)
@@ -193,7 +194,7 @@ def test_scratch_and_outputs_are_bound_in_order() -> None:
     f = mgpu.as_gpu_kernel(
         kernel, (1, 1, 1), (128, 1, 1),
         (jax.ShapeDtypeStruct((M, K), jnp.float16), jax.ShapeDtypeStruct((M, N), {c}),
-         jax.ShapeDtypeStruct((K, N), jnp.float16)),
+         jax.ShapeDtypeStruct((N, K), jnp.float16)),
         (jax.ShapeDtypeStruct((M, N), jnp.float32), jax.ShapeDtypeStruct((M,), jnp.float32)),
         (jax.ShapeDtypeStruct((M, K), jnp.float16), (mgpu.TMABarrier(1),)),
     )
@@ -216,14 +217,14 @@ def test_inout_shape_binds_after_inputs() -> None:
     def kernel(ctx, a_ref, b_ref, acc_ref, out_ref, smem):
       lay = mgpu.MMALayouts(utils.dtype_to_ir_type(jnp.int8))
       a = mgpu.FragmentedArray.load_untiled(a_ref, layout=lay.lhs, is_signed=True, optimized=False)
-      b = mgpu.FragmentedArray.load_untiled(b_ref, layout=lay.rhs, is_signed=True, optimized=False)
+      b = mgpu.FragmentedArray.load_untiled(utils.memref_transpose(b_ref, (1, 0)), layout=lay.rhs, is_signed=True, optimized=False)
       acc = mgpu.FragmentedArray.load_untiled(acc_ref, layout=lay.acc, is_signed=True, optimized=False)
       mgpu.mma(acc, a, b).store_untiled(acc_ref, optimized=False)
 
 
     f = mgpu.as_gpu_kernel(
         kernel, (1, 1, 1), (128, 1, 1),
-        (jax.ShapeDtypeStruct((64, 32), jnp.int8), jax.ShapeDtypeStruct((32, 64), jnp.int8)),
+        (jax.ShapeDtypeStruct((64, 32), jnp.int8), jax.ShapeDtypeStruct((64, 32), jnp.int8)),
         jax.ShapeDtypeStruct((1,), jnp.int32), (),
         inout_shape=jax.ShapeDtypeStruct((64, 64), {acc}),
     )

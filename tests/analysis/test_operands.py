@@ -38,7 +38,7 @@ f32 = ir.F32Type.get()
 def kernel(ctx, a_ref, b_ref, out_ref, smem):
   lay = mgpu.MMALayouts(i8, m_warps=2)
   a = mgpu.FragmentedArray.load_untiled(a_ref, layout=lay.lhs, is_signed=True, optimized=False)
-  b = mgpu.FragmentedArray.load_untiled(b_ref, layout=lay.rhs, is_signed=True, optimized=False)
+  b = mgpu.FragmentedArray.load_untiled(utils.memref_transpose(b_ref, (1, 0)), layout=lay.rhs, is_signed=True, optimized=False)
   acc = mgpu.FragmentedArray.splat({const}, shape=(64, 64), layout=lay.acc{signed})
   acc = mgpu.mma(acc, a, b)
   acc.store_untiled(out_ref, optimized=False)
@@ -46,7 +46,7 @@ def kernel(ctx, a_ref, b_ref, out_ref, smem):
 
 f = mgpu.as_gpu_kernel(
     kernel, (1, 1, 1), (128, 1, 1),
-    (jax.ShapeDtypeStruct((64, 32), jnp.int8), jax.ShapeDtypeStruct((32, 64), jnp.int8)),
+    (jax.ShapeDtypeStruct((64, 32), jnp.int8), jax.ShapeDtypeStruct((64, 32), jnp.int8)),
     jax.ShapeDtypeStruct((64, 64), jnp.int32), ())
 '''
     check(code, expect)
@@ -261,7 +261,7 @@ def test_acc_astype_float_to_int_without_is_signed() -> None:
     def kernel(ctx, x_ref, w_ref, c_ref, out_ref, smem):
       lay = mgpu.MMALayouts(utils.dtype_to_ir_type(jnp.int8))
       x = mgpu.FragmentedArray.load_untiled(x_ref, layout=lay.lhs, is_signed=True, optimized=False)
-      w = mgpu.FragmentedArray.load_untiled(w_ref, layout=lay.rhs, is_signed=True, optimized=False)
+      w = mgpu.FragmentedArray.load_untiled(utils.memref_transpose(w_ref, (1, 0)), layout=lay.rhs, is_signed=True, optimized=False)
       c = mgpu.FragmentedArray.load_untiled(c_ref, layout=lay.acc, optimized=False)
       acc = c.astype(ir.IntegerType.get_signless(32))
       mgpu.mma(acc, x, w).store_untiled(out_ref, optimized=False)
@@ -269,7 +269,7 @@ def test_acc_astype_float_to_int_without_is_signed() -> None:
 
     f = mgpu.as_gpu_kernel(
         kernel, (1, 1, 1), (128, 1, 1),
-        (jax.ShapeDtypeStruct((64, 32), jnp.int8), jax.ShapeDtypeStruct((32, 64), jnp.int8),
+        (jax.ShapeDtypeStruct((64, 32), jnp.int8), jax.ShapeDtypeStruct((64, 32), jnp.int8),
          jax.ShapeDtypeStruct((64, 64), jnp.float32)),
         jax.ShapeDtypeStruct((64, 64), jnp.int32), ())
     '''
@@ -562,7 +562,7 @@ from jax.experimental.mosaic.gpu import utils
 def kernel(ctx, x_ref, w_ref, out_ref, smem):
   lay = mgpu.MMALayouts(utils.dtype_to_ir_type(jnp.int8))
   x = mgpu.FragmentedArray.load_untiled(x_ref, layout=lay.lhs, is_signed=True, optimized=False)
-  w = mgpu.FragmentedArray.load_untiled(w_ref, layout=lay.rhs, is_signed=True, optimized=False)
+  w = mgpu.FragmentedArray.load_untiled(utils.memref_transpose(w_ref, (1, 0)), layout=lay.rhs, is_signed=True, optimized=False)
   acc = mgpu.FragmentedArray.splat(
       utils.c(0, utils.dtype_to_ir_type(jnp.int32)), (64, 64), layout=lay.acc, is_signed=True)
   for _ in range(4):

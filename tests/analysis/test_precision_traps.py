@@ -63,14 +63,14 @@ def test_wgmma_layout_is_the_m_warps_4_acc_layout() -> None:
     def kernel(ctx, a_ref, b_ref, c_ref, out_ref, smem):
       lay = mgpu.MMALayouts(utils.dtype_to_ir_type(jnp.float16))
       a = fa.FragmentedArray.load_untiled(a_ref, layout=lay.lhs, optimized=False)
-      b = fa.FragmentedArray.load_untiled(b_ref, layout=lay.rhs, optimized=False)
+      b = fa.FragmentedArray.load_untiled(utils.memref_transpose(b_ref, (1, 0)), layout=lay.rhs, optimized=False)
       c = fa.FragmentedArray.load_untiled(c_ref, layout=fa.WGMMA_LAYOUT, optimized=False)
       mgpu.mma(c, a, b).store_untiled(out_ref, optimized=False)
 
 
     f = mgpu.as_gpu_kernel(
         kernel, (1, 1, 1), (128, 1, 1),
-        (jax.ShapeDtypeStruct((64, 32), jnp.float16), jax.ShapeDtypeStruct((32, 64), jnp.float16),
+        (jax.ShapeDtypeStruct((64, 32), jnp.float16), jax.ShapeDtypeStruct((64, 32), jnp.float16),
          jax.ShapeDtypeStruct((64, 64), jnp.float32)),
         jax.ShapeDtypeStruct((64, 64), jnp.float32), ())
     '''
@@ -252,7 +252,7 @@ def test_int8_times_uint8_is_fine_in_mgpu() -> None:
     def kernel(ctx, act_ref, w_ref, out_ref, smem):
       lay = mgpu.MMALayouts(utils.dtype_to_ir_type(jnp.uint8))
       act = mgpu.FragmentedArray.load_untiled(act_ref, layout=lay.lhs, is_signed=True, optimized=False)
-      w = mgpu.FragmentedArray.load_untiled(w_ref, layout=lay.rhs, is_signed=False, optimized=False)
+      w = mgpu.FragmentedArray.load_untiled(utils.memref_transpose(w_ref, (1, 0)), layout=lay.rhs, is_signed=False, optimized=False)
       acc = mgpu.FragmentedArray.splat(utils.c(0, utils.dtype_to_ir_type(jnp.int32)), (64, 64),
                                        layout=lay.acc, is_signed=True)
       mgpu.mma(acc, act, w).store_untiled(out_ref, optimized=False)
@@ -298,7 +298,7 @@ def test_int4_signed_data_with_int32_acc() -> None:
     def kernel(ctx, a_ref, b_ref, out_ref, smem):
       lay = mgpu.MMALayouts(utils.dtype_to_ir_type(jnp.int4), m_warps=1)
       a = mgpu.FragmentedArray.load_untiled(a_ref, layout=lay.lhs, is_signed=True, optimized=False)
-      b = mgpu.FragmentedArray.load_untiled(b_ref, layout=lay.rhs, is_signed=False, optimized=False)
+      b = mgpu.FragmentedArray.load_untiled(utils.memref_transpose(b_ref, (1, 0)), layout=lay.rhs, is_signed=False, optimized=False)
       acc = mgpu.FragmentedArray.splat(utils.c(0, utils.dtype_to_ir_type(jnp.int32)), (16, 32),
                                        layout=lay.acc, is_signed=True)
       mgpu.mma(acc, a, b).store_untiled(out_ref, optimized=False)
@@ -306,7 +306,7 @@ def test_int4_signed_data_with_int32_acc() -> None:
 
     f = mgpu.as_gpu_kernel(
         kernel, (1, 1, 1), (128, 1, 1),
-        (jax.ShapeDtypeStruct((16, 64), jnp.int4), jax.ShapeDtypeStruct((64, 32), jnp.uint4)),
+        (jax.ShapeDtypeStruct((16, 64), jnp.int4), jax.ShapeDtypeStruct((32, 64), jnp.uint4)),
         jax.ShapeDtypeStruct((16, 32), jnp.int32), ())
     '''
     check(code, [])

@@ -187,7 +187,7 @@ def test_raw_mgpu_mma_with_uint8_is_exact() -> None:
     def kernel(ctx, a_ref, b_ref, out_ref, smem):
       lay = mgpu.MMALayouts(utils.dtype_to_ir_type(jnp.uint8))
       a = mgpu.FragmentedArray.load_untiled(a_ref, layout=lay.lhs, is_signed=False, optimized=False)
-      b = mgpu.FragmentedArray.load_untiled(b_ref, layout=lay.rhs, is_signed=False, optimized=False)
+      b = mgpu.FragmentedArray.load_untiled(utils.memref_transpose(b_ref, (1, 0)), layout=lay.rhs, is_signed=False, optimized=False)
       acc = mgpu.FragmentedArray.splat(utils.c(0, utils.dtype_to_ir_type(jnp.int32)), (64, 64),
                                        layout=lay.acc, is_signed=True)
       mgpu.mma(acc, a, b).store_untiled(out_ref, optimized=False)

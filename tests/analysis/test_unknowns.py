@@ -182,7 +182,7 @@ def test_unknown_is_signed_flag() -> None:
       def kernel(ctx, a_ref, b_ref, out_ref, smem):
         lay = mgpu.MMALayouts(utils.dtype_to_ir_type(jnp.int8))
         a = mgpu.FragmentedArray.load_untiled(a_ref, layout=lay.lhs, is_signed=signed_ops, optimized=False)
-        b = mgpu.FragmentedArray.load_untiled(b_ref, layout=lay.rhs, is_signed=signed_ops, optimized=False)
+        b = mgpu.FragmentedArray.load_untiled(utils.memref_transpose(b_ref, (1, 0)), layout=lay.rhs, is_signed=signed_ops, optimized=False)
         acc = mgpu.FragmentedArray.splat(utils.c(0, utils.dtype_to_ir_type(jnp.int32)), (64, 64),
                                          layout=lay.acc, is_signed=signed_acc)
         mgpu.mma(acc, a, b).store_untiled(out_ref, optimized=False)
@@ -210,7 +210,7 @@ def test_star_args_launch() -> None:
       a_ref, b_ref, out_ref, _ = refs
       lay = mgpu.MMALayouts(ir.IntegerType.get_signless(8))
       a = mgpu.FragmentedArray.load_untiled(a_ref, layout=lay.lhs, is_signed=True, optimized=False)
-      b = mgpu.FragmentedArray.load_untiled(b_ref, layout=lay.rhs, is_signed=True, optimized=False)
+      b = mgpu.FragmentedArray.load_untiled(utils.memref_transpose(b_ref, (1, 0)), layout=lay.rhs, is_signed=True, optimized=False)
       acc = mgpu.FragmentedArray.load_untiled(out_ref, layout=lay.acc, is_signed=True, optimized=False)
       mgpu.mma(acc, a, b).store_untiled(out_ref, optimized=False)
 

@@ -274,7 +274,7 @@ def test_for_loop_over_module_constant_names_the_world() -> None:
       def kernel(ctx, a_ref, b_ref, out_ref, smem):
         lay = mgpu.MMALayouts(utils.dtype_to_ir_type(dtype))
         a = mgpu.FragmentedArray.load_untiled(a_ref, layout=lay.lhs, is_signed=signed, optimized=False)
-        b = mgpu.FragmentedArray.load_untiled(b_ref, layout=lay.rhs, is_signed=signed, optimized=False)
+        b = mgpu.FragmentedArray.load_untiled(utils.memref_transpose(b_ref, (1, 0)), layout=lay.rhs, is_signed=signed, optimized=False)
         acc_t = jnp.int32 if signed is not None else jnp.float32
         zero = utils.c(0 if signed is not None else 0.0, utils.dtype_to_ir_type(acc_t))
         acc = mgpu.FragmentedArray.splat(zero, (64, 64), layout=lay.acc, is_signed=signed)
