@@ -170,8 +170,9 @@ def kernel_spec(call: Call, code: str, *, conform: bool = False) -> KernelSpec:
             m_warps=op.layout.m_warps,
             shape=(int(shape[0] or m), int(shape[1] or n)),
             zeros=zeros,
-            transposed=(position == "b" and not zeros and convert is None
-                        and layout_kind != "strided"),
+            transposed=(op.view == "transposed" if op.view is not None and not zeros and convert is None
+                        else (position == "b" and not zeros and convert is None
+                              and layout_kind != "strided")),
             convert_from=convert,
         ))
     intended = (0, 1, 2) if call.argument_order == "acc_a_b" else (2, 0, 1)

@@ -208,8 +208,10 @@ def _mma_layout(op: Operand, kind: str, m_warps: int) -> Operand:
     source = op.source
     if op.converted_from is not None or source in ("mma result", "computed"):
         source = "loaded"
+    # Through the view its tiling loads from: lhs plain, rhs transposed (jax's own tests).
+    view = {"mma_lhs": "plain", "mma_rhs": "transposed"}.get(kind, op.view)
     return replace(op, layout=Layout(kind=kind, bitwidth=bits, m_warps=m_warps),
-                   converted_from=None, source=source)
+                   converted_from=None, source=source, view=view if op.view is not None else None)
 
 
 def _fix_301(call: Call) -> Call:

@@ -54,6 +54,8 @@ class Operand:
     # The layout the value was relaid out from by `to_layout` / `layout_cast` (an mma result
     # cast to an operand layout, a strided load cast to an MMA layout), or None.
     converted_from: Layout | None = None
+    # How the memory a load read was viewed, when the analysis knew: "plain" or "transposed".
+    view: str | None = None
 
     @property
     def mlir(self) -> str | None:
@@ -96,6 +98,7 @@ class Operand:
             "data_dtype": self.data_dtype, "source": self.source,
             "converted_from": (self.converted_from.to_json()
                                if self.converted_from is not None else None),
+            "view": self.view,
         }
 
 
@@ -424,6 +427,7 @@ def _parse_operand(role: str, raw: Mapping[str, Any]) -> Operand:
         signedness=_opt_str(signedness), layout=layout, shape=shape,
         data_dtype=_opt_str(raw.get("data_dtype")), source=_opt_str(raw.get("source")),
         converted_from=converted_from,
+        view=view if (view := raw.get("view")) in ("plain", "transposed") else None,
     )
 
 

@@ -129,6 +129,25 @@ def test_loaded_operands_keep_their_layout_and_view() -> None:
     assert (b["layout_kind"], b["transposed"]) == ("mma_lhs", True)
 
 
+def test_a_known_view_decides_how_b_is_read() -> None:
+    # mmalint reports the view of memory an `optimized=False` load read; B read through its
+    # plain (k, n) view with the rhs tiling is the MMA302 bug, and the fix reads the transposed
+    # view of an (n, k) buffer.
+    raw = copy.deepcopy(BY_NAME["MMA302-mma302_0"])
+    raw["call"]["b"]["layout"] = {"kind": "mma_rhs", "bitwidth": 16, "m_warps": 4, "name": "MMALayouts.rhs"}
+    raw["call"]["b"]["view"] = "plain"
+    raw["call"]["a"]["view"] = "plain"
+    (finding,) = parse_findings([raw])
+    assert finding.call is not None and finding.call.b.view == "plain"
+    _, a, b = kernel_spec(finding.call, finding.code).to_json()["values"]
+    assert (b["layout_kind"], b["transposed"]) == ("mma_rhs", False)
+    assert not a["transposed"]
+    fixed = fixed_call(finding.call, finding.code)
+    assert fixed is not None and fixed.b.view == "transposed"
+    _, _, b = kernel_spec(fixed, finding.code, conform=True).to_json()["values"]
+    assert b["transposed"]
+
+
 def test_converted_operand_is_built_in_its_source_layout() -> None:
     acc, a, _ = _values("MMA301-mgpu_mma_result_as_lhs")
     assert a["layout_kind"] == "mma_lhs" and not a["zeros"] and not a["transposed"]
