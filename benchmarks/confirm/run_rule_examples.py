@@ -1,7 +1,7 @@
 """Run the rule documentation's examples with a real jax and compare with mmalint's predictions.
 
     python benchmarks/confirm/run_rule_examples.py predict --target-jax 0.11 > PRED.json
-    python3 benchmarks/confirm/run_rule_examples.py run PRED.json OUT_DIR
+    python3 benchmarks/confirm/run_rule_examples.py run PRED.json OUT_DIR [--only mgpu|pallas]
 
 `predict` (needs mmalint) lints every `[[rule.example]]` of rules/*.toml for one jax version and
 writes the code with what mmalint reports: the rule codes and, per finding, the exception jax is
@@ -92,7 +92,8 @@ def _run_one(case: dict, workdir: Path) -> dict:
     try:
         proc = subprocess.run([sys.executable, "-c", RUNNER, str(path), case["api"]],
                               capture_output=True, text=True, timeout=TIMEOUT,
-                              env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                              env={**os.environ, "PYTHONUNBUFFERED": "1",
+                                   "XLA_PYTHON_CLIENT_PREALLOCATE": "false"})
         lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
         got = json.loads(lines[-1][7:]) if lines else {"exception": "crash",
                                                       "message": proc.stderr[-500:]}
@@ -123,18 +124,27 @@ def _run_one(case: dict, workdir: Path) -> dict:
             "verdict": verdict, "seconds": round(seconds, 2)}
 
 
-def run(pred_path: Path, out_dir: Path) -> int:
+def run(pred_path: Path, out_dir: Path, only: str | None = None) -> int:
+    """`only`: "mgpu" or "pallas" (Pallas needs a GPU: jax on the CPU runs it only interpreted)."""
     pred = json.loads(pred_path.read_text())
+    if only is not None:
+        pred["cases"] = [c for c in pred["cases"] if c["api"] == only]
     out_dir.mkdir(parents=True, exist_ok=True)
     workdir = out_dir / "rule-examples"
     workdir.mkdir(exist_ok=True)
+    # Asked in a child process: this one must not hold the GPU while the examples run.
+    probe = subprocess.run(
+        [sys.executable, "-c", "import jax, json; print(json.dumps([jax.__version__, "
+         "[str(d) for d in jax.devices()]]))"],
+        capture_output=True, text=True, env={**os.environ, "XLA_PYTHON_CLIENT_PREALLOCATE": "false"})
     try:
-        import jax
-        jax_version = jax.__version__
-        devices = [str(d) for d in jax.devices()]
-    except Exception as exc:
-        jax_version, devices = f"unavailable ({exc})", []
-    with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 2)) as pool:
+        jax_version, devices = json.loads(probe.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        jax_version, devices = f"unavailable ({probe.stderr.strip()[-200:]})", []
+    # One process at a time on a GPU: a device in exclusive-process mode turns a second jax
+    # away ("no supported devices found for platform CUDA").
+    jobs = int(os.environ.get("JOBS", "1" if any("cuda" in d for d in devices) else "4"))
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
         results = list(pool.map(lambda c: _run_one(c, workdir), pred["cases"]))
     for p in workdir.glob("*.py"):
         p.unlink()
@@ -166,8 +176,9 @@ def main(argv: list[str]) -> int:
     if len(argv) >= 1 and argv[0] == "predict":
         target = argv[argv.index("--target-jax") + 1] if "--target-jax" in argv else "0.11"
         return predict(target)
-    if len(argv) == 3 and argv[0] == "run":
-        return run(Path(argv[1]), Path(argv[2]))
+    if len(argv) in (3, 5) and argv[0] == "run":
+        only = argv[4] if len(argv) == 5 and argv[3] == "--only" else None
+        return run(Path(argv[1]), Path(argv[2]), only)
     print(__doc__, file=sys.stderr)
     return 2
 

@@ -346,3 +346,34 @@ def test_warpgroup_inferred_layouts_still_check_dtypes(version: str) -> None:
     report = check(WG_INFERRED.format(acc="jnp.float32", dtype="jnp.int8"), ["MMA101"],
                    target_jax=version)
     assert only(report, "MMA101")["call"]["lowering_semantics"] == "warpgroup"
+
+
+PALLAS_M_WARPS = '''
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+M, N, K = 128, 64, 64
+DT = jnp.float16
+
+
+def body(a_ref, b_ref, o_ref):
+  acc = plgpu.layout_cast(jnp.zeros((M, N), jnp.float32), plgpu.Layout.MMA_ACC(DT{acc_m_warps}))
+  a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(DT, m_warps=2), optimized=False)
+  b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(DT, m_warps=2), optimized=False)
+  o_ref[...] = plgpu.mma(acc, a, b)
+
+
+kernel = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), jnp.float32),
+                      compiler_params=plgpu.CompilerParams(lowering_semantics=plgpu.LoweringSemantics.Lane))
+out = kernel(jnp.ones((M, K), DT), jnp.ones((N, K), DT))
+'''
+
+
+@pytest.mark.parametrize("version", PALLAS_VERSIONS)
+def test_pallas_m_warps_is_taken_as_written(version: str) -> None:
+    # jax 0.11.2 honours `m_warps=` in the Pallas MMA layouts like 0.12 (seen on an H200; only
+    # 0.11.0's source drops it): consistent m_warps=2 layouts are fine, and an accumulator left
+    # at m_warps=4 disagrees with them on both versions.
+    check(PALLAS_M_WARPS.format(acc_m_warps=", m_warps=2"), [], version)
+    check(PALLAS_M_WARPS.format(acc_m_warps=""), ["MMA305"], version)
