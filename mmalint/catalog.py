@@ -29,6 +29,9 @@ class Example:
     # Command-line options the example needs, as `mmalint check` flags without dashes
     # (`report_unused_noqa = true` is `--report-unused-noqa`).
     options: tuple[tuple[str, Any], ...] = ()
+    # False for an example whose operand dtype is the caller's on purpose: it shows what mmalint
+    # reports without it (an accumulator no operand dtype accepts), not a fully known call.
+    operands_known: bool = True
 
 
 @dataclass(frozen=True)
@@ -204,6 +207,7 @@ def load_catalog(directory: Path | None = None) -> Catalog:
                         tuple(e.get("versions", [])),
                         settings=tuple(sorted(e.get("settings", {}).items())),
                         options=tuple(sorted(e.get("options", {}).items())),
+                        operands_known=bool(e.get("operands_known", True)),
                     )
                     for e in r.get("example", [])
                 ),

@@ -98,6 +98,9 @@ class Diagnostic:
     range: Range
     related: tuple[Related, ...] = ()
     predicted_error: PredictedError | None = None
+    # The call fails, but which exception jax raises depends on values mmalint does not know
+    # (the operands of an accumulator no operand dtype accepts): why there is no prediction.
+    unpredicted: str | None = None
     help: str | None = None
     fix: Fix | None = None
     call: dict[str, Any] | None = None
@@ -126,6 +129,7 @@ class Diagnostic:
             "url": self.url,
             "related": [r.to_json() for r in self.related],
             "predicted_error": self.predicted_error.to_json() if self.predicted_error else None,
+            "unpredicted": self.unpredicted,
             "masked_by": self.masked_by,
             "help": self.help,
             "fix": self.fix.to_json() if self.fix else None,

@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from mmalint.catalog import Catalog, Rule
 
+# What a check without an exception of its own stands for, by stage.
+_NOT_RAISED = {
+    "silent": "nothing (wrong numbers)",
+    "lint": "what the arguments as passed fail first",
+    "any-operand": "operands unknown: the error of their dtype",
+}
 
 def rule_markdown(rule: Rule, catalog: Catalog) -> str:
     parts = [
@@ -25,7 +31,7 @@ def rule_markdown(rule: Rule, catalog: Catalog) -> str:
         for check in catalog.checks:
             if check.rule != rule.code or version not in check.versions:
                 continue
-            raised = check.exception or "nothing (wrong numbers)"
+            raised = check.exception or _NOT_RAISED.get(check.stage, "nothing (wrong numbers)")
             message = f"`{check.message}`" + (" ..." if check.match == "prefix" else "") if check.message else ""
             parts.append(f"| {version} | `{check.api}` | {check.stage} | {raised} | {message} |")
     apis_missing = [

@@ -65,7 +65,8 @@ def predict(target_jax: str) -> int:
             for d in report.diagnostics:
                 p = d.to_json().get("predicted_error") or {}
                 findings.append({"code": d.code, "exception": p.get("exception"),
-                                 "message": p.get("message"), "match": p.get("match")})
+                                 "message": p.get("message"), "match": p.get("match"),
+                                 "unpredicted": d.unpredicted})
             cases.append({
                 "name": f"{code}_{example.kind}_{i}", "rule": code, "kind": example.kind,
                 "title": example.title, "expect": list(example.expect),
@@ -115,6 +116,9 @@ def _run_one(case: dict, workdir: Path) -> dict:
             "reproduced (suppressed)" if matched else "FAILS")
     elif first is not None:
         verdict = "reproduced" if matched else "MISMATCH"
+    elif any(f.get("unpredicted") for f in case["findings"]):
+        # Fails whatever the operands are (mmalint does not know them): it must raise.
+        verdict = "raised (operand-dependent)" if got["exception"] is not None else "MISMATCH"
     else:
         # A silent bug (wrong numbers) or a lint-only rule: nothing to raise.
         verdict = "silent, ran" if got["exception"] is None else "raised (unpredicted)"

@@ -269,6 +269,65 @@ def _pallas_float_acc_lowering(call: MmaCall, table: dict[str, Any]) -> list[Out
     return _float_acc(call, table)
 
 
+# ---------------------------------------------------------------- operands unknown
+
+
+def _operands_unknown(call: MmaCall) -> bool:
+    """Neither the type nor the kind of `a` is known: jax's checks on it cannot be replayed."""
+    return call.a.element_type is None and _kind(call.a) is None
+
+
+def _no_operand_accepts(family: str) -> Condition:
+    """An accumulator that no operand dtype accepts, while the operands are unknown.
+
+    The accumulators jax takes are int32 (signed) for integer operands, float32 for floating
+    ones and, where f64 operands exist (0.12), float64. An accumulator outside that set fails
+    whatever the operands turn out to be; which message jax raises depends on them, so the
+    finding predicts none. `family` picks the rule by the accumulator's own kind: "float"
+    (MMA102), "int" (MMA101, a width other than 32) or "unsigned" (MMA201, an unsigned int32).
+    """
+
+    def check(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+        if not _operands_unknown(call):
+            return _one(False)
+        acc = call.acc
+        f64 = "f64" in table["operand_types"]
+        if call.api == "plgpu.mma":
+            info = DTYPES.get(acc.dtype or "")
+            if info is None:
+                return _one(None)
+            bad = {
+                "float": info.kind == "float" and acc.dtype not in ("float32", *(("float64",) if f64 else ())),
+                "int": info.kind in ("int", "uint") and info.bits != 32,
+                "unsigned": acc.dtype == "uint32",
+            }[family]
+        else:
+            element = IR_TYPES.get(acc.element_type or "")
+            if element is None:
+                return _one(None)
+            if element.is_floating:
+                bad = family == "float" and acc.element_type not in ("f32", *(("f64",) if f64 else ()))
+            elif element.is_integer:
+                if family == "int":
+                    bad = element.bits != 32
+                elif family == "unsigned":
+                    if acc.signedness is None:
+                        return _one(None)
+                    bad = element.bits == 32 and acc.signedness == "unsigned"
+                else:
+                    bad = False
+            else:
+                bad = False
+        return _one(bad, "acc", variant="any-operand")
+
+    return check
+
+
+for _api in ("", "pallas-"):
+    for _family in ("float", "int", "unsigned"):
+        CONDITIONS[f"{_api}acc-{_family}-no-operand"] = _no_operand_accepts(_family)
+
+
 @condition("pallas-unsigned-as-signed")
 def _pallas_unsigned(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
     outcomes = []

@@ -87,7 +87,7 @@ def evaluate(call: MmaCall, catalog: Catalog) -> list[Finding]:
                 first_raise = check.rule
     if first_raise is not None and any(f.check.raises for f in findings):
         # A kernel that does not build computes nothing: silent findings wait for the fix.
-        findings = [f for f in findings if f.check.raises or f.check.stage == "lint"]
+        findings = [f for f in findings if f.check.stage != "silent"]
     return _dedupe(findings)
 
 
@@ -298,8 +298,11 @@ def _notes(code: str, call: MmaCall, outcome: Outcome) -> list[Note]:
             decided(acc, f"is_signed={'False' if acc.signedness == 'unsigned' else acc.signedness} decided here", acc.sign_origin)
         else:
             decided(acc, f"{acc.display} chosen here", acc.type_origin)
-        add(f"operand `a` {_verb(a)} here as {a.display}", a.created)
-        decided(a, f"{a.display} chosen here", a.type_origin)
+        if a.element_type is None and a.dtype is None:
+            add(f"operand `a` {_verb(a)} here, of a dtype mmalint could not decide", a.created)
+        else:
+            add(f"operand `a` {_verb(a)} here as {a.display}", a.created)
+            decided(a, f"{a.display} chosen here", a.type_origin)
     elif code == "MMA103":
         add(f"operand `a` {_verb(a)} here as {a.display}", a.created)
         add(f"operand `b` {_verb(call.b)} here as {call.b.display}", call.b.created)

@@ -124,6 +124,8 @@ class MmalintServer(LanguageServer):
         message = d.message
         if d.predicted_error is not None:
             message += f"\njax {d.predicted_error.jax_version} raises: {d.predicted_error}"
+        elif d.unpredicted is not None:
+            message += f"\n{d.unpredicted}"
         if d.help:
             message += f"\nhelp: {d.help}"
         related = [

@@ -39,6 +39,8 @@ def render(
                 if d.masked_by:
                     line.append(f"  (once {d.masked_by} is fixed)", style="dim")
                 console.print(line, soft_wrap=True)
+            elif d.unpredicted is not None:
+                console.print(Text(f"  = {d.unpredicted}", style="bold red"), soft_wrap=True)
             elif d.code is not None and d.severity != "info" and d.call is not None:
                 console.print(
                     Text("  = jax raises nothing: the kernel runs and computes wrong numbers", style="bold red"),

@@ -33,6 +33,8 @@ def command(d: Diagnostic) -> str:
     message = d.message
     if d.predicted_error is not None:
         message += f"\njax {d.predicted_error.jax_version} raises: {d.predicted_error}"
+    elif d.unpredicted is not None:
+        message += f"\n{d.unpredicted}"
     if d.help:
         message += f"\nhelp: {d.help}"
     if d.url:

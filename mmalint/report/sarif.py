@@ -95,6 +95,8 @@ def _result(d: Diagnostic, rule_index: dict[str, int]) -> dict[str, Any]:
     properties: dict[str, Any] = {}
     if d.predicted_error is not None:
         properties["predictedError"] = d.predicted_error.to_json()
+    elif d.unpredicted is not None:
+        properties["unpredicted"] = d.unpredicted
     if d.help:
         properties["help"] = d.help
     if d.fix is not None:

@@ -540,13 +540,86 @@ def test_valid_for_some_operand_accumulator_with_unknown_operands_is_silent(acc:
     assert report.diagnostics == ()
 
 
-@pytest.mark.xfail(strict=True, reason="GAP: an accumulator dtype no operand dtype accepts (bf16, f16, int16, uint32) is not reported when the operands are unknown")
-@pytest.mark.parametrize("acc", ["jnp.bfloat16", "jnp.float16", "jnp.int16", "jnp.uint32"])
-def test_accumulator_wrong_for_every_operand_dtype(acc: str) -> None:
-    # tokamax-style kernel: operand dtype is a runtime argument, but no operand dtype makes a
-    # bf16/f16/int16/uint32 accumulator legal (jax 0.11: f32 for floats, int32 for integers).
-    report = lint(ACC_ONLY.format(acc=acc), target_jax="0.11")
-    assert [d.code for d in report.diagnostics] in (["MMA101"], ["MMA102"], ["MMA201"])
+@pytest.mark.parametrize(
+    ("acc", "version", "code"),
+    [
+        ("jnp.bfloat16", "0.11", "MMA102"),
+        ("jnp.float16", "0.11", "MMA102"),
+        ("jnp.float16", "0.12", "MMA102"),
+        ("jnp.int16", "0.11", "MMA101"),
+        ("jnp.int8", "0.12", "MMA101"),
+        ("jnp.uint32", "0.11", "MMA201"),
+        ("jnp.uint32", "0.12", "MMA201"),
+    ],
+)
+def test_accumulator_wrong_for_every_operand_dtype(acc: str, version: str, code: str) -> None:
+    # tokamax-style kernel: the operand dtype is the caller's, but no operand dtype makes this
+    # accumulator legal (f32 for floats, int32 for integers; f64 only with f64 operands, 0.12).
+    report = lint(ACC_ONLY.format(acc=acc), target_jax=version)
+    diag = only(report, code)
+    assert "which no operand dtype accepts" in diag["message"]
+    # Which message jax raises depends on the operands: none is predicted, no fix is offered.
+    assert diag["predicted_error"] is None
+    assert diag["fix"] is None
+    assert diag["call"]["a"]["dtype"] is None
+    rows = related_rows(diag)
+    assert row_of(ACC_ONLY, "acc = plgpu.layout_cast(") in rows
+
+
+def _x64(code: str) -> str:
+    return code.replace("import jax\n", 'import jax\njax.config.update("jax_enable_x64", True)\n', 1)
+
+
+def test_float64_accumulator_with_unknown_operands_is_flagged_only_where_no_f64_operands_exist() -> None:
+    # With x64 a float64 accumulator is real; jax 0.12 takes it for float64 operands.
+    assert [d.code for d in lint(_x64(ACC_ONLY.format(acc="jnp.float64")), target_jax="0.11").diagnostics] == ["MMA102"]
+    assert lint(_x64(ACC_ONLY.format(acc="jnp.float64")), target_jax="0.12").diagnostics == ()
+    # Without x64, jnp.zeros(..., jnp.float64) is float32: nothing to report.
+    assert lint(ACC_ONLY.format(acc="jnp.float64"), target_jax="0.11").diagnostics == ()
+
+
+ACC_ONLY_MGPU = '''
+import jax
+import jax.numpy as jnp
+from jax.experimental.mosaic import gpu as mgpu
+from jax.experimental.mosaic.gpu import utils
+from jaxlib.mlir import ir
+
+
+def build(dtype, m, n, k):
+  def kernel(ctx, a_ref, b_ref, out_ref, smem):
+    lay = mgpu.MMALayouts(utils.dtype_to_ir_type(dtype))
+    a = mgpu.FragmentedArray.load_untiled(a_ref, layout=lay.lhs, is_signed=utils.is_signed(dtype), optimized=False)
+    b = mgpu.FragmentedArray.load_untiled(
+        utils.memref_transpose(b_ref, (1, 0)), layout=lay.rhs, is_signed=utils.is_signed(dtype), optimized=False)
+    acc = mgpu.FragmentedArray.splat(utils.c({value}, {acc}), (m, n), layout=lay.acc{signed})
+    mgpu.mma(acc, a, b).store_untiled(out_ref, optimized=False)
+
+  return mgpu.as_gpu_kernel(
+      kernel, (1, 1, 1), (128, 1, 1),
+      (jax.ShapeDtypeStruct((m, k), dtype), jax.ShapeDtypeStruct((n, k), dtype)),
+      jax.ShapeDtypeStruct((m, n), jnp.float32), ())
+'''
+
+
+@pytest.mark.parametrize(
+    ("acc", "value", "signed", "expect"),
+    [
+        ("ir.BF16Type.get()", "0.0", "", ["MMA102"]),
+        ("ir.F16Type.get()", "0.0", "", ["MMA102"]),
+        ("ir.IntegerType.get_signless(16)", "0", ", is_signed=True", ["MMA101"]),
+        ("ir.IntegerType.get_signless(32)", "0", ", is_signed=False", ["MMA201"]),
+        # Legal for some operand dtype: silent while the operands are unknown.
+        ("ir.F32Type.get()", "0.0", "", []),
+        ("ir.IntegerType.get_signless(32)", "0", ", is_signed=True", []),
+        ("ir.IntegerType.get_signless(32)", "0", ", is_signed=utils.is_signed(dtype)", []),
+    ],
+)
+def test_mgpu_accumulator_wrong_for_every_operand_dtype(acc: str, value: str, signed: str, expect: list[str]) -> None:
+    report = lint(ACC_ONLY_MGPU.format(acc=acc, value=value, signed=signed), target_jax="0.11")
+    assert [d.code for d in report.diagnostics] == expect
+    for d in report.diagnostics:
+        assert d.predicted_error is None and d.fix is None
 
 
 # ---------------------------------------------------------------- arguments by role
