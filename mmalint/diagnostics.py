@@ -63,6 +63,21 @@ class PredictedError:
 
 
 @dataclass(frozen=True)
+class OperandPrediction:
+    """For a call whose operands mmalint does not know: what jax raises with one operand dtype."""
+
+    operand_dtype: str
+    code: str
+    error: PredictedError
+
+    def to_json(self) -> dict[str, Any]:
+        return {"operand_dtype": self.operand_dtype, "code": self.code, **self.error.to_json()}
+
+    def __str__(self) -> str:
+        return f"{self.operand_dtype} operands: {self.error}"
+
+
+@dataclass(frozen=True)
 class Edit:
     content: str
     range: Range
@@ -101,6 +116,7 @@ class Diagnostic:
     # The call fails, but which exception jax raises depends on values mmalint does not know
     # (the operands of an accumulator no operand dtype accepts): why there is no prediction.
     unpredicted: str | None = None
+    predicted_by_operand: tuple[OperandPrediction, ...] = ()
     help: str | None = None
     fix: Fix | None = None
     call: dict[str, Any] | None = None
@@ -117,6 +133,17 @@ class Diagnostic:
     def sort_key(self) -> tuple[str, int, int, str]:
         return (self.filename, self.range.start.row, self.range.start.column, self.code or "")
 
+    def prediction_text(self) -> str | None:
+        """The predicted error as one line of text, or the reason there is none."""
+        if self.predicted_error is not None:
+            return f"jax {self.predicted_error.jax_version} raises: {self.predicted_error}"
+        if self.predicted_by_operand:
+            version = self.predicted_by_operand[0].error.jax_version
+            return f"jax {version} raises, by the operand dtype: " + "; ".join(
+                str(p) for p in self.predicted_by_operand
+            )
+        return self.unpredicted
+
     def to_json(self) -> dict[str, Any]:
         return {
             "code": self.code,
@@ -130,6 +157,9 @@ class Diagnostic:
             "related": [r.to_json() for r in self.related],
             "predicted_error": self.predicted_error.to_json() if self.predicted_error else None,
             "unpredicted": self.unpredicted,
+            "predicted_by_operand": (
+                [p.to_json() for p in self.predicted_by_operand] if self.predicted_by_operand else None
+            ),
             "masked_by": self.masked_by,
             "help": self.help,
             "fix": self.fix.to_json() if self.fix else None,

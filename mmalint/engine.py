@@ -13,7 +13,14 @@ from mmalint.analysis.source import BlockParseError, SourceSyntaxError
 from mmalint.catalog import Catalog, load_catalog
 from mmalint.checks import Finding, MmaCall, evaluate, normalize
 from mmalint.checks.availability import UseFinding, evaluate_use
-from mmalint.diagnostics import Diagnostic, Location, PredictedError, Range, Related
+from mmalint.diagnostics import (
+    Diagnostic,
+    Location,
+    OperandPrediction,
+    PredictedError,
+    Range,
+    Related,
+)
 from mmalint.fixes.plan import plan_fix
 from mmalint.positions import range_of
 from mmalint.settings import Settings
@@ -206,6 +213,10 @@ def _diagnostic(findings: list[Finding]) -> Diagnostic:
         related=related,
         predicted_error=predicted,
         unpredicted=_unpredicted(first),
+        predicted_by_operand=tuple(
+            OperandPrediction(dtype, code, PredictedError(p.exception, p.message, p.jax_version, p.match))
+            for dtype, code, p in first.by_operand
+        ),
         help=first.help,
         fix=plan_fix(first),
         call=first.call.to_json(),
@@ -220,8 +231,8 @@ def _diagnostic(findings: list[Finding]) -> Diagnostic:
 def _unpredicted(finding: Finding) -> str | None:
     if finding.predicted is not None or finding.check.stage != "any-operand":
         return None
-    return ("jax raises whatever the operands are; which error depends on the operand dtype, "
-            "which mmalint could not decide")
+    return ("the operand dtype is unknown: jax raises whatever it is, but which error depends "
+            "on it")
 
 
 def _use_diagnostic(findings: list[UseFinding]) -> Diagnostic:

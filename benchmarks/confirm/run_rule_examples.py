@@ -9,7 +9,8 @@ predicted to raise. `run` (needs only jax) executes each example in its own proc
 examples build their kernel under an MLIR context (`as_gpu_kernel`: lowering, no launch); Pallas
 examples run as written, so on a GPU they compile and execute. An invalid example *reproduces*
 when jax raises the predicted exception with the predicted message; a valid one *passes* when it
-runs to the end. Writes OUT_DIR/rule-examples.json and prints Markdown.
+runs to the end. An example whose operand dtype mmalint cannot know reads it from MATMUL_DTYPE:
+it runs once per operand dtype mmalint predicted an error for, and must raise each. Writes OUT_DIR/rule-examples.json and prints Markdown.
 """
 
 from __future__ import annotations
@@ -66,7 +67,8 @@ def predict(target_jax: str) -> int:
                 p = d.to_json().get("predicted_error") or {}
                 findings.append({"code": d.code, "exception": p.get("exception"),
                                  "message": p.get("message"), "match": p.get("match"),
-                                 "unpredicted": d.unpredicted})
+                                 "unpredicted": d.unpredicted,
+                                 "by_operand": [x.to_json() for x in d.predicted_by_operand]})
             cases.append({
                 "name": f"{code}_{example.kind}_{i}", "rule": code, "kind": example.kind,
                 "title": example.title, "expect": list(example.expect),
@@ -86,20 +88,41 @@ def _matches(message: str, expected: str, how: str | None) -> bool:
     return message == expected
 
 
+def _execute(path: Path, api: str, extra_env: dict[str, str] | None = None) -> dict:
+    try:
+        proc = subprocess.run([sys.executable, "-c", RUNNER, str(path), api],
+                              capture_output=True, text=True, timeout=TIMEOUT,
+                              env={**os.environ, "PYTHONUNBUFFERED": "1",
+                                   "XLA_PYTHON_CLIENT_PREALLOCATE": "false", **(extra_env or {})})
+        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
+        return json.loads(lines[-1][7:]) if lines else {"exception": "crash",
+                                                       "message": proc.stderr[-500:]}
+    except subprocess.TimeoutExpired:
+        return {"exception": "timeout", "message": f"over {TIMEOUT} s"}
+
+
 def _run_one(case: dict, workdir: Path) -> dict:
     path = workdir / f"{case['name']}.py"
     path.write_text(case["code"])
     t0 = time.perf_counter()
-    try:
-        proc = subprocess.run([sys.executable, "-c", RUNNER, str(path), case["api"]],
-                              capture_output=True, text=True, timeout=TIMEOUT,
-                              env={**os.environ, "PYTHONUNBUFFERED": "1",
-                                   "XLA_PYTHON_CLIENT_PREALLOCATE": "false"})
-        lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
-        got = json.loads(lines[-1][7:]) if lines else {"exception": "crash",
-                                                      "message": proc.stderr[-500:]}
-    except subprocess.TimeoutExpired:
-        got = {"exception": "timeout", "message": f"over {TIMEOUT} s"}
+    by_operand = next((f["by_operand"] for f in case["findings"] if f.get("by_operand")), None)
+    if by_operand:
+        # The operand dtype is unknown to mmalint (the example reads MATMUL_DTYPE): run it with
+        # each operand dtype mmalint predicted an error for; every one must raise as predicted.
+        runs = []
+        for p in by_operand:
+            got = _execute(path, case["api"], {"MATMUL_DTYPE": p["operand_dtype"]})
+            ok = got["exception"] == p["exception"] and _matches(got["message"] or "", p["message"],
+                                                                 p.get("match"))
+            runs.append({"operand_dtype": p["operand_dtype"], "got": got, "matched": ok})
+        verdict = ("reproduced (each operand dtype)" if all(r["matched"] for r in runs)
+                   else "MISMATCH")
+        return {"name": case["name"], "rule": case["rule"], "kind": case["kind"],
+                "api": case["api"], "predicted": by_operand[0],
+                "codes": [f["code"] for f in case["findings"]], "got": runs[0]["got"],
+                "by_operand": runs, "verdict": verdict,
+                "seconds": round(time.perf_counter() - t0, 2)}
+    got = _execute(path, case["api"])
     seconds = time.perf_counter() - t0
     raising = [f for f in case["findings"] if f.get("exception")]
     first = raising[0] if raising else None
@@ -116,9 +139,6 @@ def _run_one(case: dict, workdir: Path) -> dict:
             "reproduced (suppressed)" if matched else "FAILS")
     elif first is not None:
         verdict = "reproduced" if matched else "MISMATCH"
-    elif any(f.get("unpredicted") for f in case["findings"]):
-        # Fails whatever the operands are (mmalint does not know them): it must raise.
-        verdict = "raised (operand-dependent)" if got["exception"] is not None else "MISMATCH"
     else:
         # A silent bug (wrong numbers) or a lint-only rule: nothing to raise.
         verdict = "silent, ran" if got["exception"] is None else "raised (unpredicted)"

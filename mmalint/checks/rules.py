@@ -41,6 +41,9 @@ class Finding:
     masked_by: str | None
     check: Check
     also: tuple[str, ...] = ()  # other operands the same rule holds for
+    # An any-operand finding (operands unknown): what jax raises for a representative operand
+    # dtype of each kind, as (operand dtype, rule code, prediction).
+    by_operand: tuple[tuple[str, str, Predicted], ...] = ()
 
 
 _API_NAMES = {"mgpu.mma": "mgpu.mma", "plgpu.mma": "plgpu.mma"}
@@ -88,7 +91,39 @@ def evaluate(call: MmaCall, catalog: Catalog) -> list[Finding]:
     if first_raise is not None and any(f.check.raises for f in findings):
         # A kernel that does not build computes nothing: silent findings wait for the fix.
         findings = [f for f in findings if f.check.stage != "silent"]
-    return _dedupe(findings)
+    resolved: list[Finding] = []
+    for f in findings:
+        if f.check.stage == "any-operand":
+            by_operand = _by_operand(call, checks, table)
+            if by_operand is None:
+                continue  # some operand dtype would not fail after all: no claim to make
+            f = replace(f, by_operand=by_operand)
+        resolved.append(f)
+    return _dedupe(resolved)
+
+
+# An operand dtype of each kind the MMA takes, with its MLIR type and natural signedness: what
+# an any-operand finding's call raises is worked out for each.
+REPRESENTATIVE_OPERANDS = (("bfloat16", "bf16", "signless"), ("int8", "i8", "signed"))
+
+
+def _by_operand(
+    call: MmaCall, checks: list[Check], table: dict[str, object]
+) -> tuple[tuple[str, str, Predicted], ...] | None:
+    """The first error jax raises for the call with each representative operand dtype; None
+    when one of them raises nothing (the claim that every operand dtype fails would be false)."""
+    results = []
+    for dtype, element, signedness in REPRESENTATIVE_OPERANDS:
+        a, b = (
+            replace(op, element_type=element, dtype=dtype, signedness=op.signedness or signedness)
+            for op in (call.a, call.b)
+        )
+        first = _first_raise(replace(call, a=a, b=b), checks, table)
+        if first is None:
+            return None
+        check, outcome, subject = first
+        results.append((dtype, check.rule, _predicted(check, outcome, subject, call.version)))
+    return tuple(results)
 
 
 def _applies(check: Check, call: MmaCall) -> bool:

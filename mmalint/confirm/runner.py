@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,14 @@ from mmalint.confirm.judge import JAX_ONLY_FAMILIES, judge_availability, judge_g
 from mmalint.confirm.process import run_worker
 from mmalint.confirm.ptx_tier import confirm_ptx
 from mmalint.confirm.signature import APIS, Finding, parse_findings
-from mmalint.confirm.verdict import INCONCLUSIVE, TIERS, Verdict, make_verdict
+from mmalint.confirm.verdict import (
+    CONFIRMED,
+    INCONCLUSIVE,
+    NOT_REPRODUCED,
+    TIERS,
+    Verdict,
+    make_verdict,
+)
 
 Progress = Callable[[int, int, Verdict], None]
 DEFAULT_TIMEOUT = 120.0
@@ -74,6 +82,8 @@ class _Confirmer:
         self._no_gpu = gpu_present()
 
     def run(self, finding: Finding, tier: str) -> Verdict:
+        if finding.variants:
+            return self._by_operand(finding, tier)
         if tier == "ptx":
             return confirm_ptx(finding, timeout=self.timeout)
         start = time.perf_counter()
@@ -130,6 +140,29 @@ class _Confirmer:
         return make_verdict(finding, tier, judged.verdict, evidence,
                             time.perf_counter() - start, **judged.detail, **extra)
 
+
+    def _by_operand(self, finding: Finding, tier: str) -> Verdict:
+        """A finding whose operand dtype mmalint did not know: confirmed when the call fails as
+        predicted with every operand dtype it names (each checked as its own case)."""
+        start = time.perf_counter()
+        parts = []
+        for v in finding.variants:
+            sub = replace(finding, code=v.code, predicted=v.predicted, call=v.call,
+                          problem=v.problem, variants=())
+            parts.append((v, self.run(sub, tier)))
+        verdicts = {verdict.verdict for _, verdict in parts}
+        if verdicts == {CONFIRMED}:
+            kind = CONFIRMED
+        elif NOT_REPRODUCED in verdicts:
+            kind = NOT_REPRODUCED
+        else:
+            kind = INCONCLUSIVE
+        evidence = "; ".join(f"{v.operand_dtype} operands ({v.code}): {verdict.verdict}, "
+                             f"{verdict.evidence}" for v, verdict in parts)
+        detail = [{"operand_dtype": v.operand_dtype, "code": v.code, "verdict": verdict.verdict,
+                   "evidence": verdict.evidence, **dict(verdict.detail)} for v, verdict in parts]
+        return make_verdict(finding, tier, kind, evidence, time.perf_counter() - start,
+                            by_operand=detail)
 
     def _availability(self, finding: Finding, start: float) -> Verdict:
         """MMA501 in the jax tier: probe the API the finding names with the installed jax."""

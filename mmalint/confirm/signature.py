@@ -168,6 +168,18 @@ class PredictedError:
 
 
 @dataclass(frozen=True)
+class OperandVariant:
+    """For a finding whose operand dtype mmalint did not know (`predicted_by_operand`): the call
+    with one representative operand dtype, the rule it breaks then and what jax raises."""
+
+    operand_dtype: str
+    code: str
+    predicted: PredictedError
+    call: Call | None
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
 class Finding:
     """One finding of the input array; `call` is None when its signature is unusable (`problem`)."""
 
@@ -181,6 +193,7 @@ class Finding:
     call: Call | None
     problem: str | None = None
     message: str = ""  # the finding's sentence (MMA501 names the API it is about)
+    variants: tuple[OperandVariant, ...] = ()
 
     @property
     def location(self) -> str:
@@ -281,11 +294,50 @@ def _parse_finding(index: int, item: object, where: str) -> Finding:
             if order != call.creation_order:
                 call = replace(call, creation_order=order)
     message = item.get("message")
+    variants = _parse_variants(item.get("predicted_by_operand"), raw_call, bad)
     return Finding(
         index=index, code=code, filename=filename, row=int(location["row"]),
         column=int(location["column"]), predicted=predicted, masked_by=masked_by, call=call,
         problem=problem, message=message if isinstance(message, str) else "",
+        variants=variants,
     )
+
+
+def _parse_variants(raw: object, raw_call: object, bad: Any) -> tuple[OperandVariant, ...]:
+    """`predicted_by_operand`: the call rebuilt with each operand dtype it names."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, list):
+        raise bad("'predicted_by_operand' must be an array or null")
+    variants = []
+    for entry in raw:
+        if not isinstance(entry, dict):
+            raise bad("'predicted_by_operand' entries must be objects")
+        dtype, code = entry.get("operand_dtype"), entry.get("code")
+        if not isinstance(dtype, str) or not isinstance(code, str):
+            raise bad("'predicted_by_operand' entries need string 'operand_dtype' and 'code'")
+        predicted = _parse_predicted(entry, bad)
+        assert predicted is not None
+        info = dtypes.lookup(dtype)
+        call: Call | None = None
+        problem: str | None = None
+        if info is None:
+            problem = f"unknown operand dtype {dtype!r}"
+        elif not isinstance(raw_call, dict):
+            problem = "the finding has no call signature"
+        else:
+            patched = dict(raw_call)
+            for role in ("a", "b"):
+                op = dict(patched.get(role) or {})
+                op.update(dtype=dtype, element_type=info.mlir,
+                          signedness=op.get("signedness") or info.natural_signedness)
+                patched[role] = op
+            try:
+                call = _parse_call(patched)
+            except _SignatureGap as gap:
+                problem = str(gap)
+        variants.append(OperandVariant(dtype, code, predicted, call, problem))
+    return tuple(variants)
 
 
 # A note saying where an operand was made: "lhs operand `a` loaded here", "accumulator created

@@ -122,10 +122,8 @@ class MmalintServer(LanguageServer):
 
     def to_lsp(self, uri: str, d: Diagnostic, positions: Positions) -> lsp.Diagnostic:
         message = d.message
-        if d.predicted_error is not None:
-            message += f"\njax {d.predicted_error.jax_version} raises: {d.predicted_error}"
-        elif d.unpredicted is not None:
-            message += f"\n{d.unpredicted}"
+        if (prediction := d.prediction_text()) is not None:
+            message += f"\n{prediction}"
         if d.help:
             message += f"\nhelp: {d.help}"
         related = [

@@ -39,6 +39,12 @@ def render(
                 if d.masked_by:
                     line.append(f"  (once {d.masked_by} is fixed)", style="dim")
                 console.print(line, soft_wrap=True)
+            elif d.predicted_by_operand:
+                version = d.predicted_by_operand[0].error.jax_version
+                console.print(Text(f"  = the operand dtype is unknown; jax {version} raises, by the operand dtype:",
+                                   style="bold red"), soft_wrap=True)
+                for p in d.predicted_by_operand:
+                    console.print(Text(f"      {p}", style="red"), soft_wrap=True)
             elif d.unpredicted is not None:
                 console.print(Text(f"  = {d.unpredicted}", style="bold red"), soft_wrap=True)
             elif d.code is not None and d.severity != "info" and d.call is not None:

@@ -31,10 +31,8 @@ def command(d: Diagnostic) -> str:
         "title": d.code or d.name,
     }
     message = d.message
-    if d.predicted_error is not None:
-        message += f"\njax {d.predicted_error.jax_version} raises: {d.predicted_error}"
-    elif d.unpredicted is not None:
-        message += f"\n{d.unpredicted}"
+    if (prediction := d.prediction_text()) is not None:
+        message += f"\n{prediction}"
     if d.help:
         message += f"\nhelp: {d.help}"
     if d.url:

@@ -97,6 +97,8 @@ def _result(d: Diagnostic, rule_index: dict[str, int]) -> dict[str, Any]:
         properties["predictedError"] = d.predicted_error.to_json()
     elif d.unpredicted is not None:
         properties["unpredicted"] = d.unpredicted
+        if d.predicted_by_operand:
+            properties["predictedByOperand"] = [p.to_json() for p in d.predicted_by_operand]
     if d.help:
         properties["help"] = d.help
     if d.fix is not None:

@@ -558,9 +558,16 @@ def test_accumulator_wrong_for_every_operand_dtype(acc: str, version: str, code:
     report = lint(ACC_ONLY.format(acc=acc), target_jax=version)
     diag = only(report, code)
     assert "which no operand dtype accepts" in diag["message"]
-    # Which message jax raises depends on the operands: none is predicted, no fix is offered.
+    # Which message jax raises depends on the operands: none is predicted, no fix is offered;
+    # what each kind of operand raises is listed.
     assert diag["predicted_error"] is None
+    assert diag["unpredicted"]
     assert diag["fix"] is None
+    by_operand = {p["operand_dtype"]: p for p in diag["predicted_by_operand"]}
+    assert sorted(by_operand) == ["bfloat16", "int8"]
+    assert by_operand["int8"]["code"] in ("MMA101", "MMA201")
+    assert by_operand["int8"]["message"] == f"Only int32 accumulator supported for integer and boolean operands. Got {acc[4:]}"
+    assert by_operand["bfloat16"]["code"] == "MMA102"
     assert diag["call"]["a"]["dtype"] is None
     rows = related_rows(diag)
     assert row_of(ACC_ONLY, "acc = plgpu.layout_cast(") in rows
@@ -620,6 +627,9 @@ def test_mgpu_accumulator_wrong_for_every_operand_dtype(acc: str, value: str, si
     assert [d.code for d in report.diagnostics] == expect
     for d in report.diagnostics:
         assert d.predicted_error is None and d.fix is None
+        by_operand = {p.operand_dtype: (p.code, p.error.message) for p in d.predicted_by_operand}
+        assert by_operand["bfloat16"] == ("MMA102", "Only f32 accumulator supported for floating operands.")
+        assert by_operand["int8"][0] in ("MMA101", "MMA201")
 
 
 # ---------------------------------------------------------------- arguments by role
