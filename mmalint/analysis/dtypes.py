@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Kind = Literal["int", "uint", "bool", "float", "complex"]
+from mmalint.dtype_table import ELEMENT_TYPES, Kind
 
 
 @dataclass(frozen=True)
@@ -35,36 +35,7 @@ class DTypeInfo:
         return None
 
 
-_TABLE: tuple[DTypeInfo, ...] = (
-    DTypeInfo("bool", "bool", 1, "i1"),
-    DTypeInfo("int2", "int", 2, "i2"),
-    DTypeInfo("uint2", "uint", 2, "i2"),
-    DTypeInfo("int4", "int", 4, "i4"),
-    DTypeInfo("uint4", "uint", 4, "i4"),
-    DTypeInfo("int8", "int", 8, "i8"),
-    DTypeInfo("uint8", "uint", 8, "i8"),
-    DTypeInfo("int16", "int", 16, "i16"),
-    DTypeInfo("uint16", "uint", 16, "i16"),
-    DTypeInfo("int32", "int", 32, "i32"),
-    DTypeInfo("uint32", "uint", 32, "i32"),
-    DTypeInfo("int64", "int", 64, "i64"),
-    DTypeInfo("uint64", "uint", 64, "i64"),
-    DTypeInfo("bfloat16", "float", 16, "bf16"),
-    DTypeInfo("float16", "float", 16, "f16"),
-    DTypeInfo("float32", "float", 32, "f32"),
-    DTypeInfo("float64", "float", 64, "f64"),
-    DTypeInfo("float8_e4m3fn", "float", 8, "f8E4M3FN"),
-    DTypeInfo("float8_e5m2", "float", 8, "f8E5M2"),
-    DTypeInfo("float8_e4m3fnuz", "float", 8, "f8E4M3FNUZ"),
-    DTypeInfo("float8_e5m2fnuz", "float", 8, "f8E5M2FNUZ"),
-    DTypeInfo("float8_e4m3b11fnuz", "float", 8, "f8E4M3B11FNUZ"),
-    DTypeInfo("float8_e4m3", "float", 8, "f8E4M3"),
-    DTypeInfo("float8_e3m4", "float", 8, "f8E3M4"),
-    DTypeInfo("float8_e8m0fnu", "float", 8, "f8E8M0FNU"),
-    DTypeInfo("float4_e2m1fn", "float", 4, "f4E2M1FN"),
-    DTypeInfo("complex64", "complex", 64, "complex<f32>"),
-    DTypeInfo("complex128", "complex", 128, "complex<f64>"),
-)
+_TABLE: tuple[DTypeInfo, ...] = tuple(DTypeInfo(*row) for row in ELEMENT_TYPES)
 
 DTYPES: dict[str, DTypeInfo] = {d.name: d for d in _TABLE}
 

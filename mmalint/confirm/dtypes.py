@@ -1,15 +1,14 @@
 """Element types as the reference lowering needs them: NumPy name, MLIR name, bit width, sign.
 
-This is a small, libcst-free table of its own (the analyzer's table lives in a package that
-imports libcst, and `mmalint.confirm` must import without it).
+The rows come from `mmalint.dtype_table`, shared with the analyzer; this module only adds what
+the reference lowering asks of them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
-Kind = Literal["int", "uint", "bool", "float", "complex"]
+from mmalint.dtype_table import ELEMENT_TYPES, Kind
 
 
 @dataclass(frozen=True)
@@ -39,35 +38,7 @@ class DType:
         return "signless"
 
 
-_TABLE: tuple[DType, ...] = (
-    DType("bool", "bool", 1, "i1"),
-    DType("int2", "int", 2, "i2"),
-    DType("uint2", "uint", 2, "i2"),
-    DType("int4", "int", 4, "i4"),
-    DType("uint4", "uint", 4, "i4"),
-    DType("int8", "int", 8, "i8"),
-    DType("uint8", "uint", 8, "i8"),
-    DType("int16", "int", 16, "i16"),
-    DType("uint16", "uint", 16, "i16"),
-    DType("int32", "int", 32, "i32"),
-    DType("uint32", "uint", 32, "i32"),
-    DType("int64", "int", 64, "i64"),
-    DType("uint64", "uint", 64, "i64"),
-    DType("bfloat16", "float", 16, "bf16"),
-    DType("float16", "float", 16, "f16"),
-    DType("float32", "float", 32, "f32"),
-    DType("float64", "float", 64, "f64"),
-    DType("float8_e4m3fn", "float", 8, "f8E4M3FN"),
-    DType("float8_e5m2", "float", 8, "f8E5M2"),
-    DType("float8_e4m3fnuz", "float", 8, "f8E4M3FNUZ"),
-    DType("float8_e5m2fnuz", "float", 8, "f8E5M2FNUZ"),
-    DType("float8_e4m3b11fnuz", "float", 8, "f8E4M3B11FNUZ"),
-    DType("float8_e4m3", "float", 8, "f8E4M3"),
-    DType("float8_e3m4", "float", 8, "f8E3M4"),
-    DType("float4_e2m1fn", "float", 4, "f4E2M1FN"),
-    DType("complex64", "complex", 64, "complex<f32>"),
-    DType("complex128", "complex", 128, "complex<f64>"),
-)
+_TABLE: tuple[DType, ...] = tuple(DType(*row) for row in ELEMENT_TYPES)
 
 DTYPES: dict[str, DType] = {d.name: d for d in _TABLE}
 
