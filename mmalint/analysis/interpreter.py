@@ -1094,7 +1094,9 @@ class Interpreter:
             items = self._comprehension(node, frame, block)
             if items is None:
                 return UNKNOWN
-            return TupleVal(tuple(items), not isinstance(node, cst.GeneratorExp))
+            # A generator is an iterable that is not a tuple, like a list: absl's
+            # `parameters(gen)` takes it as the test cases, where a lone tuple is one case.
+            return TupleVal(tuple(items), True)
         # Dict comprehensions, f-strings, await, yield, sets: not modelled.
         return UNKNOWN
 
