@@ -523,6 +523,19 @@ class ApiModel:
             h[f"jax.random.{fn}"] = self._random(dtype_default="float32")
         h["jax.random.randint"] = self._random(dtype_default="int32", dtype_index=4)
         h["jax.random.bits"] = self._random(dtype_default="uint32", dtype_index=2)
+        # NumPy's generators: `np.random.default_rng(seed)` (jax's tests keep it as self.prng)
+        # and the legacy module functions. Arrays of the `size` shape, float64 or int64.
+        for ctor in ("default_rng", "RandomState", "Generator"):
+            h[f"np.random.{ctor}"] = self._numpy_rng
+        for owner in (_NUMPY_RNG, "np.random"):
+            for fn in ("uniform", "normal"):
+                h[f"{owner}.{fn}"] = self._numpy_random("float64", size_index=2)
+            for fn in ("standard_normal", "random", "random_sample"):
+                h[f"{owner}.{fn}"] = self._numpy_random("float64", size_index=0, dtype_index=1)
+            for fn in ("integers", "randint"):
+                h[f"{owner}.{fn}"] = self._numpy_random("int64", size_index=2, dtype_index=3)
+            for fn in ("rand", "randn"):
+                h[f"{owner}.{fn}"] = self._numpy_random("float64", size_index=None)
         # mlir / mosaic utils
         h["ir.IntegerType.get_signless"] = self._integer_type
         h["mgpu.utils.dtype_to_ir_type"] = self._dtype_to_ir_type
@@ -697,6 +710,30 @@ class ApiModel:
             dtype = self.jax_dtype(dtype)
             return Array(dtype, _as_shape_value(args.get(1, "shape")), UNKNOWN,
                          created=_origin(block, node), how="created")
+
+        return handler
+
+    def _numpy_rng(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
+        return Api(_NUMPY_RNG)
+
+    def _numpy_random(self, default: str, size_index: int | None, dtype_index: int | None = None) -> Handler:
+        """`rng.uniform(lo, hi, size)`, `rng.integers(lo, hi, size, dtype)`, `np.random.randn(*dims)`."""
+
+        def handler(args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
+            dtype: Value = NONE
+            if dtype_index is not None:
+                dtype = _to_dtype(args.get(dtype_index, "dtype", NONE))
+            if _is_none(dtype):
+                dtype = DType(default, origin=_origin(block, node)) if args.complete else UNKNOWN
+            shape: Value = UNKNOWN
+            if size_index is None:
+                if args.complete and not args.keywords:
+                    shape = _as_shape_value(TupleVal(tuple(args.positional)))
+            else:
+                size = args.get(size_index, "size", NONE)
+                if not _is_none(size):  # no size: a scalar, not an array of a shape
+                    shape = _as_shape_value(size)
+            return Array(dtype, shape, UNKNOWN, created=_origin(block, node), how="created")
 
         return handler
 
@@ -1817,6 +1854,7 @@ _BUILTINS = frozenset(
 )
 
 _UNKNOWN_RECEIVER_METHODS = frozenset({"astype"})
+_NUMPY_RNG = "np.random.Generator()"  # the value of `np.random.default_rng(...)`
 _MUTATING_METHODS = frozenset(
     {"update", "append", "extend", "insert", "pop", "popitem", "setdefault", "clear", "remove",
      "sort", "reverse", "__setitem__", "__delitem__"}

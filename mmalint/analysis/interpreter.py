@@ -398,10 +398,13 @@ class Interpreter:
                 (sub, (WorldBinding("class", sub.name, sub.origin),))
                 for sub in self._subclasses_inheriting(cls, node.name.value)
             ]
+        is_test = cls is not None and node.name.value.startswith("test")
         for (receiver, class_binding), world in itertools.product(receivers, worlds):
             positional: list[Value] = []
+            instance: Instance | None = None
             if receiver is not None and not is_static:
-                positional.append(Instance(receiver))
+                instance = Instance(receiver)
+                positional.append(instance)
             positional.extend(world.positional)
             args = Args(positional, dict(world.keywords), [], {}, world.complete)
             self.context = Context(world=(*class_binding, *world.bindings))
@@ -409,6 +412,10 @@ class Interpreter:
             self._invoked = set()
             self._steps = 0
             try:
+                if is_test and instance is not None:
+                    # unittest runs setUp on the test's object first: what it stores on `self`
+                    # (`self.prng`, dtypes, shapes) is what the test reads; a skip there ends it.
+                    self._set_up(instance, node)
                 self.call_function(func, args, node, root=True)
                 self._run_uninvoked()
             except (Diverges, BudgetExceeded):
@@ -416,6 +423,11 @@ class Interpreter:
             finally:
                 self.context = Context()
                 self._stack = []
+
+    def _set_up(self, instance: Instance, node: cst.CSTNode) -> None:
+        set_up = self.class_attr(instance.cls, "setUp")
+        if isinstance(set_up, Func):
+            self.call_function(set_up, Args([instance], {}, [None], {}, True), node)
 
     def _subclasses_inheriting(self, cls: ClassVal, method: str) -> list[ClassVal]:
         found = []
