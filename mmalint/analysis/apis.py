@@ -1307,6 +1307,30 @@ class ApiModel:
         items = self.iterate(args.positional[0])
         return TupleVal(tuple(items), True) if items is not None else UNKNOWN
 
+    def _builtin_sorted(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
+        """`sorted(CONFIGS)`: the same items (worlds do not depend on their order), sorted when
+        they are constants that compare."""
+        if len(args.positional) != 1 or not args.complete:
+            return UNKNOWN
+        items = self.iterate(args.positional[0])
+        if items is None:
+            return UNKNOWN
+        consts = [i.value for i in items if isinstance(i, Const)]
+        if len(consts) == len(items) and "key" not in args.keywords:
+            try:
+                reverse = args.keywords.get("reverse", Const(False))
+                if not isinstance(reverse, Const):
+                    return TupleVal(tuple(items), True)
+                ordered = sorted(consts, reverse=bool(reverse.value))
+            except TypeError:
+                return TupleVal(tuple(items), True)
+            return TupleVal(tuple(Const(v) for v in ordered), True)
+        return TupleVal(tuple(items), True)
+
+    def _builtin_reversed(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
+        items = self.iterate(args.positional[0]) if len(args.positional) == 1 else None
+        return TupleVal(tuple(reversed(items)), True) if items is not None else UNKNOWN
+
     def _builtin_dict(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
         if args.positional or not args.complete:
             return UNKNOWN
@@ -1464,6 +1488,13 @@ class ApiModel:
                     return found if found is not None else default
             if name == "copy":
                 return receiver
+            # Iterating a config table: `for name, cfg in CONFIGS.items()`.
+            if name == "items" and not args.positional and not args.keywords:
+                return TupleVal(tuple(TupleVal((Const(k), v)) for k, v in receiver.items), True)
+            if name == "keys" and not args.positional and not args.keywords:
+                return TupleVal(tuple(Const(k) for k, _ in receiver.items), True)
+            if name == "values" and not args.positional and not args.keywords:
+                return TupleVal(tuple(v for _, v in receiver.items), True)
             return UNKNOWN
         return UNKNOWN
 

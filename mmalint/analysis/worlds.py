@@ -117,8 +117,11 @@ def _binding(name: str, value: Value) -> WorldBinding:
             label = " ".join(value.origin.code().split())
         except Exception:
             label = None
+    if isinstance(value, Const) and (label is None or label.replace(".", "_").isidentifier()):
+        # A constant reached through a name (a comprehension's loop variable): say its value.
+        label = repr(value.value)
     if label is None:
-        label = repr(value.value) if isinstance(value, Const) else "?"
+        label = "?"
     return WorldBinding(name, label, value.origin)
 
 

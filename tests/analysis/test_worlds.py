@@ -534,6 +534,7 @@ import jax.numpy as jnp
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
 DTYPES = (jnp.bfloat16, jnp.int8, jnp.float16)
+TABLE = {{"bf16": jnp.bfloat16, "s8": jnp.int8}}
 
 
 class Test(parameterized.TestCase):
@@ -557,6 +558,11 @@ _COMPUTED_DECORATORS = {
     "listcomp_filter": ("@parameterized.product(dtype=[d for d in DTYPES if d != jnp.float16])", False),
     "genexp_named": ("@parameterized.named_parameters((f'_{jnp.dtype(d).name}', d) for d in DTYPES)", False),
     "genexp_parameters": ("@parameterized.parameters((d,) for d in DTYPES)", False),
+    "dict_items": ("@parameterized.named_parameters(*[(f'_{n}', d) for n, d in TABLE.items()])", False),
+    "dict_values": ("@parameterized.parameters(*TABLE.values())", False),
+    "sorted_keys": ("@parameterized.parameters(*[TABLE[n] for n in sorted(TABLE)])", False),
+    "reversed_sorted": ("@parameterized.parameters(*[TABLE[n] for n in sorted(TABLE, reverse=True)])", False),
+    "reversed_tuple": ("@parameterized.parameters(*reversed(DTYPES))", False),
     "star_listcomp": ("@parameterized.parameters(*[(d,) for d in DTYPES])", False),
     "star_itertools_product": ("@parameterized.parameters(*itertools.product(DTYPES, (1, 2, 4)))", False),
 }
