@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mmalint.engine import check_text
+from mmalint.lint import LintOptions, lint_text
 from mmalint.settings import Settings
 
 ROOT = Path(__file__).parent / "data" / "adversarial"
@@ -29,8 +29,10 @@ def test_the_corpus_is_there() -> None:
 
 @pytest.mark.parametrize(("path", "entry"), CASES)
 def test_reports_what_the_manifest_says(path: Path, entry: dict[str, object]) -> None:
-    settings = Settings(target_jax=str(entry.get("target_jax", "0.11")))
-    report = check_text(path.name, path.read_text(encoding="utf-8"), settings)
+    settings = Settings(target_jax=str(entry.get("target_jax", "0.11")),
+                        target_arch=str(entry.get("target_arch", "sm_90a")))
+    # As the CLI checks it: noqa comments apply.
+    report = lint_text(path.name, path.read_text(encoding="utf-8"), settings, LintOptions())
     got = sorted({d.code for d in report.diagnostics if d.code})
     assert got == sorted(entry["expect"]), [  # type: ignore[call-overload]
         f"{d.code} {d.range.start.row}: {d.message}" for d in report.diagnostics
