@@ -101,6 +101,8 @@ class Availability:
     message: str
     match: str
     alternative: str
+    # "dtype": only when the element type is given as a jnp/np dtype, not an MLIR type.
+    element_form: str | None = None
 
     def matches(self, api: str) -> bool:
         if self.api.endswith("*"):
@@ -236,6 +238,7 @@ def load_catalog(directory: Path | None = None) -> Catalog:
             message=a.get("message", ""),
             match=a.get("match", "exact"),
             alternative=a.get("alternative", ""),
+            element_form=a.get("element_form"),
         )
         for a in checks_data.get("availability", [])
     )

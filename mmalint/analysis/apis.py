@@ -23,6 +23,7 @@ from mmalint.analysis.values import (
     UNKNOWN,
     Api,
     Array,
+    BlockSpecVal,
     BoundMethod,
     ClassVal,
     CompilerParams,
@@ -46,6 +47,7 @@ from mmalint.analysis.values import (
     RefAt,
     Registers,
     Semantics,
+    SomeInt,
     TupleVal,
     Unknown,
     Value,
@@ -212,6 +214,8 @@ class ApiModel:
             return Method(value, attr)
         if isinstance(value, CompilerParams):
             return value.semantics if attr == "lowering_semantics" else UNKNOWN
+        if isinstance(value, BlockSpecVal):
+            return value.block_shape if attr == "block_shape" else UNKNOWN
         if isinstance(value, DictVal | TupleVal):
             return Method(value, attr)
         if isinstance(value, Unknown):
@@ -581,6 +585,8 @@ class ApiModel:
         h["pl.pallas_call.unknown_params"] = self._kernel_factory("pl.pallas_call", blind=True)
         h["plgpu.emit_pipeline"] = self._kernel_factory("plgpu.emit_pipeline")
         h["plgpu.CompilerParams"] = self._compiler_params
+        for spec in ("pl.BlockSpec", "plgpu.BlockSpec"):
+            h[spec] = lambda a, n, f, b: BlockSpecVal(a.get(0, "block_shape", NONE))
         for scratch in ("plgpu.SMEM", "plgpu.GMEM", "plgpu.ACC", "plgpu.TMEM", "pl.MemoryRef"):
             h[scratch] = self._scratch
         h["pl.run_scoped"] = self._run_scoped
@@ -838,25 +844,27 @@ class ApiModel:
     def _mma_layouts(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
         element = args.get(0, "element_type")
         bits: Value = UNKNOWN
+        form: str | None = None
         if isinstance(element, IrType):
-            bits = Const(element.info.bits)
+            bits, form = Const(element.info.bits), "ir"
         else:
             d = _to_dtype(element)
             if isinstance(d, DType):
-                bits = Const(d.info.bits)
+                bits, form = Const(d.info.bits), "dtype"
         m_warps = args.get(1, "m_warps", Const(4))
         m_warps_node = args.node(1, "m_warps")
         m_warps_origin = _origin(block, m_warps_node) if m_warps_node is not None else None
-        self._use("mgpu.MMALayouts", args, node, block, as_int(bits))
+        self._use("mgpu.MMALayouts", args, node, block, as_int(bits), form)
         return MMALayoutsVal(bits, m_warps, m_warps_origin, origin=_origin(block, node))
 
-    def _use(self, name: str, args: Args, node: cst.CSTNode, block: Block, bits: int | None = None) -> None:
+    def _use(self, name: str, args: Args, node: cst.CSTNode, block: Block, bits: int | None = None,
+             form: str | None = None) -> None:
         keywords = tuple(
             (k, _origin(block, n) if (n := args.keyword_nodes.get(k)) is not None else None)
             for k in args.keywords
         )
         self.interp.record_use(
-            ApiUse(name, _origin(block, node), keywords, bits, self.interp.context)
+            ApiUse(name, _origin(block, node), keywords, bits, self.interp.context, form)
         )
 
     def _mma_layouts_for_shape(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
@@ -1113,7 +1121,12 @@ class ApiModel:
             refs.extend(_as_ref(leaf, view=view) for leaf in leaves)
         if kernel.api == "pl.pallas_call" and complete:
             # Blocked refs keep their dtype; their shape is the block shape when a spec says so.
-            refs = [Ref(r.dtype, UNKNOWN) if isinstance(r, Ref) else r for r in refs]
+            specs = _specs(kwargs.get("in_specs"), kwargs.get("out_specs"))
+            refs = [
+                Ref(r.dtype, _block_shape(specs[i]) if specs is not None and i < len(specs) else UNKNOWN)
+                if isinstance(r, Ref) else r
+                for i, r in enumerate(refs)
+            ]
         params = kwargs.get("compiler_params", NONE)
         semantics: Value
         if _is_none(params):
@@ -1141,8 +1154,10 @@ class ApiModel:
         from mmalint.analysis.interpreter import Args as CallArgs
 
         refs: list[Value] = [UNKNOWN]  # the step indices
-        for value in args.positional:
-            refs.append(Ref(value.dtype, UNKNOWN) if isinstance(value, Ref) else UNKNOWN)
+        specs = _specs(kwargs.get("in_specs"), kwargs.get("out_specs"))
+        for i, value in enumerate(args.positional):
+            shape = _block_shape(specs[i]) if specs is not None and i < len(specs) else UNKNOWN
+            refs.append(Ref(value.dtype, shape) if isinstance(value, Ref) else UNKNOWN)
         carry = kwargs.get("init_carry")
         complete = args.complete and carry is not None
         if complete and carry is not None and not _is_none(carry):
@@ -1690,7 +1705,9 @@ def index_shape(shape: Value, index: Value) -> Value:
         if i >= len(dims):
             return UNKNOWN
         dim = as_int(dims[i])
-        if isinstance(part, Const) and isinstance(part.value, int) and not isinstance(part.value, bool):
+        if isinstance(part, SomeInt) or (
+            isinstance(part, Const) and isinstance(part.value, int) and not isinstance(part.value, bool)
+        ):
             i += 1
             continue
         if isinstance(part, TupleVal) and part.items and part.items[0] == Const("ds"):
@@ -1772,6 +1789,37 @@ def _transposed_view(ref: Ref, perm: Value | None) -> str | None:
     return None
 
 
+def _specs(in_specs: Value | None, out_specs: Value | None) -> list[Value] | None:
+    """The block specs of a pallas_call / emit_pipeline, inputs then outputs, or None."""
+    if in_specs is None or _is_none(in_specs):
+        return None  # inputs without specs: nothing lines up with the refs
+    specs: list[Value] = []
+    for group in (in_specs, out_specs):
+        if group is None or _is_none(group):
+            continue
+        if isinstance(group, BlockSpecVal):
+            specs.append(group)
+        elif isinstance(group, TupleVal) and not any(isinstance(i, TupleVal | DictVal) for i in group.items):
+            specs.extend(group.items)
+        else:
+            return None  # a nested pytree of specs: its leaves may not line up one to one
+    return specs
+
+
+def _block_shape(spec: Value) -> Value:
+    """The shape of the block a spec gives the body: its block_shape, `None` axes squeezed."""
+    if not isinstance(spec, BlockSpecVal) or not isinstance(spec.block_shape, TupleVal):
+        return UNKNOWN
+    dims: list[Value] = []
+    for d in spec.block_shape.items:
+        if _is_none(d):
+            continue
+        if as_int(d) is None:
+            return UNKNOWN
+        dims.append(d)
+    return TupleVal(tuple(dims))
+
+
 def _indexed_view(ref: Ref, index: Value) -> str | None:
     """A view survives indexing that keeps the last two axes whole-step (slices, `ds`,
     leading integers): the contiguous axis stays where it was."""
@@ -1800,7 +1848,11 @@ def _indexed_view(ref: Ref, index: Value) -> str | None:
 
 
 def _is_axis_index(part: Value) -> bool:
-    return (isinstance(part, Const) and isinstance(part.value, int) and not isinstance(part.value, bool)) or _is_whole_step(part)
+    return (
+        isinstance(part, SomeInt)
+        or (isinstance(part, Const) and isinstance(part.value, int) and not isinstance(part.value, bool))
+        or _is_whole_step(part)
+    )
 
 
 def _is_whole_step(part: Value) -> bool:

@@ -57,3 +57,4 @@ class ApiUse:
     keywords: tuple[tuple[str, Origin | None], ...] = ()
     element_bits: int | None = None
     context: Context = Context()
+    element_form: str | None = None  # "dtype" or "ir": how the element type was given

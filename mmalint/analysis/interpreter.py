@@ -25,6 +25,7 @@ from mmalint.analysis.source import Block, BlockParseError, SourceFile
 from mmalint.analysis.values import (
     FALSE,
     NONE,
+    SOME_INT,
     TRUE,
     UNKNOWN,
     Api,
@@ -842,6 +843,8 @@ class Interpreter:
             element = items[0]
             for item in items[1:]:
                 element = join(element, item)
+            if not element.known and all(_is_int_const(i) for i in items):
+                element = SOME_INT  # `for step in range(K_STEPS)`: some int, each time
 
         def bind() -> None:
             self.assign(stmt.target, element, frame, block)
@@ -1407,6 +1410,10 @@ def _merge_envs(envs: list[dict[str, Value]]) -> dict[str, Value]:
             else:
                 merged[name] = UNKNOWN
     return merged
+
+
+def _is_int_const(value: Value) -> bool:
+    return isinstance(value, Const) and isinstance(value.value, int) and not isinstance(value.value, bool)
 
 
 def _target_name(target: cst.BaseAssignTargetExpression) -> str | None:

@@ -63,6 +63,14 @@ class Unknown(Value):
 UNKNOWN = Unknown()
 
 
+class SomeInt(Unknown):
+    """An int whose value is not known: the target of `for i in range(n)`. Unknown to every
+    rule; indexing with it drops an axis, as any integer index does."""
+
+
+SOME_INT = SomeInt()
+
+
 @dataclass(frozen=True)
 class Const(Value):
     """A Python literal: int, float, str, bool, None, Ellipsis."""
@@ -236,6 +244,13 @@ class Semantics(Value):
 @dataclass(frozen=True)
 class CompilerParams(Value):
     semantics: Value = UNKNOWN
+
+
+@dataclass(frozen=True)
+class BlockSpecVal(Value):
+    """`pl.BlockSpec(block_shape, index_map)` / `plgpu.BlockSpec`: the block a kernel body sees."""
+
+    block_shape: Value = UNKNOWN
 
 
 @dataclass(frozen=True, eq=False)

@@ -35,6 +35,8 @@ def evaluate_use(use: ApiUse, catalog: Catalog, version: str) -> list[UseFinding
             continue
         if entry.element_bits is not None and use.element_bits != entry.element_bits:
             continue
+        if entry.element_form is not None and use.element_form != entry.element_form:
+            continue
         if version in entry.missing_in:
             availability = "does not exist"
             predicted: Predicted | None = Predicted(entry.exception, entry.message, version, entry.match)

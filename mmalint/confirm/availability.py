@@ -31,6 +31,7 @@ PROBES: tuple[ApiProbe, ...] = (
              keyword=True),
     ApiProbe("mmalayouts-m-warps", "`MMALayouts(..., m_warps=...)`", False),
     ApiProbe("mmalayouts-for-shape", "`MMALayouts.for_shape`", False),
+    ApiProbe("mmalayouts-dtype-argument", "`MMALayouts` of a jnp/np dtype", False),
     ApiProbe("mmalayouts-f64", "float64 `MMALayouts`", False),
     ApiProbe("pallas-mma-lhs-layout", "`plgpu.Layout.MMA_LHS`", True),
     ApiProbe("pallas-mma-rhs-layout", "`plgpu.Layout.MMA_RHS`", True),

@@ -248,6 +248,10 @@ def probe_api(probe: str) -> dict[str, Any]:
         if probe == "mmalayouts-for-shape":
             getattr(mgpu.MMALayouts, "for_shape")  # noqa: B009 (the lookup is the probe)
             return {"status": "present", "note": "MMALayouts.for_shape exists"}
+        if probe == "mmalayouts-dtype-argument":
+            layouts = mgpu.MMALayouts(jnp.float16)
+            _ = (layouts.lhs, layouts.rhs, layouts.acc)
+            return {"status": "present", "note": "MMALayouts(jnp.float16) builds"}
         if probe == "mmalayouts-f64":
             layouts = mgpu.MMALayouts(utils.dtype_to_ir_type(jnp.dtype("float64")))
             _ = (layouts.lhs, layouts.rhs, layouts.acc)
