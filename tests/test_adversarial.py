@@ -15,7 +15,9 @@ from mmalint.settings import Settings
 
 ROOT = Path(__file__).parent / "data" / "adversarial"
 CASES = [
-    pytest.param(path, entry, id=f"{path.parent.name}/{path.name}")
+    pytest.param(path, entry, id=f"{path.parent.name}/{path.name}",
+                 # A known gap (`gap` in the manifest says why): strict, so fixing it shows.
+                 marks=[pytest.mark.xfail(strict=True, reason=f"GAP: {entry['gap']}")] if "gap" in entry else [])
     for manifest in sorted(ROOT.glob("*/manifest.json"))
     for name, entry in sorted(json.loads(manifest.read_text()).items())
     for path in [manifest.parent / name]
@@ -24,7 +26,7 @@ CASES = [
 
 def test_the_corpus_is_there() -> None:
     assert len(CASES) >= 28
-    assert all(path.is_file() for path, _ in (p.values for p in CASES))
+    assert all(p.values[0].is_file() for p in CASES)
 
 
 @pytest.mark.parametrize(("path", "entry"), CASES)

@@ -516,6 +516,8 @@ class ApiModel:
             h[f"{ns}.arange"] = self._arange
             h[f"{ns}.dot"] = self._dot
             h[f"{ns}.matmul"] = self._dot
+        h["jnp.promote_types"] = self._promote_types
+        h["jnp.result_type"] = self._result_type
         h["lax.collapse"] = self._keeps_dtype
         h["lax.reshape"] = self._keeps_dtype
         h["lax.transpose"] = self._keeps_dtype
@@ -687,6 +689,15 @@ class ApiModel:
         else:
             dtype = src.dtype if isinstance(src, Array) else UNKNOWN
         return Array(dtype, UNKNOWN, UNKNOWN, created=_origin(block, node), how="created")
+
+    def _promote_types(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
+        return _promoted([args.get(0, "a"), args.get(1, "b")], _origin(block, node))
+
+    def _result_type(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
+        if args.keywords or not args.complete or not args.positional:
+            return UNKNOWN
+        parts = [v.dtype if isinstance(v, Array | Ref) else v for v in args.positional]
+        return _promoted(parts, _origin(block, node))
 
     def _arange(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
         dtype = _to_dtype(args.keywords.get("dtype", NONE))
@@ -1518,7 +1529,8 @@ class ApiModel:
         scope: Frame | None = frame
         while scope is not None:
             for name, value in list(scope.env.items()):
-                if value is old:
+                # Reading a name gives a copy that carries where it was read: match by facts.
+                if value is old or (type(value) is type(old) and value == old):
                     scope.env[name] = new
             scope = scope.parent
 
@@ -1787,6 +1799,30 @@ def _transposed_view(ref: Ref, perm: Value | None) -> str | None:
     if order == [*range(rank - 2), rank - 1, rank - 2]:
         return "transposed" if ref.view == "plain" else "plain"
     return None
+
+
+def _promoted(values: list[Value], origin: Origin | None) -> Value:
+    """jax's promotion of dtypes, where it is simple: one kind (floats, signed or unsigned
+    ints), the wider wins, and bfloat16 with float16 is float32. Anything else: unknown."""
+    dtypes = [_to_dtype(v) for v in values]
+    if not dtypes or not all(isinstance(d, DType) for d in dtypes):
+        return UNKNOWN
+    infos = [d.info for d in dtypes if isinstance(d, DType)]
+    kinds = {i.kind for i in infos}
+    if len(kinds) != 1 or kinds & {"bool", "complex"}:
+        return UNKNOWN
+    names = {i.name for i in infos}
+    if len(names) == 1:
+        return DType(infos[0].name, origin=origin)
+    if kinds == {"float"}:
+        if any(i.bits == 8 for i in infos):
+            return UNKNOWN  # fp8 promotion rules are their own
+        widest = max(infos, key=lambda i: i.bits)
+        if widest.bits == 16:  # bfloat16 with float16
+            return DType("float32", origin=origin)
+        return DType(widest.name, origin=origin)
+    widest = max(infos, key=lambda i: i.bits)
+    return DType(widest.name, origin=origin)
 
 
 def _specs(in_specs: Value | None, out_specs: Value | None) -> list[Value] | None:

@@ -131,6 +131,9 @@ class Args:
 
 _KEYWORD_CONSTANTS: dict[str, Value] = {"True": TRUE, "False": FALSE, "None": NONE}
 _SKIP_CALLS = frozenset({"skipTest", "skip", "fail", "skip_if_wg_semantics", "skip_if_lane_semantics"})
+# jax's test helpers that skip only under one lowering semantics: run them when this module
+# defines them (their condition is then known); an unseen one ends the path, to stay safe.
+_CONDITIONAL_SKIPS = frozenset({"skip_if_wg_semantics", "skip_if_lane_semantics"})
 _EXPECTED_FAILURE_CONTEXTS = re.compile(r"(?:^|\.)(assertRaises\w*|raises)$")
 # `except` clauses that expect a failing MMA on purpose. A catch-all (`except Exception`) only
 # records whatever goes wrong, so the calls it wraps are still checked.
@@ -687,6 +690,8 @@ class Interpreter:
             return Flow.NORMAL
         if isinstance(stmt, cst.If):
             return self.exec_if(stmt, frame, block)
+        if isinstance(stmt, cst.Match):
+            return self.exec_match(stmt, frame, block)
         if isinstance(stmt, cst.For):
             return self.exec_for(stmt, frame, block)
         if isinstance(stmt, cst.While):
@@ -778,6 +783,52 @@ class Interpreter:
         if truth is False:
             return self.exec_block(else_body, frame, block)
         return self.exec_branches([_body(stmt.body), else_body], frame, block)
+
+    def exec_match(self, stmt: cst.Match, frame: Frame, block: Block) -> Flow:
+        """`match mode: case "a" | "b": ...`: the case a known subject takes, else every case
+        that may match (and falling through none), merged like if/elif branches."""
+        subject = self.eval(stmt.subject, frame, block)
+        branches: list[Sequence[cst.BaseStatement | cst.BaseSmallStatement]] = []
+        for case in stmt.cases:
+            pattern = case.pattern
+            if isinstance(pattern, cst.MatchAs) and pattern.name is not None:
+                frame.env[pattern.name.value] = subject  # `case x:` / `case ... as x:`
+            decision = self._pattern_matches(pattern, subject, frame, block)
+            if decision is not False and case.guard is not None:
+                guard = self.apis.truth(self.eval(case.guard, frame, block))
+                decision = False if guard is False else (decision if guard is True else None)
+            if decision is False:
+                continue
+            branches.append(_body(case.body))
+            if decision is True:
+                break
+        else:
+            branches.append(())  # no case matched: the statement does nothing
+        if len(branches) == 1:
+            return self.exec_block(branches[0], frame, block)
+        return self.exec_branches(branches, frame, block)
+
+    def _pattern_matches(
+        self, pattern: cst.MatchPattern, subject: Value, frame: Frame, block: Block
+    ) -> bool | None:
+        if isinstance(pattern, cst.MatchAs):
+            if pattern.pattern is None:
+                return True  # `case _:` and `case name:` match anything
+            return self._pattern_matches(pattern.pattern, subject, frame, block)
+        if isinstance(pattern, cst.MatchOr):
+            results = [self._pattern_matches(p.pattern, subject, frame, block) for p in pattern.patterns]
+            if any(r is True for r in results):
+                return True
+            return False if all(r is False for r in results) else None
+        if isinstance(pattern, cst.MatchValue | cst.MatchSingleton):
+            value = self.eval(pattern.value, frame, block)
+            if isinstance(value, Const) and isinstance(subject, Const):
+                try:
+                    return bool(value.value == subject.value)
+                except Exception:
+                    return None
+            return None
+        return None  # class, sequence and mapping patterns: not decided
 
     def exec_branches(
         self,
@@ -1215,12 +1266,19 @@ class Interpreter:
                 args.nodes.append(arg.value)
         return args
 
+    def _defined_here(self, func_node: cst.Attribute, frame: Frame, block: Block) -> bool:
+        receiver = self.eval(func_node.value, frame, block)
+        cls = receiver.cls if isinstance(receiver, Instance) else receiver if isinstance(receiver, ClassVal) else None
+        return cls is not None and isinstance(self.class_attr(cls, func_node.attr.value), Func)
+
     def eval_call(self, node: cst.Call, frame: Frame, block: Block) -> Value:
         func_node = node.func
         # `self.skipTest(...)`, `pytest.skip(...)`: the path ends here.
         if isinstance(func_node, cst.Attribute) and func_node.attr.value in _SKIP_CALLS:
             receiver = _dotted(func_node.value)
-            if receiver in ("self", "pytest", "cls", "unittest", "absltest"):
+            if receiver in ("self", "pytest", "cls", "unittest", "absltest") and not (
+                func_node.attr.value in _CONDITIONAL_SKIPS and self._defined_here(func_node, frame, block)
+            ):
                 raise Diverges
         callee = self.eval(func_node, frame, block)
         args = self.eval_args(node, frame, block)

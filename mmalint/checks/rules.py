@@ -89,8 +89,15 @@ def evaluate(call: MmaCall, catalog: Catalog) -> list[Finding]:
             if check.raises and first_raise is None:
                 first_raise = check.rule
     if first_raise is not None and any(f.check.raises for f in findings):
-        # A kernel that does not build computes nothing: silent findings wait for the fix.
-        findings = [f for f in findings if f.check.stage != "silent"]
+        # A kernel that does not build computes nothing yet. A silent finding stays when the
+        # fix of what raises cannot touch its operand (an int8 operand loaded unsigned next to
+        # an accumulator built without is_signed); it waits when that fix may change it (a
+        # dtype mismatch between a and b may well be fixed by changing the uint8 one).
+        involved: set[str] = set()
+        for f in findings:
+            if f.check.raises:
+                involved |= _involved(f)
+        findings = [f for f in findings if f.check.stage != "silent" or (f.subject or "a") not in involved]
     resolved: list[Finding] = []
     for f in findings:
         if f.check.stage == "any-operand":
@@ -100,6 +107,13 @@ def evaluate(call: MmaCall, catalog: Catalog) -> list[Finding]:
             f = replace(f, by_operand=by_operand)
         resolved.append(f)
     return _dedupe(resolved)
+
+
+def _involved(finding: Finding) -> set[str]:
+    """The operands whose dtype or signedness the fix of a raising finding may change."""
+    if finding.rule.code in ("MMA103", "MMA104"):
+        return {"a", "b", *finding.also, finding.subject or ""}
+    return {finding.subject or "a", *finding.also}
 
 
 # An operand dtype of each kind the MMA takes, with its MLIR type and natural signedness: what

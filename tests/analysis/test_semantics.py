@@ -377,3 +377,67 @@ def test_pallas_m_warps_is_taken_as_written(version: str) -> None:
     # at m_warps=4 disagrees with them on both versions.
     check(PALLAS_M_WARPS.format(acc_m_warps=", m_warps=2"), [], version)
     check(PALLAS_M_WARPS.format(acc_m_warps=""), ["MMA305"], version)
+
+
+KERNEL_WRAPPER = '''
+import dataclasses
+import functools
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+_kernel = plgpu.kernel
+
+
+class PallasTest:
+  LOWERING_SEMANTICS = plgpu.LoweringSemantics.{semantics}
+  COMPILER_PARAMS = plgpu.CompilerParams(unsafe_no_auto_barriers=True)
+
+  def kernel(self, *args, **kwargs):
+    compiler_params = dataclasses.replace(
+        kwargs.pop("compiler_params", plgpu.CompilerParams()),
+        lowering_semantics=self.LOWERING_SEMANTICS,
+    )
+    return _kernel(*args, compiler_params=compiler_params, **kwargs)
+
+  def skip_if_wg_semantics(self):
+    if self.LOWERING_SEMANTICS == plgpu.LoweringSemantics.Warpgroup:
+      self.skipTest("not under WG")
+
+  def test_mma(self):
+    {skip}
+    dtype = jnp.uint8
+
+    @functools.partial(self.kernel, out_type=jax.ShapeDtypeStruct((64, 64), jnp.int32),
+                       compiler_params=self.COMPILER_PARAMS)
+    def kernel(a_ref, b_ref, o_ref):
+      acc = plgpu.layout_cast(jnp.zeros((64, 64), jnp.int32), plgpu.Layout.MMA_ACC(dtype))
+      a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(dtype), optimized=False)
+      b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(dtype), optimized=False)
+      o_ref[...] = plgpu.mma(acc, a, b)
+
+    kernel(jnp.zeros((64, 64), dtype), jnp.zeros((64, 64), dtype))
+'''
+
+
+@pytest.mark.parametrize(
+    ("semantics", "skip", "expect"),
+    [
+        # The wrapper pops compiler_params out of **kwargs and replaces the semantics: the
+        # class's Lane wins over the params' default (Warpgroup from 0.11).
+        ("Lane", "pass", []),
+        ("Warpgroup", "pass", ["MMA204"]),
+        # A skip helper defined in the module runs: it skips only under Warpgroup.
+        ("Warpgroup", "self.skip_if_wg_semantics()", []),
+        ("Lane", "self.skip_if_wg_semantics()", []),
+    ],
+)
+def test_kernel_wrapper_that_pops_compiler_params(semantics: str, skip: str, expect: list[str]) -> None:
+    report = lint(KERNEL_WRAPPER.format(semantics=semantics, skip=skip), target_jax="0.11")
+    assert [d.code for d in report.diagnostics] == expect
+
+
+def test_a_skip_helper_defined_here_lets_lane_tests_run() -> None:
+    code = KERNEL_WRAPPER.format(semantics="Lane", skip="self.skip_if_wg_semantics()").replace(
+        "jnp.zeros((64, 64), jnp.int32), plgpu.Layout.MMA_ACC", "jnp.zeros((64, 64), jnp.float32), plgpu.Layout.MMA_ACC")
+    assert [d.code for d in lint(code, target_jax="0.11").diagnostics] == ["MMA101"]
