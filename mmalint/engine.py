@@ -7,12 +7,14 @@ import re
 import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import overload
 
 from mmalint.analysis import analyze, index_source, may_contain_mma
 from mmalint.analysis.source import BlockParseError, SourceSyntaxError
 from mmalint.catalog import Catalog, load_catalog
-from mmalint.checks import Finding, MmaCall, evaluate, normalize
+from mmalint.checks import Finding, MmaCall, Predicted, evaluate, normalize
 from mmalint.checks.availability import UseFinding, evaluate_use
+from mmalint.checks.conditions import operands_unknown
 from mmalint.diagnostics import (
     Diagnostic,
     Location,
@@ -111,7 +113,7 @@ def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | 
         key = id(site.origin.node)
         apis[key] = call.api
         call_sites[key] = call_sites.get(key, False) or _fully_known(call)
-        if call.a.element_type is not None or call.a.dtype is not None:
+        if not operands_unknown(call):
             operands_seen.add(key)
         if site.context.expected_failure is not None and not settings.show_expected_failures:
             continue
@@ -198,10 +200,7 @@ def _diagnostic(findings: list[Finding]) -> Diagnostic:
     message = first.message
     if len(worlds) > 1:
         message += f" (and {len(worlds) - 1} more world{'s' if len(worlds) > 2 else ''})"
-    predicted = None
-    if first.predicted is not None:
-        p = first.predicted
-        predicted = PredictedError(p.exception, p.message, p.jax_version, p.match)
+    predicted = _predicted_error(first.predicted)
     related = tuple(Related(n.message, range_of(n.origin)) for n in first.notes)
     call_range = range_of(first.call.origin)
     return Diagnostic(
@@ -214,8 +213,7 @@ def _diagnostic(findings: list[Finding]) -> Diagnostic:
         predicted_error=predicted,
         unpredicted=_unpredicted(first),
         predicted_by_operand=tuple(
-            OperandPrediction(dtype, code, PredictedError(p.exception, p.message, p.jax_version, p.match))
-            for dtype, code, p in first.by_operand
+            OperandPrediction(dtype, code, _predicted_error(p)) for dtype, code, p in first.by_operand
         ),
         help=first.help,
         fix=plan_fix(first),
@@ -226,6 +224,19 @@ def _diagnostic(findings: list[Finding]) -> Diagnostic:
         masked_by=first.masked_by,
         statement_rows=(call_range.start.row, call_range.end.row),
     )
+
+
+@overload
+def _predicted_error(p: Predicted) -> PredictedError: ...
+
+
+@overload
+def _predicted_error(p: None) -> None: ...
+
+
+def _predicted_error(p: Predicted | None) -> PredictedError | None:
+    """What the rules predict, as diagnostics carry it."""
+    return None if p is None else PredictedError(p.exception, p.message, p.jax_version, p.match)
 
 
 def _unpredicted(finding: Finding) -> str | None:
@@ -239,10 +250,7 @@ def _use_diagnostic(findings: list[UseFinding]) -> Diagnostic:
     first = findings[0]
     context = first.use.context
     severity = "info" if context.expected_failure is not None else first.rule.severity
-    predicted = None
-    if first.predicted is not None:
-        p = first.predicted
-        predicted = PredictedError(p.exception, p.message, p.jax_version, p.match)
+    predicted = _predicted_error(first.predicted)
     where = range_of(first.origin)
     related: tuple[Related, ...] = ()
     if first.origin is not first.use.origin:

@@ -1134,8 +1134,7 @@ class ApiModel:
             # Blocked refs keep their dtype; their shape is the block shape when a spec says so.
             specs = _specs(kwargs.get("in_specs"), kwargs.get("out_specs"))
             refs = [
-                Ref(r.dtype, _block_shape(specs[i]) if specs is not None and i < len(specs) else UNKNOWN)
-                if isinstance(r, Ref) else r
+                Ref(r.dtype, _block_shape(specs, i)) if isinstance(r, Ref) else r
                 for i, r in enumerate(refs)
             ]
         params = kwargs.get("compiler_params", NONE)
@@ -1167,8 +1166,7 @@ class ApiModel:
         refs: list[Value] = [UNKNOWN]  # the step indices
         specs = _specs(kwargs.get("in_specs"), kwargs.get("out_specs"))
         for i, value in enumerate(args.positional):
-            shape = _block_shape(specs[i]) if specs is not None and i < len(specs) else UNKNOWN
-            refs.append(Ref(value.dtype, shape) if isinstance(value, Ref) else UNKNOWN)
+            refs.append(Ref(value.dtype, _block_shape(specs, i)) if isinstance(value, Ref) else UNKNOWN)
         carry = kwargs.get("init_carry")
         complete = args.complete and carry is not None
         if complete and carry is not None and not _is_none(carry):
@@ -1341,17 +1339,16 @@ class ApiModel:
         items = self.iterate(args.positional[0])
         if items is None:
             return UNKNOWN
+        unsorted = TupleVal(tuple(items), True)
         consts = [i.value for i in items if isinstance(i, Const)]
-        if len(consts) == len(items) and "key" not in args.keywords:
-            try:
-                reverse = args.keywords.get("reverse", Const(False))
-                if not isinstance(reverse, Const):
-                    return TupleVal(tuple(items), True)
-                ordered = sorted(consts, reverse=bool(reverse.value))
-            except TypeError:
-                return TupleVal(tuple(items), True)
-            return TupleVal(tuple(Const(v) for v in ordered), True)
-        return TupleVal(tuple(items), True)
+        reverse = args.keywords.get("reverse", FALSE)
+        if len(consts) != len(items) or "key" in args.keywords or not isinstance(reverse, Const):
+            return unsorted
+        try:
+            ordered = sorted(consts, reverse=bool(reverse.value))
+        except TypeError:  # constants that do not compare
+            return unsorted
+        return TupleVal(tuple(Const(v) for v in ordered), True)
 
     def _builtin_reversed(self, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
         items = self.iterate(args.positional[0]) if len(args.positional) == 1 else None
@@ -1717,9 +1714,7 @@ def index_shape(shape: Value, index: Value) -> Value:
         if i >= len(dims):
             return UNKNOWN
         dim = as_int(dims[i])
-        if isinstance(part, SomeInt) or (
-            isinstance(part, Const) and isinstance(part.value, int) and not isinstance(part.value, bool)
-        ):
+        if _is_int_index(part):
             i += 1
             continue
         if isinstance(part, TupleVal) and part.items and part.items[0] == Const("ds"):
@@ -1842,8 +1837,10 @@ def _specs(in_specs: Value | None, out_specs: Value | None) -> list[Value] | Non
     return specs
 
 
-def _block_shape(spec: Value) -> Value:
-    """The shape of the block a spec gives the body: its block_shape, `None` axes squeezed."""
+def _block_shape(specs: list[Value] | None, i: int) -> Value:
+    """The shape of the block the i-th spec gives the body: its block_shape, `None` axes
+    squeezed; unknown without such a spec."""
+    spec = specs[i] if specs is not None and i < len(specs) else None
     if not isinstance(spec, BlockSpecVal) or not isinstance(spec.block_shape, TupleVal):
         return UNKNOWN
     dims: list[Value] = []
@@ -1883,12 +1880,13 @@ def _indexed_view(ref: Ref, index: Value) -> str | None:
     return ref.view
 
 
+def _is_int_index(part: Value) -> bool:
+    """An integer index, known (`0`) or not (`for step in range(n)`): it drops its axis."""
+    return isinstance(part, SomeInt) or as_int(part) is not None
+
+
 def _is_axis_index(part: Value) -> bool:
-    return (
-        isinstance(part, SomeInt)
-        or (isinstance(part, Const) and isinstance(part.value, int) and not isinstance(part.value, bool))
-        or _is_whole_step(part)
-    )
+    return _is_int_index(part) or _is_whole_step(part)
 
 
 def _is_whole_step(part: Value) -> bool:

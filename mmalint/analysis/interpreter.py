@@ -45,6 +45,7 @@ from mmalint.analysis.values import (
     TupleVal,
     Unknown,
     Value,
+    as_int,
     join,
 )
 
@@ -894,7 +895,7 @@ class Interpreter:
             element = items[0]
             for item in items[1:]:
                 element = join(element, item)
-            if not element.known and all(_is_int_const(i) for i in items):
+            if not element.known and all(as_int(i) is not None for i in items):
                 element = SOME_INT  # `for step in range(K_STEPS)`: some int, each time
 
         def bind() -> None:
@@ -1468,10 +1469,6 @@ def _merge_envs(envs: list[dict[str, Value]]) -> dict[str, Value]:
             else:
                 merged[name] = UNKNOWN
     return merged
-
-
-def _is_int_const(value: Value) -> bool:
-    return isinstance(value, Const) and isinstance(value.value, int) and not isinstance(value.value, bool)
 
 
 def _target_name(target: cst.BaseAssignTargetExpression) -> str | None:

@@ -275,7 +275,7 @@ def _pallas_float_acc_lowering(call: MmaCall, table: dict[str, Any]) -> list[Out
 # ---------------------------------------------------------------- operands unknown
 
 
-def _operands_unknown(call: MmaCall) -> bool:
+def operands_unknown(call: MmaCall) -> bool:
     """Neither the type nor the kind of `a` is known: jax's checks on it cannot be replayed."""
     return call.a.element_type is None and _kind(call.a) is None
 
@@ -291,7 +291,7 @@ def _no_operand_accepts(family: str) -> Condition:
     """
 
     def check(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
-        if not _operands_unknown(call):
+        if not operands_unknown(call):
             return _one(False)
         acc = call.acc
         f64 = "f64" in table["operand_types"]

@@ -140,7 +140,6 @@ class _Confirmer:
         return make_verdict(finding, tier, judged.verdict, evidence,
                             time.perf_counter() - start, **judged.detail, **extra)
 
-
     def _by_operand(self, finding: Finding, tier: str) -> Verdict:
         """A finding whose operand dtype mmalint did not know: confirmed when the call fails as
         predicted with every operand dtype it names (each checked as its own case)."""

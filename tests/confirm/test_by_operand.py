@@ -6,6 +6,7 @@ predicted. The findings come from `mmalint check` on two kernels written for the
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,53 +16,12 @@ from mmalint.confirm.signature import FindingsError, parse_findings
 from mmalint.engine import check_text
 from mmalint.settings import Settings
 
-# tokamax style: the operand dtype is the caller's; a bfloat16 accumulator fits none.
-PALLAS = '''
-import jax
-import jax.numpy as jnp
-from jax.experimental.pallas import mosaic_gpu as plgpu
-
-
-def matmul(x, w):
-  dtype = x.dtype
-
-  def body(x_ref, w_ref, o_ref):
-    acc = plgpu.layout_cast(jnp.zeros((128, 64), jnp.bfloat16), plgpu.Layout.MMA_ACC(dtype))
-    a = plgpu.load(x_ref, layout=plgpu.Layout.MMA_LHS(dtype), optimized=False)
-    b = plgpu.load(w_ref.T, layout=plgpu.Layout.MMA_RHS(dtype), optimized=False)
-    o_ref[...] = plgpu.mma(acc, a, b)
-
-  return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128, 64), jnp.float32))(x, w)
-'''
-
-# Raw Mosaic GPU with the dtype from a flag and an int16 accumulator.
-MGPU = '''
-import os
-import jax
-import jax.numpy as jnp
-from jax.experimental.mosaic import gpu as mgpu
-from jax.experimental.mosaic.gpu import utils
-from jaxlib.mlir import ir
-
-DTYPE = jnp.dtype(os.environ.get("MATMUL_DTYPE", "int8"))
-
-
-def kernel(ctx, a_ref, b_ref, out_ref, smem):
-  signed = utils.is_signed(DTYPE)
-  layouts = mgpu.MMALayouts(utils.dtype_to_ir_type(DTYPE))
-  a = mgpu.FragmentedArray.load_untiled(a_ref, layout=layouts.lhs, is_signed=signed, optimized=False)
-  b = mgpu.FragmentedArray.load_untiled(
-      utils.memref_transpose(b_ref, (1, 0)), layout=layouts.rhs, is_signed=signed, optimized=False)
-  i16 = ir.IntegerType.get_signless(16)
-  acc = mgpu.FragmentedArray.splat(utils.c(0, i16), (128, 128), layout=layouts.acc, is_signed=True)
-  mgpu.mma(acc, a, b).store_untiled(out_ref, optimized=False)
-
-
-f = mgpu.as_gpu_kernel(
-    kernel, (1, 1, 1), (128, 1, 1),
-    (jax.ShapeDtypeStruct((128, 128), DTYPE), jax.ShapeDtypeStruct((128, 128), DTYPE)),
-    jax.ShapeDtypeStruct((128, 128), jnp.int16), ())
-'''
+# The kernels of the recorded GPU run (docs/gpu-runs/2026-11-30-h200/by-operand.md):
+# tokamax style, the operand dtype is the caller's and a bfloat16 accumulator fits none; and raw
+# Mosaic GPU, the dtype comes from a flag and the accumulator is int16.
+KERNELS = Path(__file__).resolve().parents[2] / "benchmarks" / "confirm" / "by_operand"
+PALLAS = (KERNELS / "pallas_caller_dtype_bf16_acc.py").read_text(encoding="utf-8")
+MGPU = (KERNELS / "raw_flag_dtype_int16_acc.py").read_text(encoding="utf-8")
 
 
 def found(source: str, version: str) -> dict[str, Any]:
