@@ -14,7 +14,7 @@ import shutil
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
@@ -73,9 +73,10 @@ class _DevicePool:
 
 class _Confirmer:
     def __init__(self, *, timeout: float, python: str, gpu_backend: str, seed: int,
-                 devices: _DevicePool) -> None:
+                 devices: _DevicePool, worker_path: Sequence[str] = ()) -> None:
         self.timeout = timeout
         self.python = python
+        self.worker_path = tuple(worker_path)
         self.gpu_backend = gpu_backend
         self.seed = seed
         self.devices = devices
@@ -119,7 +120,8 @@ class _Confirmer:
             notes.append(f"built with {', '.join(finding.masked_by)} fixed first (masked_by)")
         if tier == "jax":
             outcome = run_worker(self.python, "mmalint.confirm.jax_worker", case,
-                                 timeout=self.timeout, env={"JAX_PLATFORMS": "cpu"})
+                                 timeout=self.timeout, env={"JAX_PLATFORMS": "cpu"},
+                                 search_path=self.worker_path)
             judged = judge_jax(finding.code, finding.predicted, call.target_jax,
                                data_instruction(call).text, outcome)
         else:
@@ -132,7 +134,8 @@ class _Confirmer:
             with self.devices.device() as device:
                 env = {"CUDA_VISIBLE_DEVICES": str(device)} if device is not None else {}
                 outcome = run_worker(self.python, "mmalint.confirm.gpu_worker", case,
-                                     timeout=self.timeout, env=env)
+                                     timeout=self.timeout, env=env,
+                                     search_path=self.worker_path)
             judged = judge_gpu(finding.code, finding.predicted, call.target_jax,
                                fixed is not None, outcome)
             extra["cuda_visible_devices"] = device
@@ -172,7 +175,8 @@ class _Confirmer:
                                 time.perf_counter() - start)
         case = {"code": finding.code, "probe": probe.probe, "pallas": probe.pallas}
         outcome = run_worker(self.python, "mmalint.confirm.jax_worker", case,
-                             timeout=self.timeout, env={"JAX_PLATFORMS": "cpu"})
+                             timeout=self.timeout, env={"JAX_PLATFORMS": "cpu"},
+                                 search_path=self.worker_path)
         target = finding.predicted.jax_version if finding.predicted else None
         if target is None and finding.call is not None:
             target = finding.call.target_jax
@@ -195,13 +199,16 @@ def confirm_findings(
     python: str | None = None,
     gpu_backend: str = "auto",
     seed: int = 0,
+    worker_path: Sequence[str] = (),
 ) -> list[Verdict]:
     """Confirm each finding (a dict as `mmalint check --format json` writes it) in each tier.
 
     Returns one `Verdict` per finding and tier, in input order then tier order (ptx, jax,
     gpu). Raises `FindingsError` when the findings have the wrong shape and `ValueError` for a
     bad tier or backend. `progress(done, total, verdict)` is called as each case finishes.
-    `python` is the interpreter for jax and GPU workers (default: this one).
+    `python` is the interpreter for jax and GPU workers (default: this one). Workers run
+    isolated (`process.py`): they import from `python`'s own environment and this package,
+    plus the trusted directories of `worker_path` (never the checked project's).
     """
     unknown = set(tiers) - set(TIERS)
     if unknown:
@@ -213,7 +220,7 @@ def confirm_findings(
     jobs = max(1, jobs)
     confirmer = _Confirmer(timeout=timeout, python=python or sys.executable,
                            gpu_backend=gpu_backend, seed=seed,
-                           devices=_DevicePool(devices, jobs))
+                           devices=_DevicePool(devices, jobs), worker_path=worker_path)
     results: list[Verdict | None] = [None] * len(tasks)
     done = 0
     lock = threading.Lock()

@@ -121,10 +121,10 @@ def test_cupy_path_emulated(fixture_finding: dict[str, Any],
     from mmalint.confirm import runner
 
     monkeypatch.setattr(runner, "gpu_present", lambda: None)
+    # Workers run isolated and ignore PYTHONPATH: the emulation comes in as a trusted path.
     fake = Path(__file__).parent / "fake_cupy"
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(
-        p for p in (str(fake), os.environ.get("PYTHONPATH", "")) if p))
-    (v,) = confirm_findings([fixture_finding], {"gpu"}, timeout=120, gpu_backend="cupy")
+    (v,) = confirm_findings([fixture_finding], {"gpu"}, timeout=120, gpu_backend="cupy",
+                            worker_path=[str(fake)])
     assert v.verdict == CUPY_EXPECTED[key(fixture_finding)], v.evidence
     assert "Fake GPU" in v.evidence or v.verdict == "inconclusive"
     if v.verdict == "confirmed" and fixture_finding["code"] in ("MMA203", "MMA204"):

@@ -15,29 +15,31 @@ from mmalint.confirm.runner import _DevicePool, parse_tiers
 from mmalint.confirm.verdict import Verdict
 
 
-def _fake_worker(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str) -> str:
+def _fake_worker(tmp_path: Path, body: str) -> str:
+    # Workers ignore PYTHONPATH (they run isolated); a test's fake worker comes in through
+    # run_worker's trusted search_path instead.
     (tmp_path / "fake_worker.py").write_text(body)
-    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
     return "fake_worker"
 
 
-def test_hanging_worker_is_killed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    module = _fake_worker(tmp_path, monkeypatch, "import time\ntime.sleep(60)\n")
+def test_hanging_worker_is_killed(tmp_path: Path) -> None:
+    module = _fake_worker(tmp_path, "import time\ntime.sleep(60)\n")
     start = time.perf_counter()
-    outcome = run_worker(sys.executable, module, {}, timeout=1.0, env={})
+    outcome = run_worker(sys.executable, module, {}, timeout=1.0, env={},
+                         search_path=[str(tmp_path)])
     assert outcome.timed_out and time.perf_counter() - start < 10
     assert "timed out after 1 s" in outcome.failure()
 
 
-def test_crashing_worker_keeps_earlier_records(tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    module = _fake_worker(tmp_path, monkeypatch, (
+def test_crashing_worker_keeps_earlier_records(tmp_path: Path) -> None:
+    module = _fake_worker(tmp_path, (
         "import os, sys\n"
         "print('noise from CUDA')\n"
         "print('MMALINT-RECORD {\"part\": \"env\", \"jax_version\": \"0.11.2\"}', flush=True)\n"
         "sys.stderr.write('CUDA_ERROR_ILLEGAL_INSTRUCTION\\n'); sys.stderr.flush()\n"
         "os.abort()\n"))
-    outcome = run_worker(sys.executable, module, {}, timeout=30.0, env={})
+    outcome = run_worker(sys.executable, module, {}, timeout=30.0, env={},
+                         search_path=[str(tmp_path)])
     assert outcome.part("env") == {"part": "env", "jax_version": "0.11.2"}
     assert outcome.part("flagged") is None
     assert "signal 6" in outcome.failure() and "ILLEGAL_INSTRUCTION" in outcome.failure()
