@@ -9,13 +9,17 @@ from __future__ import annotations
 import contextlib
 import difflib
 import fnmatch
+import os
 import re
+import stat
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from mmalint.catalog import Catalog, CatalogError, load_catalog
+from mmalint.inputs import UnreadableInput, read_regular
 from mmalint.settings import DEFAULT_EXCLUDE, Settings
 
 CONFIG_NAMES = (".mmalint.toml", "mmalint.toml", "pyproject.toml")
@@ -29,6 +33,8 @@ KEYS = (
     "target-jax",
     "target-arch",
 )
+# A configuration file is a few hundred bytes; anything this large is not one.
+MAX_CONFIG_BYTES = 1024 * 1024
 ARCH = re.compile(r"sm_\d{2,3}[af]?")
 
 
@@ -64,22 +70,31 @@ class ConfigFile:
 def _section(path: Path) -> dict[str, Any] | None:
     """The mmalint table of a config file, or None when the file does not configure mmalint."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except UnreadableInput as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: cannot read: not UTF-8 ({exc.reason} at byte {exc.start})") from None
+    except RecursionError:  # tomllib recurses once per nested array or inline table
+        raise ConfigError(f"{path}: invalid TOML: nested too deeply to read") from None
+    tool = data.get("tool")
     if path.name == "pyproject.toml":
-        tool = data.get("tool", {})
         section = tool.get("mmalint") if isinstance(tool, dict) else None
         if section is None:
             return None
         if not isinstance(section, dict):
             raise ConfigError(f"{path}: [tool.mmalint] must be a table")
         return section
-    section = data.get("tool", {}).get("mmalint", data) if "tool" in data else data
-    if not isinstance(section, dict):
-        raise ConfigError(f"{path}: expected a table of settings")
+    if "tool" in data:
+        if not isinstance(tool, dict) or not isinstance(tool.get("mmalint", {}), dict):
+            raise ConfigError(
+                f"{path}: `tool` must be a table with a [tool.mmalint] table of settings, "
+                f"got {type(tool).__name__ if not isinstance(tool, dict) else 'another kind of tool'}")
+        section = tool.get("mmalint", data)
+    else:
+        section = data
     return section
 
 
@@ -93,17 +108,26 @@ def load_config_file(path: Path, catalog: Catalog) -> ConfigFile:
 
 def find_config(start: Path, catalog: Catalog) -> ConfigFile | None:
     """The nearest configuration at or above `start` (a file or directory)."""
-    directory = start if start.is_dir() else start.parent
-    directory = directory.resolve()
+    directory = start if _is(start, stat.S_ISDIR) else start.parent
+    # realpath, not resolve(): a symlink loop on the way must not raise
+    directory = Path(os.path.realpath(directory))
     for folder in (directory, *directory.parents):
         for name in CONFIG_NAMES:
             candidate = folder / name
-            if candidate.is_file():
+            if _is(candidate, stat.S_ISREG):
                 section = _section(candidate)
                 if section is not None:
                     validate(section, candidate, catalog)
-                    return ConfigFile(candidate.resolve(), section)
+                    return ConfigFile(Path(os.path.realpath(candidate)), section)
     return None
+
+
+def _is(path: Path, kind: Callable[[int], bool]) -> bool:
+    """Whether `path` exists and is of `kind`; a path that cannot be looked at is not."""
+    try:
+        return kind(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def _codes(value: Any, key: str, path: Path, catalog: Catalog) -> tuple[str, ...]:

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from mmalint.inputs import describe_os_error, kind_of, regular_file_problem
 
 
 @dataclass(frozen=True)
@@ -14,10 +18,6 @@ class Discovered:
     path: Path
     display: str  # the path as the user will read it in reports
     explicit: bool  # named on the command line: checked even if excluded or not *.py
-
-
-class PathError(Exception):
-    """A path named on the command line that does not exist or cannot be listed."""
 
 
 def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:
@@ -32,39 +32,65 @@ def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:
 
 
 def discover(
-    paths: list[str], exclude: tuple[str, ...], errors: list[str]
+    paths: list[str], exclude: tuple[str, ...], errors: list[str],
+    skipped: list[str] | None = None,
 ) -> Iterator[Discovered]:
-    """Python files under `paths`, in a stable order; missing paths go to `errors`.
+    """Python files under `paths`, in a stable order.
 
-    Directories are walked without following symlinks, so a symlink loop cannot trap the walk.
+    A named path that is missing, unreadable or not a regular file or directory goes to
+    `errors`; a file found by walking that is not a regular file (a FIFO, a device, a dangling
+    symlink or a symlink loop) is never opened and goes to `skipped` (to `errors` when
+    `skipped` is None). Directories are walked without following symlinks, so a symlink loop
+    cannot trap the walk.
     """
-    seen: set[Path] = set()
+    seen: set[str] = set()
     for raw in paths:
         path = Path(raw)
-        if not path.exists() and not path.is_symlink():
-            errors.append(f"{raw}: no such file or directory")
+        try:
+            info = os.lstat(path)
+        except OSError as exc:
+            reason = "no such file or directory" if exc.errno == errno.ENOENT else describe_os_error(exc)
+            errors.append(f"{raw}: {reason}")
             continue
-        if path.is_file() or (path.is_symlink() and not path.is_dir()):
-            resolved = path.resolve()
-            if resolved not in seen:
-                seen.add(resolved)
-                yield Discovered(path, raw, True)
+        if stat.S_ISLNK(info.st_mode):  # a named symlink is followed, to a file or a directory
+            try:
+                info = os.stat(path)
+            except OSError as exc:
+                errors.append(f"{raw}: {describe_os_error(exc)}")
+                continue
+        if stat.S_ISDIR(info.st_mode):
+            yield from _walk(path, exclude, errors, skipped, seen)
             continue
-        if not path.is_dir():
-            errors.append(f"{raw}: not a file or directory")
+        if not stat.S_ISREG(info.st_mode):
+            errors.append(f"{raw}: {kind_of(info.st_mode)}, not a regular file or directory")
             continue
-        for root, dirs, files in os.walk(path, onerror=lambda e: errors.append(f"{e.filename}: {e.strerror}")):
-            root_path = Path(root)
-            dirs[:] = sorted(
-                d for d in dirs
-                if not _excluded(root_path / d, exclude) and not (root_path / d).is_symlink()
-            )
-            for name in sorted(files):
-                file_path = root_path / name
-                if not name.endswith((".py", ".pyi")) or _excluded(file_path, exclude):
-                    continue
-                resolved = file_path.resolve()
-                if resolved in seen:
-                    continue
-                seen.add(resolved)
-                yield Discovered(file_path, str(file_path), False)
+        resolved = os.path.realpath(path)
+        if resolved not in seen:
+            seen.add(resolved)
+            yield Discovered(path, raw, True)
+
+
+def _walk(
+    path: Path, exclude: tuple[str, ...], errors: list[str], skipped: list[str] | None,
+    seen: set[str],
+) -> Iterator[Discovered]:
+    notes = errors if skipped is None else skipped
+    for root, dirs, files in os.walk(path, onerror=lambda e: errors.append(f"{e.filename}: {e.strerror}")):
+        root_path = Path(root)
+        dirs[:] = sorted(
+            d for d in dirs
+            if not _excluded(root_path / d, exclude) and not (root_path / d).is_symlink()
+        )
+        for name in sorted(files):
+            file_path = root_path / name
+            if not name.endswith((".py", ".pyi")) or _excluded(file_path, exclude):
+                continue
+            problem = regular_file_problem(file_path)
+            if problem is not None:
+                notes.append(f"{file_path}: {problem}; skipped")
+                continue
+            resolved = os.path.realpath(file_path)
+            if resolved in seen:
+                continue
+            seen.add(resolved)
+            yield Discovered(file_path, str(file_path), False)

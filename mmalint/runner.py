@@ -6,16 +6,19 @@ write, so `--diff` and `--fix` share one path and no worker touches the file sys
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
 from mmalint.analysis import may_contain_mma
 from mmalint.diagnostics import Diagnostic
 from mmalint.discover import Discovered
 from mmalint.engine import FileReport
+from mmalint.inputs import UnreadableInput, read_regular
 from mmalint.lint import LintOptions, lint_bytes
 from mmalint.settings import Settings
 from mmalint.source_io import SourceText, decode, encode
@@ -58,7 +61,23 @@ Job = tuple[str, bytes, Settings, LintOptions, FixMode]
 
 
 def work(item: Job) -> FileOutcome:
-    """One file: its report, or with a fix mode the fix loop's result."""
+    """One file: its report, or with a fix mode the fix loop's result.
+
+    Nothing one file does ends the run: an exception the analysis did not expect becomes that
+    file's error, and the other files' findings stand.
+    """
+    try:
+        return _work(item)
+    except Exception as exc:  # reported for this file; the run goes on
+        return FileOutcome(FileReport(item[0], error=internal_error(exc)))
+
+
+def internal_error(exc: BaseException | str) -> str:
+    what = exc if isinstance(exc, str) else f"{type(exc).__name__}: {exc}"
+    return f"internal error while checking this file ({what}); its findings are lost, please report it"
+
+
+def _work(item: Job) -> FileOutcome:
     filename, data, settings, options, fix = item
     if not fix:
         return FileOutcome(lint_bytes(filename, data, settings, options))
@@ -78,6 +97,35 @@ def _worth_running(data: bytes, options: LintOptions) -> bool:
     return may_contain_mma(data) or (options.report_unused_noqa and b"noqa" in data.lower())
 
 
+def _in_pool(items: list[Job], workers: int) -> list[FileOutcome]:
+    """`work` over `items` on `workers` processes. A worker that dies (a native crash in a
+    parser, the kernel's OOM killer) breaks the pool: the files it left unfinished are run
+    again one per fresh process, so the crash costs only the file that caused it."""
+    outcomes: list[FileOutcome | None] = [None] * len(items)
+    try:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            futures = {pool.submit(work, item): i for i, item in enumerate(items)}
+            for future, i in futures.items():
+                with contextlib.suppress(BrokenProcessPool):
+                    outcomes[i] = future.result()
+    except (OSError, RuntimeError):  # no processes here (a sandbox): run them in this one
+        return [o if o is not None else work(items[i]) for i, o in enumerate(outcomes)]
+    for i, outcome in enumerate(outcomes):
+        if outcome is None:
+            outcomes[i] = _alone(items[i])
+    return [o for o in outcomes if o is not None]
+
+
+def _alone(item: Job) -> FileOutcome:
+    """`work` on one file in a process of its own, after a crash broke the shared pool."""
+    try:
+        with ProcessPoolExecutor(max_workers=1) as pool:
+            return pool.submit(work, item).result()
+    except BrokenProcessPool:
+        return FileOutcome(FileReport(item[0], error=internal_error(
+            "the process analysing it died, e.g. a crash in a native parser")))
+
+
 def run(
     files: Iterable[Discovered],
     settings: Settings | dict[str, Settings],
@@ -91,9 +139,9 @@ def run(
     for entry in files:
         result.files_seen += 1
         try:
-            data = entry.path.read_bytes()
-        except OSError as exc:
-            result.input_errors.append(f"{entry.display}: {exc.strerror or exc}")
+            data = read_regular(entry.path)
+        except UnreadableInput as exc:
+            result.input_errors.append(f"{entry.display}: {exc}")
             continue
         if not _worth_running(data, options):
             result.reports.append(FileReport(entry.display))
@@ -104,11 +152,7 @@ def run(
     items = [job for _, job in pending]
     outcomes: list[FileOutcome]
     if workers > 1 and len(pending) >= PARALLEL_THRESHOLD:
-        try:
-            with ProcessPoolExecutor(max_workers=min(workers, len(pending))) as pool:
-                outcomes = list(pool.map(work, items, chunksize=1))
-        except (OSError, RuntimeError):
-            outcomes = [work(item) for item in items]
+        outcomes = _in_pool(items, min(workers, len(pending)))
     else:
         outcomes = [work(item) for item in items]
     for (entry, _), outcome in zip(pending, outcomes, strict=True):

@@ -1,0 +1,145 @@
+"""Odd inputs in a checked tree: each is one line for its path, and the run goes on.
+
+FIFOs, devices, symlink loops, dangling links, huge files, broken configuration, and a
+worker process that dies: none may hang the run, end it, or hide another file's findings.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mmalint import runner
+from mmalint.discover import discover
+from mmalint.inputs import UnreadableInput, read_regular
+from mmalint.settings import Settings
+
+REPO = Path(__file__).resolve().parent.parent
+MMALINT = str(Path(sys.executable).with_name("mmalint"))
+GOOD = REPO / "examples" / "warp_int8_matmul.py"
+
+
+def _check(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([MMALINT, "check", "--format", "concise", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=60)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """A directory with one file that has findings, and every kind of odd entry."""
+    shutil.copy(GOOD, tmp_path / "good.py")
+    os.mkfifo(tmp_path / "fifo.py")
+    (tmp_path / "zero.py").symlink_to("/dev/zero")
+    (tmp_path / "loop1.py").symlink_to("loop2.py")
+    (tmp_path / "loop2.py").symlink_to("loop1.py")
+    (tmp_path / "dangling.py").symlink_to("nowhere.py")
+    (tmp_path / "dirloop").symlink_to(".", target_is_directory=True)
+    return tmp_path
+
+
+def test_walked_odd_entries_are_skipped_with_a_warning(tree: Path) -> None:
+    out = _check(tree, ".")
+    assert out.returncode == 1, out.stderr  # the good file's findings; nothing else
+    assert "good.py:42:9: MMA101" in out.stdout
+    for name, why in [("fifo.py", "a FIFO"), ("zero.py", "a character device"),
+                      ("loop1.py", "a symlink loop"), ("dangling.py", "dangling")]:
+        assert f"warning: {name}: " in out.stderr and why in out.stderr, out.stderr
+    assert "internal error" not in out.stderr
+
+
+@pytest.mark.parametrize(("name", "why"), [
+    ("fifo.py", "a FIFO, not a regular file"),
+    ("zero.py", "a character device, not a regular file"),
+    ("loop1.py", "a symlink loop"),
+    ("dangling.py", "no such file"),
+    ("good.py/inside.py", "Not a directory"),
+])
+def test_named_odd_paths_are_input_errors(tree: Path, name: str, why: str) -> None:
+    out = _check(tree, name, "good.py")
+    assert out.returncode == 2
+    assert f"error: {name}: " in out.stderr and why in out.stderr, out.stderr
+    assert "good.py:42:9: MMA101" in out.stdout  # the other file is still checked
+    assert "internal error" not in out.stderr and "All checks passed" not in out.stdout
+
+
+def test_read_regular_caps_the_size(tmp_path: Path) -> None:
+    big = tmp_path / "big.py"
+    big.write_bytes(b"x = 1\n" * 1000)
+    assert read_regular(big) == b"x = 1\n" * 1000
+    with pytest.raises(UnreadableInput, match="over the"):
+        read_regular(big, limit=100)
+    with pytest.raises(UnreadableInput, match="a directory"):
+        read_regular(tmp_path)
+
+
+def test_unlistable_directory_is_an_error_for_that_directory(
+        tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Root may list anything, so the failure of os.walk's listing is simulated.
+    (tree / "sub").mkdir()
+    real_scandir = os.scandir
+
+    def scandir(path: object = ".") -> object:
+        if str(path).endswith("sub"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    errors: list[str] = []
+    skipped: list[str] = []
+    found = [d.display for d in discover([str(tree)], (), errors, skipped)]
+    assert str(tree / "good.py") in found
+    assert errors == [f"{tree / 'sub'}: Permission denied"]
+
+
+@pytest.mark.parametrize(("config", "message"), [
+    ('tool = "x"\n', "`tool` must be a table"),
+    ("a = " + "[" * 500 + "]" * 500 + "\n", "nested too deeply"),
+    ("[tool.mmalint]\nselect = [\n", "invalid TOML"),
+    ("\xff\xfe = 1\n", "not UTF-8"),
+])
+def test_broken_configuration_is_one_line(tmp_path: Path, config: str, message: str) -> None:
+    shutil.copy(GOOD, tmp_path / "good.py")
+    (tmp_path / "mmalint.toml").write_bytes(config.encode("latin-1"))
+    out = _check(tmp_path, ".")
+    assert out.returncode == 2
+    assert message in out.stderr and "internal error" not in out.stderr, out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_configuration_that_is_a_fifo_is_not_read(tmp_path: Path) -> None:
+    shutil.copy(GOOD, tmp_path / "good.py")
+    os.mkfifo(tmp_path / "pyproject.toml")
+    out = _check(tmp_path, ".")
+    assert out.returncode == 1 and "good.py:42:9: MMA101" in out.stdout, out.stderr
+
+
+def _crashing_work(item: runner.Job) -> runner.FileOutcome:
+    if "crash" in item[0]:
+        os.kill(os.getpid(), signal.SIGKILL)  # as the OOM killer or a native crash would
+    return _real_work(item)
+
+
+_real_work = runner._work
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="pool workers inherit the patch by fork")
+def test_a_worker_that_dies_costs_only_its_file(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("a.py", "b_crash.py", "c.py", "d.py", "e.py"):
+        shutil.copy(GOOD, tmp_path / name)
+    monkeypatch.setattr(runner, "_work", _crashing_work)
+    errors: list[str] = []
+    files = list(discover([str(tmp_path)], (), errors))
+    result = runner.run(files, Settings(), jobs=2)
+    by_name = {Path(r.filename).name: r for r in result.reports}
+    assert by_name["b_crash.py"].error is not None
+    assert "died" in by_name["b_crash.py"].error
+    for name in ("a.py", "c.py", "d.py", "e.py"):
+        assert by_name[name].error is None
+        assert any(d.code == "MMA101" for d in by_name[name].diagnostics)
