@@ -34,6 +34,25 @@ def _worker(kind: str, start: int, count: int, seed: int) -> None:
     def report(**fields: Any) -> None:
         print(json.dumps(fields), flush=True)
 
+    if kind.startswith("files="):  # every file of a tree, the prefilter bypassed
+        from mmalint.engine import InputError
+        from mmalint.inputs import UnreadableInput, read_regular
+        from mmalint.source_io import decode
+
+        paths = Path(kind.removeprefix("files=")).read_text().splitlines()[start:start + count]
+        for i, path in enumerate(paths):
+            report(event="start", case=start + i, text=path)
+            t0 = time.perf_counter()
+            try:
+                text = decode(read_regular(path)).text
+            except (UnreadableInput, InputError):
+                failure = None
+            else:
+                failure = check_one(path, text)
+            report(event="done", case=start + i, seconds=time.perf_counter() - t0,
+                   failure=None if failure is None else [failure.kind, path + ": " + failure.detail])
+        return
+
     if kind == "mutants":
         for i, (name, text) in enumerate(mutations(count, seed * 1_000_003 + start)):
             report(event="start", case=start + i, text=text)
@@ -137,8 +156,9 @@ def _campaign(kind: str, total: int, jobs: int, seed: int, timeout: float, memor
         t.start()
     for t in threads:
         t.join()
+    label = Path(kind.removeprefix("files=")).stem if kind.startswith("files=") else kind
     for i, failure in enumerate(failures):
-        (out / f"{kind}-{i}.json").write_text(json.dumps(failure, indent=1))
+        (out / f"{label}-{i}.json").write_text(json.dumps(failure, indent=1))
     times.sort(reverse=True)
     return {"kind": kind, "cases": len(times) + sum(f["kind"] in ("crash", "hang") for f in failures),
             "failures": len(failures),
@@ -159,9 +179,18 @@ def main() -> int:
     parser.add_argument("--timeout", type=float, default=20.0, help="seconds per case")
     parser.add_argument("--memory", type=int, default=2048, help="MiB of address space a worker may use")
     parser.add_argument("--out", type=Path, default=Path("/tmp/mmalint-fuzz"))
+    parser.add_argument("--tree", type=Path, action="append", default=[],
+                        help="also lint and fix every .py under this tree (no prefilter)")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
+    trees = []
+    for tree in args.tree:
+        files = sorted(str(p) for p in tree.rglob("*.py") if p.is_file())
+        listing = args.out / f"files-{tree.name}.txt"
+        listing.write_text("\n".join(files) + "\n")
+        trees.append(_campaign(f"files={listing}", len(files), args.jobs, args.seed,
+                               args.timeout, args.memory, args.out))
     summary = {
         "commit": subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO,
                                  capture_output=True, text=True).stdout.strip(),
@@ -169,6 +198,7 @@ def main() -> int:
         "results": [
             _campaign("mutants", args.mutants, args.jobs, args.seed, args.timeout, args.memory, args.out),
             _campaign("programs", args.programs, args.jobs, args.seed, args.timeout, args.memory, args.out),
+            *trees,
         ],
     }
     summary["seconds"] = round(time.perf_counter() - t0, 1)
