@@ -10,6 +10,7 @@ import json
 import os
 import re
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,7 +20,11 @@ from mmalint.catalog import Catalog, CatalogError, load_catalog
 from mmalint.diagnostics import Diagnostic
 
 if TYPE_CHECKING:
-    from mmalint.runner import RunResult
+    from mmalint.discover import Discovered
+    from mmalint.fixes.write import Snapshot
+    from mmalint.lint import LintOptions
+    from mmalint.runner import FileOutcome, RunResult
+    from mmalint.settings import Settings
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 FORMATS = ("full", "concise", "json", "sarif", "github")
@@ -183,10 +188,12 @@ def _run_check(args: argparse.Namespace) -> int:
             settings = resolver.for_path(Path(args.stdin_filename or "."))
         except ConfigError as exc:
             raise UsageError(str(exc)) from None
+        data = sys.stdin.buffer.read()
         try:
-            data = sys.stdin.buffer.read()
             stdin_text = decode(data).text
         except InputError as exc:
+            if args.fix and not args.diff:
+                _echo_stdin(data)  # a filter must not swallow what it cannot read
             raise UsageError(f"stdin: {exc}") from None
         job: Job = (stdin_name, data, settings, options, fix_mode)
         outcome = work(job)
@@ -197,8 +204,8 @@ def _run_check(args: argparse.Namespace) -> int:
             result.input_errors.append(f"{stdin_name}: {outcome.report.error}")
         if args.fix and not args.diff:
             # ruff's convention: the fixed source on stdout, the findings left on stderr.
-            sys.stdout.write(outcome.fixed_text if outcome.fixed_text is not None else stdin_text)
-            sys.stdout.flush()
+            fixed = outcome.fixed_data()
+            _echo_stdin(fixed if fixed is not None else data)
             return _finish_stdin_fix(args, result)
         if outcome.fixed_text is not None:
             from mmalint.discover import Discovered
@@ -208,15 +215,19 @@ def _run_check(args: argparse.Namespace) -> int:
         raise UsageError("`-` (stdin) cannot be combined with other paths")
     else:
         errors: list[str] = []
+        skipped: list[str] = []
         try:
             walk = resolver.for_path(Path(paths[0]))
             files = [
-                f for f in discover(paths, (*walk.exclude, *walk.extend_exclude), errors)
+                f for f in discover(paths, (*walk.exclude, *walk.extend_exclude), errors, skipped)
                 if not (args.force_exclude and f.explicit and is_excluded(f.path, resolver.for_path(f.path)))
             ]
             settings_for = {f.display: resolver.for_path(f.path) for f in files}
         except ConfigError as exc:
             raise UsageError(str(exc)) from None
+        for message in skipped:
+            print(f"mmalint: warning: {message}", file=sys.stderr)
+        seen = _snapshots(files) if args.fix and not args.diff else {}
         result = run(files, settings_for, jobs=args.jobs, options=options, fix=fix_mode)
         result.input_errors[:0] = errors
 
@@ -226,7 +237,7 @@ def _run_check(args: argparse.Namespace) -> int:
     if args.diff:
         return _finish_diff(args, result)
     if args.fix:
-        _write_fixes(result)
+        _write_fixes(result, seen, settings_for, options)
     code = _report(args, result, stdin_name, stdin_text)
     if args.confirm:
         code = max(code, _confirm(args, result))
@@ -282,18 +293,58 @@ def _finish_diff(args: argparse.Namespace, result: RunResult) -> int:
     return EXIT_FINDINGS if result.changed else EXIT_CLEAN
 
 
-def _write_fixes(result: RunResult) -> None:
-    from mmalint.source_io import write_source
+def _snapshots(files: Sequence[Discovered]) -> dict[str, Snapshot | None]:
+    """Each file as it is before the runner reads it, so a write can tell that it changed."""
+    from mmalint.fixes.write import snapshot
 
-    for entry, outcome in result.changed:
-        try:
-            data = outcome.fixed_data()
-            assert data is not None
-            write_source(entry.path, data)
-        except (OSError, UnicodeEncodeError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            result.input_errors.append(f"{entry.display}: cannot write the fixes: {reason}")
-            continue
+    return {f.display: snapshot(f.path) for f in files}
+
+
+def _write_fixes(
+    result: RunResult,
+    seen: dict[str, Snapshot | None],
+    settings_for: dict[str, Settings],
+    options: LintOptions,
+) -> None:
+    """Write each fixed file that is still what was read (`mmalint.fixes.write`); a file left
+    alone keeps the findings of the text that was read, and its fixes are not counted."""
+    from mmalint.fixes.write import NotWritten, cleanup_on_termination, write_fixed
+    from mmalint.source_io import encode
+
+    with cleanup_on_termination():
+        for entry, outcome in result.changed:
+            assert outcome.source is not None
+            try:
+                data = outcome.fixed_data()
+                assert data is not None
+                write_fixed(entry.path, encode(outcome.source.text, outcome.source), data, seen.get(entry.display))
+            except NotWritten as exc:
+                print(f"mmalint: warning: {entry.display}: {exc.reason}", file=sys.stderr)
+                _not_fixed(result, entry.display, outcome, settings_for[entry.display], options)
+            except (OSError, UnicodeEncodeError) as exc:
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                result.input_errors.append(f"{entry.display}: cannot write the fixes: {reason}")
+                _not_fixed(result, entry.display, outcome, settings_for[entry.display], options)
+
+
+def _not_fixed(
+    result: RunResult, display: str, outcome: FileOutcome, settings: Settings, options: LintOptions
+) -> None:
+    """Account for a file whose fixes were not written: what was read is what is reported."""
+    from mmalint.lint import lint_text
+
+    assert outcome.source is not None
+    result.fixed.subtract(outcome.fixed)
+    result.fixed += Counter()  # drop the codes that fell to zero
+    report = lint_text(display, outcome.source.text, settings, options)
+    result.reports[:] = [report if r is outcome.report else r for r in result.reports]
+
+
+def _echo_stdin(data: bytes) -> None:
+    """Bytes to stdout as they are: no re-encoding, no newline translation."""
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data)
+    sys.stdout.buffer.flush()
 
 
 def _finish_stdin_fix(args: argparse.Namespace, result: RunResult) -> int:
@@ -321,11 +372,13 @@ def _exit_code(args: argparse.Namespace, diagnostics: list[Diagnostic], result: 
 def _emit(args: argparse.Namespace, text: str) -> None:
     if args.output_file:
         from mmalint.fileio import write_atomic
+        from mmalint.fixes.write import cleanup_on_termination
 
         target = Path(args.output_file)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(target, text.encode("utf-8"))
+            with cleanup_on_termination():  # SIGTERM mid-write leaves no temp file behind
+                write_atomic(target, text.encode("utf-8"))
         except OSError as exc:
             raise UsageError(f"--output-file: {exc.strerror or exc}") from None
     else:
@@ -337,6 +390,7 @@ def _report(
     args: argparse.Namespace, result: RunResult, stdin_name: str | None, stdin_text: str | None
 ) -> int:
     from mmalint.engine import InputError
+    from mmalint.inputs import UnreadableInput, read_regular
     from mmalint.report import REPORTERS
     from mmalint.source_io import decode
 
@@ -349,8 +403,8 @@ def _report(
                 cache[name] = _split_lines(stdin_text)
             else:
                 try:
-                    cache[name] = _split_lines(decode(Path(name).read_bytes()).text)
-                except (OSError, InputError):
+                    cache[name] = _split_lines(decode(read_regular(name)).text)
+                except (UnreadableInput, InputError):
                     cache[name] = None
         return cache[name]
 
@@ -370,8 +424,8 @@ def _report(
     return _exit_code(args, diagnostics, result)
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'s' if n != 1 else ''}"
+def _plural(n: int, word: str, plural: str | None = None) -> str:
+    return f"{n} {word if n == 1 else plural or word + 's'}"
 
 
 def _summary(diagnostics: list[Diagnostic], result: RunResult, args: argparse.Namespace) -> str:
@@ -383,7 +437,8 @@ def _summary(diagnostics: list[Diagnostic], result: RunResult, args: argparse.Na
             return f"Found {_plural(fixed, 'error')} ({fixed} fixed, 0 remaining).\n"
         text = f"Found {_plural(fixed + n, 'error')} ({fixed} fixed, {n} remaining)."
     elif n == 0:
-        return "All checks passed!\n"
+        # A path that could not be checked is not a passed check: its error says so alone.
+        return "" if result.input_errors else "All checks passed!\n"
     else:
         text = f"Found {_plural(n, 'error')}."
     safe = sum(1 for d in findings if d.fix is not None and d.fix.applicability == "safe")
@@ -391,11 +446,12 @@ def _summary(diagnostics: list[Diagnostic], result: RunResult, args: argparse.Na
     fixable = safe + (unsafe if args.unsafe_fixes else 0)
     hidden = 0 if args.unsafe_fixes else unsafe
     if fixable:
-        text += f"\n[*] {fixable} fixable with the `--fix` option."
+        text += f"\n[*] {fixable} fixable with the `--fix` option"
         if hidden:
-            text += f" ({_plural(hidden, 'hidden fix')} can be enabled with the `--unsafe-fixes` option.)"
+            text += f" ({_plural(hidden, 'hidden fix', 'hidden fixes')} can be enabled with the `--unsafe-fixes` option)"
+        text += "."
     elif hidden:
-        text += f"\nNo fixes available ({_plural(hidden, 'hidden fix')} can be enabled with the `--unsafe-fixes` option)."
+        text += f"\nNo fixes available ({_plural(hidden, 'hidden fix', 'hidden fixes')} can be enabled with the `--unsafe-fixes` option)."
     return text + "\n"
 
 

@@ -2,19 +2,17 @@
 
 Reading honours a PEP 263 coding cookie and a UTF-8 BOM; writing uses the same encoding and
 puts the BOM back. Line endings are never translated (the text keeps its `\\r\\n`), and the fix
-edits take the file's own line ending (`fixes/apply.py`).
+edits take the file's own line ending (`fixes/apply.py`). Writing a fixed file back, only if it
+is still what was read, is `fixes/write.py`'s job.
 """
 
 from __future__ import annotations
 
 import io
-import os
 import tokenize
 from dataclasses import dataclass
-from pathlib import Path
 
 from mmalint.engine import InputError, decode_source, not_decodable
-from mmalint.fileio import write_atomic
 
 
 @dataclass(frozen=True)
@@ -34,8 +32,3 @@ def decode(data: bytes) -> SourceText:
 def encode(text: str, source: SourceText) -> bytes:
     """The text in the encoding it was read in; "utf-8-sig" writes the BOM back."""
     return text.encode(source.encoding)
-
-
-def write_source(path: Path, data: bytes) -> None:
-    """Write atomically through a symlink to its target, keeping the target's permissions."""
-    write_atomic(Path(os.path.realpath(path)), data)

@@ -113,11 +113,12 @@ def test_fixable_count_is_what_fix_fixes(tmp_path: Path) -> None:
     }
     for name, text in files.items():
         _write(tmp_path, name, text)
-    for flags, fixable in (((), 2), (("--unsafe-fixes",), 4)):
+    hidden_note = " (2 hidden fixes can be enabled with the `--unsafe-fixes` option)"
+    for flags, fixable, note in (((), 2, hidden_note), (("--unsafe-fixes",), 4, "")):
         for name, text in files.items():
             _write(tmp_path, name, text)
         report = run_cli("check", *TARGET, *flags, str(tmp_path))
         assert "Found 5 errors." in report.stdout
-        assert f"[*] {fixable} fixable with the `--fix` option." in report.stdout
+        assert f"[*] {fixable} fixable with the `--fix` option{note}.\n" in report.stdout
         fixed = run_cli("check", *TARGET, "--fix", *flags, str(tmp_path))
         assert f"Found 5 errors ({fixable} fixed, {5 - fixable} remaining)." in fixed.stdout

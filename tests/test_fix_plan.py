@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import _kernels as k
+import pytest
 
 from mmalint.catalog import load_catalog
 from mmalint.fixes.apply import apply_fixes
@@ -123,3 +124,204 @@ def test_inserted_text_takes_the_file_line_ending() -> None:
     where = Range("x.py", Location(1, 2), Location(1, 2))
     d = Diagnostic("MMA101", "n", "error", "m", where, fix=Fix("safe", "t", (Edit("1\n2", where),)))
     assert apply_fixes("ab\r\ncd\r\n", [d]).text == "a1\r\n2b\r\ncd\r\n"
+
+
+# ------------------------------------------------------------------ an argument goes in at a point
+
+_INT8_KERNEL = '''\
+import jax
+import jax.numpy as jnp
+from jax.experimental.mosaic import gpu as mgpu
+from jax.experimental.mosaic.gpu import utils
+
+M = N = K = 128
+
+
+def kernel(ctx, a_ref, b_ref, acc_ref, out_ref, smem):
+  layouts = mgpu.MMALayouts(utils.dtype_to_ir_type(jnp.{dtype}))
+{a}  b = mgpu.FragmentedArray.load_untiled(
+      utils.memref_transpose(b_ref, (1, 0)), layout=layouts.rhs,{b_signed} optimized=False)
+{acc}  mgpu.mma(acc, a, b).store_untiled(out_ref, optimized=False)
+
+
+f = mgpu.as_gpu_kernel(
+    kernel, (1, 1, 1), (128, 1, 1),
+    (jax.ShapeDtypeStruct((M, K), jnp.{dtype}), jax.ShapeDtypeStruct((N, K), jnp.{dtype}),
+     jax.ShapeDtypeStruct((M, N), jnp.{acc_dtype})),
+    jax.ShapeDtypeStruct((M, N), jnp.{acc_dtype}), ())
+'''
+_SIGNED_ACC = "  acc = mgpu.FragmentedArray.load_untiled(acc_ref, layout=layouts.acc, is_signed=True, optimized=False)\n"
+
+
+def _int8_lhs(a: str) -> str:
+    return _INT8_KERNEL.format(dtype="int8", acc_dtype="int32", a=a, b_signed=" is_signed=True,", acc=_SIGNED_ACC)
+
+
+def _only_inserted(before: str, after: str) -> bool:
+    import difflib
+
+    ops = difflib.SequenceMatcher(None, before, after, autojunk=False).get_opcodes()
+    return all(tag in ("equal", "insert") for tag, *_ in ops)
+
+
+def _only_deleted(before: str, after: str) -> bool:
+    return _only_inserted(after, before)
+
+
+_INSERTIONS = {
+    "one per line, trailing comma, comments inside": (
+        "  a = mgpu.FragmentedArray.load_untiled(\n"
+        "      a_ref,  # the lhs\n"
+        "      layout=layouts.lhs,\n"
+        "      optimized=False,  # slow but simple\n"
+        "  )\n",
+        "  a = mgpu.FragmentedArray.load_untiled(\n"
+        "      a_ref,  # the lhs\n"
+        "      layout=layouts.lhs,\n"
+        "      optimized=False,  # slow but simple\n"
+        "      is_signed=True,\n"
+        "  )\n",
+    ),
+    "one per line, no trailing comma": (
+        "  a = mgpu.FragmentedArray.load_untiled(\n"
+        "      a_ref,\n"
+        "      layout=layouts.lhs,\n"
+        "      optimized=False  # slow but simple\n"
+        "  )\n",
+        "  a = mgpu.FragmentedArray.load_untiled(\n"
+        "      a_ref,\n"
+        "      layout=layouts.lhs,\n"
+        "      optimized=False, is_signed=True  # slow but simple\n"
+        "  )\n",
+    ),
+    "a comment line before the closing parenthesis": (
+        "  a = mgpu.FragmentedArray.load_untiled(\n"
+        "        a_ref,\n"
+        "        layout=layouts.lhs,\n"
+        "\n"
+        "        # optimized=True once the layout is tiled\n"
+        "  )\n",
+        "  a = mgpu.FragmentedArray.load_untiled(\n"
+        "        a_ref,\n"
+        "        layout=layouts.lhs,\n"
+        "        is_signed=True,\n"
+        "\n"
+        "        # optimized=True once the layout is tiled\n"
+        "  )\n",
+    ),
+    "closing parenthesis after the last argument": (
+        "  a = mgpu.FragmentedArray.load_untiled(a_ref,\n"
+        "                                        layout=layouts.lhs, optimized=False)\n",
+        "  a = mgpu.FragmentedArray.load_untiled(a_ref,\n"
+        "                                        layout=layouts.lhs, optimized=False, is_signed=True)\n",
+    ),
+    "one line, trailing comma": (
+        "  a = mgpu.FragmentedArray.load_untiled(a_ref, layout=layouts.lhs, optimized=False,)\n",
+        "  a = mgpu.FragmentedArray.load_untiled(a_ref, layout=layouts.lhs, optimized=False, is_signed=True,)\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(_INSERTIONS))
+def test_is_signed_goes_in_at_a_point_of_the_call(case: str) -> None:
+    """MMA202's fix inserts `is_signed=` into the creation call and changes nothing else:
+    indentation, comments, trailing comma and closing parenthesis stay where they were."""
+    call, fixed_call = _INSERTIONS[case]
+    text, expected = _int8_lhs(call), _int8_lhs(fixed_call)
+    d = _only(text)
+    assert d.code == "MMA202" and d.fix is not None and d.fix.applicability == "safe"
+    result = fix_text("k.py", text, SETTINGS)
+    assert result.fixed == {"MMA202": 1} and result.report.diagnostics == ()
+    assert result.text == expected
+    assert _only_inserted(text, result.text)
+
+
+def test_is_signed_insertion_keeps_crlf() -> None:
+    call, fixed_call = _INSERTIONS["one per line, trailing comma, comments inside"]
+    text = _int8_lhs(call).replace("\n", "\r\n")
+    assert fix_text("k.py", text, SETTINGS).text == _int8_lhs(fixed_call).replace("\n", "\r\n")
+
+
+def _bf16(acc: str) -> str:
+    return _INT8_KERNEL.format(dtype="bfloat16", acc_dtype="float32", b_signed="", acc=acc, a=(
+        "  a = mgpu.FragmentedArray.load_untiled(a_ref, layout=layouts.lhs, optimized=False)\n"))
+
+
+_REMOVALS = {
+    "an argument on a line of its own": (
+        "  acc = mgpu.FragmentedArray.load_untiled(\n"
+        "      acc_ref,  # the accumulator\n"
+        "      layout=layouts.acc,\n"
+        "      is_signed=True,  # copied from the int8 kernel\n"
+        "  )\n",
+        "  acc = mgpu.FragmentedArray.load_untiled(\n"
+        "      acc_ref,  # the accumulator\n"
+        "      layout=layouts.acc,\n"
+        "  )\n",
+    ),
+    "on one line, between two arguments": (
+        "  acc = mgpu.FragmentedArray.load_untiled(\n"
+        "      acc_ref, layout=layouts.acc, is_signed=True, optimized=False\n"
+        "  )\n",
+        "  acc = mgpu.FragmentedArray.load_untiled(\n"
+        "      acc_ref, layout=layouts.acc, optimized=False\n"
+        "  )\n",
+    ),
+    "the last argument, no trailing comma": (
+        "  acc = mgpu.FragmentedArray.load_untiled(\n"
+        "      acc_ref,  # the accumulator\n"
+        "      layout=layouts.acc, is_signed=True)\n",
+        "  acc = mgpu.FragmentedArray.load_untiled(\n"
+        "      acc_ref,  # the accumulator\n"
+        "      layout=layouts.acc)\n",
+    ),
+    "between two arguments, a comment after it": (
+        "  acc = mgpu.FragmentedArray.load_untiled(\n"
+        "      acc_ref, layout=layouts.acc, is_signed=True,  # the layout of the int8 kernel\n"
+        "      optimized=False)\n",
+        "  acc = mgpu.FragmentedArray.load_untiled(\n"
+        "      acc_ref, layout=layouts.acc,  # the layout of the int8 kernel\n"
+        "      optimized=False)\n",
+    ),
+    "between two arguments on a continued line": (
+        "  acc = mgpu.FragmentedArray.load_untiled(\n"
+        "      acc_ref, layout=layouts.acc, is_signed=True,\n"
+        "      optimized=False)\n",
+        "  acc = mgpu.FragmentedArray.load_untiled(\n"
+        "      acc_ref, layout=layouts.acc,\n"
+        "      optimized=False)\n",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(_REMOVALS))
+def test_is_signed_of_a_float_comes_out_and_nothing_else(case: str) -> None:
+    call, fixed_call = _REMOVALS[case]
+    text, expected = _bf16(call), _bf16(fixed_call)
+    result = fix_text("k.py", text, SETTINGS)
+    assert result.fixed == {"MMA202": 1} and result.report.diagnostics == ()
+    assert result.text == expected
+    assert _only_deleted(text, result.text)
+
+
+def test_the_splat_fix_adds_is_signed_in_the_layout_of_the_call() -> None:
+    """MMA101's fix on a multi-line splat: the same point insertion, beside its other edits."""
+    call = (
+        "  acc = mgpu.FragmentedArray.splat(\n"
+        "      utils.c(0.0, ir.F32Type.get()),  # zero\n"
+        "      (M, N),\n"
+        "      layout=layouts.acc,\n"
+        "  )\n"
+    )
+    one_line = "  acc = mgpu.FragmentedArray.splat(utils.c(0.0, ir.F32Type.get()), (M, N), layout=layouts.acc)\n"
+    text = k.MGPU_INT8_F32_ACC.replace(one_line, call)
+    result = fix_text("k.py", text, SETTINGS)
+    assert result.fixed == {"MMA101": 1} and result.report.diagnostics == ()
+    assert result.text == k.MGPU_INT8_F32_ACC.replace(one_line, (
+        "  acc = mgpu.FragmentedArray.splat(\n"
+        "      utils.c(0, ir.IntegerType.get_signless(32)),  # zero\n"
+        "      (M, N),\n"
+        "      layout=layouts.acc,\n"
+        "      is_signed=True,\n"
+        "  )\n"
+    ))

@@ -17,10 +17,10 @@ from collections.abc import Callable
 import libcst as cst
 
 from mmalint.analysis.dtypes import DTYPES, lookup_dtype
-from mmalint.analysis.source import Block
+from mmalint.analysis.source import Block, Pos
 from mmalint.analysis.values import Origin
 from mmalint.checks import Finding, Operand
-from mmalint.diagnostics import Edit, Fix, Range
+from mmalint.diagnostics import Edit, Fix, Location, Range
 from mmalint.positions import range_of
 
 
@@ -88,21 +88,11 @@ def _from_world(finding: Finding, origin: Origin) -> bool:
     return any(b.origin is not None and b.origin.node is origin.node for b in finding.call.site.context.world)
 
 
-class _Point(Origin):
-    """The empty range just past a node: where an insertion goes."""
-
-    def __init__(self, after: Origin) -> None:
-        super().__init__(after.block, after.node)
+def _edit_range(origin: Origin | Range) -> Range:
+    return origin if isinstance(origin, Range) else range_of(origin)
 
 
-def _edit_range(origin: Origin) -> Range:
-    where = range_of(origin)
-    if isinstance(origin, _Point):
-        return Range(where.filename, where.end, where.end)
-    return where
-
-
-def _fix(finding: Finding, edits: list[tuple[Origin, str]], safe: bool) -> Fix:
+def _fix(finding: Finding, edits: list[tuple[Origin | Range, str]], safe: bool) -> Fix:
     return Fix(
         "safe" if safe else "unsafe",
         finding.rule.fix_title,
@@ -219,7 +209,7 @@ def _fragment_type_fix(finding: Finding, target: str) -> Fix | None:
     if not isinstance(created.node, cst.Call) or _func_name(created.node) != "splat":
         return None
     block = origin.block
-    edits: list[tuple[Origin, str]] = []
+    edits: list[tuple[Origin | Range, str]] = []
     type_node = origin.node
     content = _ir_type_replacement(type_node, origin.code(), target)
     if content is None:
@@ -248,7 +238,8 @@ def _fragment_type_fix(finding: Finding, target: str) -> Fix | None:
     sign_edit = _is_signed_edit(created, created.node, want=target == "int32")
     if sign_edit is not None:
         edits.append(sign_edit)
-    safe = _local(finding, created, [o for o, _ in edits])
+    # The is_signed edit sits inside the creation call by construction; the others are checked.
+    safe = _local(finding, created, [o for o, _ in edits if isinstance(o, Origin)])
     return _fix(finding, edits, safe)
 
 
@@ -258,7 +249,7 @@ class _NoFix(Exception):
 
 def _is_signed_edit(
     created: Origin, call: cst.Call, want: bool, keyword: str = "is_signed"
-) -> tuple[Origin, str] | None:
+) -> tuple[Range, str] | tuple[Origin, str] | None:
     """The edit that makes `call`'s is_signed right: True for an integer value (want), absent
     for a float one; None when it is right already. Raises _NoFix when it cannot be made."""
     existing = [a for a in call.args if a.keyword is not None and a.keyword.value == keyword]
@@ -270,18 +261,107 @@ def _is_signed_edit(
             return (Origin(created.block, value), "True")
         if any(a.star for a in call.args):
             raise _NoFix("`**kwargs` may hold it already")
-        if not call.args:
-            raise _NoFix("no argument to add it after")
-        # An insertion after the last argument, so the other edits inside the call can go in
-        # with it (replacing the whole call would overlap them).
-        end = Origin(created.block, call.args[-1].value)
-        return (_Point(end), f", {keyword}=True")
+        return _keyword_insertion(created.block, call, f"{keyword}=True")
     if not existing:
         return None
-    args = [a for a in call.args if a not in existing]
-    if args:
-        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    return (created, created.block.code(call.with_changes(args=args)))
+    return _keyword_removal(created.block, call, existing[0])
+
+
+# An argument is added or removed with an edit at one point of the call, never by printing the
+# call again: a reprinted call loses its indentation and moves its closing parenthesis, and an
+# insertion can go in together with the other edits of the same fix inside the call.
+
+
+def _line(block: Block, row: int) -> str:
+    return block.source.lines[row - 1] if 0 < row <= len(block.source.lines) else ""
+
+
+def _starts_its_line(block: Block, node: cst.CSTNode) -> bool:
+    start = block.span(node).start
+    return not _line(block, start.line)[: start.column].strip()
+
+
+def _rest_of_line_is_blank(block: Block, node: cst.CSTNode) -> bool:
+    """Only whitespace or a comment follows `node` on its last line."""
+    end = block.span(node).end
+    rest = _line(block, end.line)[end.column :].strip()
+    return not rest or rest.startswith("#")
+
+
+def _location(pos: Pos) -> Location:
+    return Location(pos.line, pos.column + 1)
+
+
+def _point(block: Block, pos: Pos) -> Range:
+    """The empty range at `pos`: where an insertion goes."""
+    where = _location(pos)
+    return Range(block.source.filename, where, where)
+
+
+def _keyword_insertion(block: Block, call: cst.Call, argument: str) -> tuple[Range, str]:
+    """Add `argument` (`is_signed=True`) as the call's last argument, in the call's own layout.
+
+    A call laid out one argument per line with a trailing comma gets a line of its own, indented
+    as the last argument; any other call gets `, argument` right after its last argument, so a
+    trailing comma, the comments and the closing parenthesis stay where they are.
+    """
+    if not call.args:
+        raise _NoFix("no argument to add it after")
+    last = call.args[-1]
+    comma = last.comma
+    if (
+        isinstance(comma, cst.Comma)
+        and block.span(comma).start == block.span(last).end
+        and _starts_its_line(block, last)
+        and _rest_of_line_is_blank(block, comma)
+    ):
+        start = block.span(last).start
+        indent = _line(block, start.line)[: start.column]
+        row = block.span(comma).end.line + 1
+        return (Range(block.source.filename, Location(row, 1), Location(row, 1)), f"{indent}{argument},\n")
+    return (_point(block, block.span(last.value).end), f", {argument}")
+
+
+def _keyword_removal(block: Block, call: cst.Call, arg: cst.Arg) -> tuple[Range, str]:
+    """Delete `arg` from the call, and no more: the other arguments, their comments and the
+    call's layout stay as they are."""
+    filename = block.source.filename
+    args = list(call.args)
+    i = args.index(arg)
+    span = block.span(arg)
+    comma = arg.comma if isinstance(arg.comma, cst.Comma) else None
+    end = block.span(comma if comma is not None else arg).end
+    if _starts_its_line(block, arg) and _rest_of_line_is_blank(block, comma if comma is not None else arg):
+        # An argument on lines of its own: those lines go (with the comment that follows it).
+        return (Range(filename, Location(span.start.line, 1), Location(end.line + 1, 1)), "")
+    if i + 1 < len(args):
+        following = block.span(args[i + 1]).start
+        if following.line == end.line:
+            # `f(a, is_signed=True, b)` -> `f(a, b)`
+            return (Range(filename, _location(span.start), _location(following)), "")
+        # The line goes on after it: from the comma before it to its own, so that the line
+        # break, and a comment after it, stay.
+        before = args[i - 1].comma if i > 0 else None
+        start = block.span(before).end if isinstance(before, cst.Comma) else span.start
+        if "#" in _text(block, start, span.start):
+            start = span.start
+        return (Range(filename, _location(start), _location(end)), "")
+    if i > 0:
+        previous = block.span(args[i - 1]).end
+        if "#" not in _text(block, previous, span.start):
+            # `f(a, is_signed=True)` -> `f(a)`: the comma before it goes with it.
+            return (Range(filename, _location(previous), _location(span.end)), "")
+    return (Range(filename, _location(span.start), _location(end)), "")
+
+
+def _text(block: Block, start: Pos, end: Pos) -> str:
+    """The source between two positions of a block."""
+    if start.line == end.line:
+        return _line(block, start.line)[start.column : end.column]
+    parts = [_line(block, start.line)[start.column :]]
+    parts.extend(_line(block, row) for row in range(start.line + 1, end.line))
+    parts.append(_line(block, end.line)[: end.column])
+    return "".join(parts)
 
 
 def _signed_accumulator_fix(finding: Finding) -> Fix | None:
@@ -293,7 +373,8 @@ def _signed_accumulator_fix(finding: Finding) -> Fix | None:
     edit = _is_signed_edit(created, created.node, want=True)
     if edit is None:
         return None
-    return _fix(finding, [edit], _local(finding, created, [edit[0]]))
+    where = edit[0] if isinstance(edit[0], Origin) else created
+    return _fix(finding, [edit], _local(finding, created, [where]))
 
 
 # ------------------------------------------------------------------ argument order
@@ -333,15 +414,14 @@ def _is_signed_fix(finding: Finding) -> Fix | None:
         return None
     keyword = "output_is_signed" if op.how == "bitcast" else "is_signed"
     existing = [a for a in call_node.args if a.keyword is not None and a.keyword.value == keyword]
+    block = op.created.block
+    edit: tuple[Range, str]
     if op.is_float:
         if not existing:
             return None
-        new_args = [a for a in call_node.args if a not in existing]
-        if new_args:
-            new_args[-1] = new_args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-        new_call = call_node.with_changes(args=new_args)
+        edit = _keyword_removal(block, call_node, existing[0])
     else:
-        if existing or any(a.star for a in call_node.args):
+        if existing or any(a.star for a in call_node.args) or not call_node.args:
             return None
         signed = True
         if role != "acc" and op.data_dtype in DTYPES:
@@ -351,16 +431,9 @@ def _is_signed_fix(finding: Finding) -> Fix | None:
             signed = data_signed
         elif role != "acc":
             return None
-        arg = cst.Arg(
-            keyword=cst.Name(keyword),
-            value=cst.Name("True" if signed else "False"),
-            equal=cst.AssignEqual(
-                whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace("")
-            ),
-        )
-        new_call = call_node.with_changes(args=[*call_node.args, arg])
-    content = op.created.block.code(new_call)
-    return _fix(finding, [(op.created, content)], _local(finding, op.created, [op.created]))
+        edit = _keyword_insertion(block, call_node, f"{keyword}={signed}")
+    # Both edits lie inside the creation call, so the call's place decides the safety.
+    return _fix(finding, [edit], _local(finding, op.created, [op.created]))
 
 
 def _data_sign_fix(finding: Finding) -> Fix | None:
