@@ -1,11 +1,13 @@
 """The rule catalog: rules, jax's checks and the operand tables, loaded from `rules/*.toml`.
 
-The TOML files sit at the top of a checkout (`rules/`) and inside the wheel (`mmalint/_rules`).
+The TOML files sit at the top of a checkout (`rules/`) and inside the wheel (`mmalint/_rules`);
+the rule pages generated from them sit in `docs/rules/` and inside the wheel (`mmalint/_docs/rules`).
 """
 
 from __future__ import annotations
 
 import functools
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,8 +63,9 @@ class Rule:
         return self.message, self.help
 
     @property
-    def url(self) -> str:
-        return f"https://github.com/mmalint/mmalint/blob/main/docs/rules/{self.code}.md"
+    def url(self) -> str | None:
+        """The rule's page as installed with mmalint (see `rule_url`)."""
+        return rule_url(self.code)
 
 
 @dataclass(frozen=True)
@@ -83,6 +86,14 @@ class Check:
     @property
     def raises(self) -> bool:
         return bool(self.exception)
+
+    @property
+    def message_shown(self) -> str:
+        """jax's message for a reader: its `{field}` holes, which jax fills, written `<field>`."""
+        return _HOLE.sub(r"<\1>", self.message)
+
+
+_HOLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 @dataclass(frozen=True)
@@ -157,6 +168,44 @@ def rules_dir() -> Path:
         if (candidate / "checks.toml").is_file():
             return candidate
     raise CatalogError(f"rule catalog not found next to {_PACKAGE_DIR}")
+
+
+@functools.cache
+def rule_pages_dir() -> Path | None:
+    """`mmalint/_docs/rules` in an installed wheel, `docs/rules/` in a checkout; None if absent."""
+    for candidate in (_PACKAGE_DIR / "_docs" / "rules", _PACKAGE_DIR.parent / "docs" / "rules"):
+        if (candidate / "README.md").is_file():
+            return candidate
+    return None
+
+
+def rule_url(code: str, base_url: str | None = None) -> str | None:
+    """The page of rule `code`.
+
+    `base_url` is where the pages are published (the folder holding `MMA101.md`, e.g.
+    `https://github.com/OWNER/REPO/blob/COMMIT/docs/rules`); without it, the page installed with
+    mmalint as a `file://` URI, or None when the installation has no pages.
+    """
+    return _page_url(f"{code}.md", base_url)
+
+
+def rules_index_url(base_url: str | None = None) -> str | None:
+    """The index of all rules (`README.md` beside the pages), as `rule_url` locates pages."""
+    return _page_url("README.md", base_url)
+
+
+def _page_url(name: str, base_url: str | None) -> str | None:
+    if base_url:
+        return f"{base_url.rstrip('/')}/{name}"
+    return _installed_page(name)
+
+
+@functools.cache
+def _installed_page(name: str) -> str | None:
+    pages = rule_pages_dir()
+    if pages is None or not (pages / name).is_file():
+        return None
+    return (pages / name).as_uri()
 
 
 @functools.cache

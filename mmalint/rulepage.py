@@ -32,7 +32,7 @@ def rule_markdown(rule: Rule, catalog: Catalog) -> str:
             if check.rule != rule.code or version not in check.versions:
                 continue
             raised = check.exception or _NOT_RAISED.get(check.stage, "nothing (wrong numbers)")
-            message = f"`{check.message}`" + (" ..." if check.match == "prefix" else "") if check.message else ""
+            message = f"`{check.message_shown}`" + (" ..." if check.match == "prefix" else "") if check.message else ""
             parts.append(f"| {version} | `{check.api}` | {check.stage} | {raised} | {message} |")
     apis_missing = [
         api for api in ("plgpu.mma",)

@@ -2,13 +2,18 @@
 
 `::error file=F,line=L,col=C,endLine=L2,endColumn=C2,title=MMA101::message`, escaped as the
 Actions runner expects (`%`, CR and LF everywhere; `:` and `,` too inside properties).
+
+GitHub places an annotation by its path from the repository root, so in a job (`GITHUB_WORKSPACE`
+set) a file inside the workspace is named relative to it, whatever directory mmalint ran in.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from mmalint.diagnostics import Diagnostic
+from mmalint.report.paths import workspace_from_environment, workspace_relative
 
 COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -21,9 +26,13 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def command(d: Diagnostic) -> str:
+def command(d: Diagnostic, workspace: str | None = None, cwd: Path | None = None) -> str:
+    """One workflow command; `workspace`: the repository root paths are made relative to."""
+    filename = d.filename
+    if workspace:
+        filename = workspace_relative(filename, workspace, cwd or Path.cwd()) or filename
     props = {
-        "file": d.filename,
+        "file": filename,
         "line": str(d.range.start.row),
         "col": str(d.range.start.column),
         "endLine": str(d.range.end.row),
@@ -35,8 +44,11 @@ def command(d: Diagnostic) -> str:
         message += f"\n{prediction}"
     if d.help:
         message += f"\nhelp: {d.help}"
-    if d.url:
+    if d.url and not d.url.startswith("file:"):
         message += f"\n{d.url}"
+    elif d.code:
+        # The installed page is a file on the runner, no link for whoever reads the annotation.
+        message += f"\nsee `mmalint rule {d.code}`"
     joined = ",".join(f"{k}={escape_property(v)}" for k, v in props.items())
     return f"::{COMMANDS.get(d.severity, 'warning')} {joined}::{escape_data(message)}"
 
@@ -44,4 +56,5 @@ def command(d: Diagnostic) -> str:
 def render(
     diagnostics: list[Diagnostic], source_lines: Callable[[str], list[str] | None], color: bool
 ) -> str:
-    return "".join(command(d) + "\n" for d in diagnostics)
+    workspace, cwd = workspace_from_environment(), Path.cwd()
+    return "".join(command(d, workspace, cwd) + "\n" for d in diagnostics)
