@@ -2,25 +2,33 @@
 
 The configuration file nearest to a checked file wins (like ruff); command-line options
 override it. Unknown keys, unknown rule codes and malformed values are errors (exit 2).
+The project root is the configuration's directory, else the nearest directory above with a
+pyproject.toml (any) or `.git`: exclude patterns are relative to it, and the target jax is
+inferred from it when nothing sets one (`mmalint.target_jax`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import fnmatch
+import glob
+import json
 import os
 import re
 import stat
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from mmalint.catalog import Catalog, CatalogError, load_catalog
+from mmalint.catalog import Catalog, load_catalog
+from mmalint.config_extend import ExtendError, with_extends
+from mmalint.gitignore import GitIgnore
 from mmalint.inputs import UnreadableInput, read_regular
+from mmalint.jaxversion import installed_jax_version
 from mmalint.settings import DEFAULT_EXCLUDE, Settings
+from mmalint.target_jax import TargetError, TargetJax, fallback, infer, parse_version
 
 CONFIG_NAMES = (".mmalint.toml", "mmalint.toml", "pyproject.toml")
 KEYS = (
@@ -32,6 +40,11 @@ KEYS = (
     "extend-exclude",
     "target-jax",
     "target-arch",
+    "respect-gitignore",
+    "extend",
+    "unsafe-fixes",
+    "fixable",
+    "unfixable",
 )
 # A configuration file is a few hundred bytes; anything this large is not one.
 MAX_CONFIG_BYTES = 1024 * 1024
@@ -52,9 +65,12 @@ class Overrides:
     exclude: tuple[str, ...] | None = None
     extend_exclude: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    target_jax: str | None = None
+    target_jax: str | None = None  # a catalog version (`--target-jax`, checked by the CLI)
     target_arch: str | None = None
     show_expected_failures: bool = False
+    respect_gitignore: bool | None = None
+    fixable: tuple[str, ...] | None = None
+    unfixable: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -103,7 +119,28 @@ def load_config_file(path: Path, catalog: Catalog) -> ConfigFile:
     if section is None:
         raise ConfigError(f"{path}: no [tool.mmalint] table")
     validate(section, path, catalog)
-    return ConfigFile(path.resolve(), section)
+    return ConfigFile(path.resolve(), _extended(section, path, catalog))
+
+
+def _extended(section: dict[str, Any], path: Path, catalog: Catalog) -> dict[str, Any]:
+    """`section` over the configurations its `extend` chain names (`mmalint.config_extend`)."""
+    if "extend" not in section:
+        return section
+
+    def load(base: Path, named_by: Path) -> dict[str, Any]:
+        try:
+            values = _section(base)
+            if values is None:
+                raise ConfigError(f"{base}: no [tool.mmalint] table")
+            validate(values, base, catalog)
+        except ConfigError as exc:
+            raise ConfigError(f"{exc} (named by `extend` in {named_by})") from None
+        return values
+
+    try:
+        return with_extends(section, path, load)
+    except ExtendError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def find_config(start: Path, catalog: Catalog) -> ConfigFile | None:
@@ -118,8 +155,19 @@ def find_config(start: Path, catalog: Catalog) -> ConfigFile | None:
                 section = _section(candidate)
                 if section is not None:
                     validate(section, candidate, catalog)
-                    return ConfigFile(Path(os.path.realpath(candidate)), section)
+                    return ConfigFile(Path(os.path.realpath(candidate)), _extended(section, candidate, catalog))
     return None
+
+
+def find_project_root(start: Path) -> Path | None:
+    """The project of `start` when no configuration names one: the nearest directory at or above
+    it with a pyproject.toml (configuring mmalint or not), else the nearest with `.git`."""
+    directory = Path(os.path.realpath(start if _is(start, stat.S_ISDIR) else start.parent))
+    folders = (directory, *directory.parents)
+    for folder in folders:
+        if any(_is(folder / name, stat.S_ISREG) for name in CONFIG_NAMES):
+            return folder
+    return next((folder for folder in folders if os.path.lexists(folder / ".git")), None)
 
 
 def _is(path: Path, kind: Callable[[int], bool]) -> bool:
@@ -131,8 +179,8 @@ def _is(path: Path, kind: Callable[[int], bool]) -> bool:
 
 
 def _codes(value: Any, key: str, path: Path, catalog: Catalog) -> tuple[str, ...]:
-    if isinstance(value, str):
-        value = [value]
+    if isinstance(value, str):  # ruff refuses it too: one code and a list of one must not differ
+        raise ConfigError(f"{path}: `{key}` must be a list of rule codes: write [{json.dumps(value)}], not {json.dumps(value)}")
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{path}: `{key}` must be a list of rule codes, got {value!r}")
     for code in value:
@@ -143,7 +191,7 @@ def _codes(value: Any, key: str, path: Path, catalog: Catalog) -> tuple[str, ...
 
 def _patterns(value: Any, key: str, path: Path) -> tuple[str, ...]:
     if isinstance(value, str):
-        value = [value]
+        raise ConfigError(f"{path}: `{key}` must be a list of glob patterns: write [{json.dumps(value)}], not {json.dumps(value)}")
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise ConfigError(f"{path}: `{key}` must be a list of glob patterns, got {value!r}")
     return tuple(value)
@@ -155,7 +203,7 @@ def validate(section: dict[str, Any], path: Path, catalog: Catalog) -> None:
             close = difflib.get_close_matches(key, KEYS, n=1)
             hint = f" (did you mean `{close[0]}`?)" if close else ""
             raise ConfigError(f"{path}: unknown key `{key}` in the mmalint settings{hint}")
-        if key in ("select", "ignore", "extend-select"):
+        if key in ("select", "ignore", "extend-select", "fixable", "unfixable"):
             _codes(value, key, path, catalog)
         elif key in ("exclude", "extend-exclude"):
             _patterns(value, key, path)
@@ -165,81 +213,124 @@ def validate(section: dict[str, Any], path: Path, catalog: Catalog) -> None:
             for pattern, codes in value.items():
                 _codes(codes, f"per-file-ignores.{pattern}", path, catalog)
         elif key == "target-jax":
-            if not isinstance(value, str) or not re.fullmatch(r"\d+\.\d+(\.\d+)*", value):
-                raise ConfigError(f"{path}: `target-jax` must be a version like \"0.11\", got {value!r}")
+            if not isinstance(value, str):
+                raise ConfigError(f"{path}: `target-jax` must be a version string like \"{catalog.versions[-1]}\", got {value!r}")
             try:
-                catalog.resolve_version(value)
-            except CatalogError as exc:
+                parse_version(value, catalog)
+            except TargetError as exc:
                 raise ConfigError(f"{path}: `target-jax`: {exc}") from None
         elif key == "target-arch" and (not isinstance(value, str) or not ARCH.fullmatch(value)):
             raise ConfigError(f"{path}: `target-arch` must look like \"sm_90a\", got {value!r}")
+        elif key == "respect-gitignore" and not isinstance(value, bool):
+            raise ConfigError(f"{path}: `respect-gitignore` must be true or false, got {value!r}")
+        elif key == "unsafe-fixes" and not isinstance(value, bool):
+            raise ConfigError(f"{path}: `unsafe-fixes` must be true or false, got {value!r}")
+        elif key == "extend" and (not isinstance(value, str) or not value):
+            raise ConfigError(f"{path}: `extend` must be the path of a configuration file, got {value!r}")
 
 
-def settings_from(config: ConfigFile | None, overrides: Overrides, default_jax: str, catalog: Catalog) -> Settings:
-    """Configuration values, then command-line overrides, over the defaults."""
+def explicit_target(config: ConfigFile | None, overrides: Overrides, catalog: Catalog) -> TargetJax | None:
+    """The target jax the command line or the configuration sets, if either does."""
+    if overrides.target_jax is not None:
+        return TargetJax(overrides.target_jax, "--target-jax")
+    if config is not None and isinstance(requested := config.values.get("target-jax"), str):
+        return TargetJax(parse_version(requested, catalog), f"target-jax in {config.path}")
+    return None
+
+
+def settings_from(
+    config: ConfigFile | None, overrides: Overrides, default_jax: str, catalog: Catalog,
+    *, inferred: TargetJax | None = None, root: Path | None = None,
+) -> Settings:
+    """Configuration values, then command-line overrides, over the defaults.
+
+    The target jax is the command line's, else the configuration's, else `inferred` (from the
+    project, `Resolver`), else `default_jax`. `root` is the project root when there is no
+    configuration (patterns are relative to it).
+    """
     values = config.values if config is not None else {}
     source = str(config.path) if config is not None else None
     select = tuple(values.get("select", ("ALL",)))
-    if isinstance(values.get("select"), str):
-        select = (values["select"],)
-    ignore = tuple(_as_list(values.get("ignore", ())))
-    extend = tuple(_as_list(values.get("extend-select", ())))
-    exclude = DEFAULT_EXCLUDE + tuple(_as_list(values.get("exclude", ())))
-    extend_exclude = tuple(_as_list(values.get("extend-exclude", ())))
-    per_file = tuple(
-        (pattern, tuple(_as_list(codes))) for pattern, codes in values.get("per-file-ignores", {}).items()
-    )
-    target_jax = values.get("target-jax")
+    ignore = tuple(values.get("ignore", ()))
+    extend = tuple(values.get("extend-select", ()))
+    exclude = DEFAULT_EXCLUDE + tuple(values.get("exclude", ()))
+    extend_exclude = tuple(values.get("extend-exclude", ()))
+    per_file = tuple((pattern, tuple(codes)) for pattern, codes in values.get("per-file-ignores", {}).items())
     target_arch = values.get("target-arch", "sm_90a")
+    respect_gitignore = bool(values.get("respect-gitignore", True))
     if overrides.select is not None:
         select = overrides.select
     if overrides.ignore is not None:
         ignore = overrides.ignore
     if overrides.exclude is not None:
         exclude = DEFAULT_EXCLUDE + overrides.exclude
-    if overrides.target_jax is not None:
-        target_jax = overrides.target_jax
     if overrides.target_arch is not None:
         target_arch = overrides.target_arch
-    version = catalog.resolve_version(target_jax) if target_jax else default_jax
+    if overrides.respect_gitignore is not None:
+        respect_gitignore = overrides.respect_gitignore
+    fixable = tuple(values.get("fixable", ("ALL",))) if overrides.fixable is None else overrides.fixable
+    unfixable = tuple(values.get("unfixable", ())) if overrides.unfixable is None else overrides.unfixable
+    target = explicit_target(config, overrides, catalog) or inferred or TargetJax(default_jax, "the default")
+    if root is None and config is not None:
+        root = config.root
     return Settings(
         select=select,
         ignore=ignore,
         extend_select=extend + overrides.extend_select,
-        target_jax=version,
+        target_jax=target.version,
+        target_jax_source=target.source,
+        target_jax_note=target.note,
         target_arch=target_arch,
         show_expected_failures=overrides.show_expected_failures,
         exclude=exclude,
         extend_exclude=extend_exclude + overrides.extend_exclude,
         per_file_ignores=per_file + overrides.per_file_ignores,
         config_file=source,
-        project_root=str(config.root) if config is not None else None,
+        project_root=str(root) if root is not None else None,
+        respect_gitignore=respect_gitignore,
+        fixable=fixable,
+        unfixable=unfixable,
+        unsafe_fixes=bool(values.get("unsafe-fixes", False)),
     )
 
 
-def _as_list(value: Any) -> list[str]:
-    return [value] if isinstance(value, str) else list(value)
-
-
 class Resolver:
-    """Settings per checked path, from the nearest configuration, cached per directory."""
+    """Settings per checked path, from the nearest configuration, cached per directory; and
+    which paths a walk skips (`mmalint.discover.Exclusions`)."""
 
     def __init__(
         self,
         overrides: Overrides,
-        default_jax: str,
+        default_jax: str | None = None,
         config_path: Path | None = None,
         isolated: bool = False,
         catalog: Catalog | None = None,
+        environ: Mapping[str, str] | None = None,
     ) -> None:
+        """`default_jax`: the target when neither the options, the configuration nor the project
+        say; None: the jax installed next to mmalint, else the newest known. `environ`: where
+        `VIRTUAL_ENV` is read (the process environment by default). `isolated`: no
+        configuration and no project files are read."""
         self.catalog = catalog or load_catalog()
         self.overrides = overrides
-        self.default_jax = default_jax
         self.isolated = isolated
+        self.environ = os.environ if environ is None else environ
+        self.default = (
+            fallback(self.catalog, installed_jax_version()) if default_jax is None
+            else TargetJax(default_jax, "the default")
+        )
         self.fixed: ConfigFile | None = None
         if config_path is not None:
             self.fixed = load_config_file(config_path, self.catalog)
+        self.gitignore = GitIgnore()
+        self.warnings: list[str] = []  # about the inferred targets: a jax version mmalint does not know
         self._by_dir: dict[Path, Settings] = {}
+        self._by_root: dict[Path | None, TargetJax] = {}
+        self._listing: dict[str, tuple[Settings, Excluder]] = {}  # a walked directory, as written
+        self._excluders: dict[tuple[str | None, tuple[str, ...]], Excluder] = {}
+        self._marks: dict[Path, tuple[Path | None, Path | None]] = {}
+        self._real: dict[str, Path] = {}
+        self._cwd = Path(os.path.realpath(os.getcwd()))
 
     def for_path(self, path: Path) -> Settings:
         directory = (path if path.is_dir() else path.parent).resolve()
@@ -250,51 +341,163 @@ class Resolver:
             config = self.fixed
         else:
             config = find_config(directory, self.catalog)
-        settings = settings_from(config, self.overrides, self.default_jax, self.catalog)
+        if config is not None:
+            root: Path | None = config.root
+        else:
+            root = None if self.isolated else self._project_root(directory)
+        inferred = None
+        if explicit_target(config, self.overrides, self.catalog) is None:
+            inferred = self._target(None if self.isolated else root)
+        settings = settings_from(config, self.overrides, self.default.version, self.catalog, inferred=inferred, root=root)
         self._by_dir[directory] = settings
         return settings
 
+    def _target(self, root: Path | None) -> TargetJax:
+        if root not in self._by_root:
+            target = infer(root, self.catalog, self.environ, self.default)
+            self._by_root[root] = target
+            if target.warn and target.note:
+                self.warnings.append(f"{root}: the target jax, from {target.source}, is {target.note}")
+        return self._by_root[root]
 
-def is_excluded(path: Path, settings: Settings) -> bool:
-    """Whether `exclude`/`extend-exclude` patterns (relative to the project root) match `path`."""
-    patterns = (*settings.exclude, *settings.extend_exclude)
-    resolved = path.resolve()
-    candidates = [path.name, path.as_posix()]
-    if settings.project_root is not None:
-        with contextlib.suppress(ValueError):
-            candidates.append(resolved.relative_to(settings.project_root).as_posix())
-    for pattern in patterns:
-        for candidate in candidates:
-            if fnmatch.fnmatch(candidate, pattern) or fnmatch.fnmatch(candidate, pattern.rstrip("/") + "/*"):
-                return True
+    def _project_root(self, directory: Path) -> Path | None:
+        """`find_project_root`, with each directory above looked at once per run."""
+        nearest_file, nearest_git = self._marked(directory)
+        return nearest_file or nearest_git
+
+    def _marked(self, directory: Path) -> tuple[Path | None, Path | None]:
+        """The nearest directories at or above `directory` with a pyproject.toml (or mmalint.toml)
+        and with `.git`."""
+        marks = self._marks.get(directory)
+        if marks is None:
+            above = self._marked(directory.parent) if directory.parent != directory else (None, None)
+            has_file = any(_is(directory / name, stat.S_ISREG) for name in CONFIG_NAMES)
+            marks = (directory if has_file else above[0], directory if os.path.lexists(directory / ".git") else above[1])
+            self._marks[directory] = marks
+        return marks
+
+    def _excluder(self, settings: Settings) -> Excluder:
+        key = (settings.project_root, (*settings.exclude, "", *settings.extend_exclude))
+        excluder = self._excluders.get(key)
+        if excluder is None:
+            excluder = self._excluders[key] = Excluder.of(settings, self._cwd)
+        return excluder
+
+    def excludes(self, path: Path, is_dir: bool) -> bool:
+        """Whether a walk skips `path`, by the settings of the directory that lists it."""
+        listing = self._listing.get(str(path.parent))
+        if listing is None:
+            settings = self.for_path(path.parent)
+            listing = self._listing[str(path.parent)] = (settings, self._excluder(settings))
+        settings, excluder = listing
+        absolute = self._absolute(path)
+        if excluder.matches(absolute):
+            return True
+        return settings.respect_gitignore and self.gitignore.ignored(absolute, is_dir)
+
+    def excludes_named(self, path: Path) -> bool:
+        """`--force-exclude`: whether a path named on the command line is skipped all the same:
+        it or a directory above it (up to the project root) matches a pattern, or git ignores it."""
+        settings = self.for_path(path)
+        if is_excluded(path, settings, self._excluder(settings)):
+            return True
+        return settings.respect_gitignore and self.gitignore.ignored_with_parents(self._absolute(path), path.is_dir())
+
+    def _absolute(self, path: Path) -> Path:
+        if path.name in ("", ".."):
+            return _absolute(path)
+        parent = str(path.parent)
+        real = self._real.get(parent)
+        if real is None:
+            real = self._real[parent] = Path(os.path.realpath(parent))
+        return real / path.name
+
+
+def _absolute(path: Path) -> Path:
+    """`path` made absolute with its parent's symlinks resolved, not its own (a symlink found by
+    a walk is judged by its own name)."""
+    if path.name in ("", ".."):  # `.`, `/`, `..`: nothing of its own to keep
+        return Path(os.path.realpath(path))
+    return Path(os.path.realpath(path.parent)) / path.name
+
+
+@dataclass(frozen=True)
+class Excluder:
+    """`exclude` and `extend-exclude` as ruff reads them: each pattern, relative to the project
+    root (the working directory without one), matches the absolute path; one with no `/` also
+    matches the name, at any depth. A trailing `/` changes nothing: `third_party/` is
+    `<root>/third_party`, a directory or a file."""
+
+    names: re.Pattern[str] | None
+    paths: re.Pattern[str] | None
+
+    @classmethod
+    def of(cls, settings: Settings, cwd: Path) -> Excluder:
+        root = glob.escape(settings.project_root or str(cwd))
+        patterns = (*settings.exclude, *settings.extend_exclude)
+        names = [fnmatch.translate(os.path.normcase(p)) for p in patterns if "/" not in p]
+        paths = [
+            fnmatch.translate(os.path.normcase(os.path.normpath(os.path.join(root, p))).replace(os.sep, "/"))
+            for p in patterns
+        ]
+        return cls(re.compile("|".join(names)) if names else None, re.compile("|".join(paths)) if paths else None)
+
+    def matches(self, absolute: Path) -> bool:
+        if self.names is not None and self.names.match(os.path.normcase(absolute.name)):
+            return True
+        return self.paths is not None and self.paths.match(os.path.normcase(absolute.as_posix())) is not None
+
+
+def is_excluded(path: Path, settings: Settings, excluder: Excluder | None = None) -> bool:
+    """Whether `exclude`/`extend-exclude` match `path` or a directory above it, below its project root."""
+    absolute = _absolute(path)
+    cwd = Path(os.path.realpath(os.getcwd()))
+    excluder = excluder or Excluder.of(settings, cwd)
+    root = Path(settings.project_root) if settings.project_root else cwd
+    for candidate in (absolute, *absolute.parents):
+        if candidate == root or candidate.parent == candidate:
+            break
+        if excluder.matches(candidate):
+            return True
     return False
 
 
 def describe(settings: Settings) -> str:
-    """`--show-settings`: the resolved settings, one per line."""
+    """`--show-settings`: the resolved settings as the TOML that would set them, with where
+    they came from in comments."""
+    target = f"target-jax = {json.dumps(settings.target_jax)}  # from {settings.target_jax_source or 'the default'}"
+    per_file = ", ".join(f"{json.dumps(p)} = {_toml_list(c)}" for p, c in settings.per_file_ignores)
     lines = [
-        f"config file     : {settings.config_file or '(none: defaults)'}",
-        f"project root    : {settings.project_root or '(none)'}",
-        f"target-jax      : {settings.target_jax}",
-        f"target-arch     : {settings.target_arch}",
-        f"select          : {', '.join(settings.select)}",
-        f"extend-select   : {', '.join(settings.extend_select) or '-'}",
-        f"ignore          : {', '.join(settings.ignore) or '-'}",
-        "per-file-ignores: "
-        + (", ".join(f"{p} = [{', '.join(c)}]" for p, c in settings.per_file_ignores) or "-"),
-        f"exclude         : {', '.join(settings.exclude)}",
-        f"extend-exclude  : {', '.join(settings.extend_exclude) or '-'}",
+        f"# config file : {settings.config_file or '(none: defaults)'}",
+        f"# project root: {settings.project_root or '(none: the working directory)'}",
+        target,
+        *([f"#   {settings.target_jax_note}"] if settings.target_jax_note else []),
+        f"target-arch = {json.dumps(settings.target_arch)}",
+        f"select = {_toml_list(settings.select)}",
+        f"extend-select = {_toml_list(settings.extend_select)}",
+        f"ignore = {_toml_list(settings.ignore)}",
+        f"per-file-ignores = {{{f' {per_file} ' if per_file else ''}}}",
+        f"exclude = {_toml_list(settings.exclude)}",
+        f"extend-exclude = {_toml_list(settings.extend_exclude)}",
+        f"respect-gitignore = {'true' if settings.respect_gitignore else 'false'}",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _toml_list(values: tuple[str, ...]) -> str:
+    return "[" + ", ".join(json.dumps(v) for v in values) + "]"
 
 
 __all__ = [
     "ConfigError",
     "ConfigFile",
+    "Excluder",
     "Overrides",
     "Resolver",
     "describe",
+    "explicit_target",
     "find_config",
+    "find_project_root",
     "is_excluded",
     "replace",
     "settings_from",

@@ -9,6 +9,7 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 from mmalint.inputs import describe_os_error, kind_of, regular_file_problem
 
@@ -18,6 +19,31 @@ class Discovered:
     path: Path
     display: str  # the path as the user will read it in reports
     explicit: bool  # named on the command line: checked even if excluded or not *.py
+
+
+class Exclusions(Protocol):
+    """What a walk skips (`mmalint.config.Resolver`: exclude patterns and .gitignore files)."""
+
+    def excludes(self, path: Path, is_dir: bool) -> bool:
+        """Whether the walk skips `path`, found in a directory it walks."""
+        ...
+
+    def excludes_named(self, path: Path) -> bool:
+        """With `force_exclude`: whether `path`, named on the command line, is skipped too."""
+        ...
+
+
+@dataclass(frozen=True)
+class Globs:
+    """Plain glob patterns, matched against a path's name and its path as walked."""
+
+    patterns: tuple[str, ...]
+
+    def excludes(self, path: Path, is_dir: bool) -> bool:
+        return _excluded(path, self.patterns)
+
+    def excludes_named(self, path: Path) -> bool:
+        return _excluded(path, self.patterns)
 
 
 def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:
@@ -32,17 +58,19 @@ def _excluded(path: Path, patterns: tuple[str, ...]) -> bool:
 
 
 def discover(
-    paths: list[str], exclude: tuple[str, ...], errors: list[str],
-    skipped: list[str] | None = None,
+    paths: list[str], exclude: Exclusions | tuple[str, ...], errors: list[str],
+    skipped: list[str] | None = None, force_exclude: bool = False,
 ) -> Iterator[Discovered]:
     """Python files under `paths`, in a stable order.
 
-    A named path that is missing, unreadable or not a regular file or directory goes to
-    `errors`; a file found by walking that is not a regular file (a FIFO, a device, a dangling
-    symlink or a symlink loop) is never opened and goes to `skipped` (to `errors` when
-    `skipped` is None). Directories are walked without following symlinks, so a symlink loop
+    A walk skips what `exclude` excludes; a path named on the command line is checked (a named
+    directory walked) even so, unless `force_exclude` (ruff's `--force-exclude`). A named path
+    that is missing, unreadable or not a regular file or directory goes to `errors`; a file
+    found by walking that is not a regular file (a FIFO, a device, a dangling symlink or a
+    symlink loop) is never opened and goes to `skipped` (to `errors` when `skipped` is None). Directories are walked without following symlinks, so a symlink loop
     cannot trap the walk.
     """
+    exclusions = Globs(exclude) if isinstance(exclude, tuple) else exclude
     seen: set[str] = set()
     for raw in paths:
         path = Path(raw)
@@ -58,8 +86,10 @@ def discover(
             except OSError as exc:
                 errors.append(f"{raw}: {describe_os_error(exc)}")
                 continue
+        if force_exclude and exclusions.excludes_named(path):
+            continue
         if stat.S_ISDIR(info.st_mode):
-            yield from _walk(path, exclude, errors, skipped, seen)
+            yield from _walk(path, exclusions, errors, skipped, seen)
             continue
         if not stat.S_ISREG(info.st_mode):
             errors.append(f"{raw}: {kind_of(info.st_mode)}, not a regular file or directory")
@@ -71,7 +101,7 @@ def discover(
 
 
 def _walk(
-    path: Path, exclude: tuple[str, ...], errors: list[str], skipped: list[str] | None,
+    path: Path, exclusions: Exclusions, errors: list[str], skipped: list[str] | None,
     seen: set[str],
 ) -> Iterator[Discovered]:
     notes = errors if skipped is None else skipped
@@ -79,11 +109,11 @@ def _walk(
         root_path = Path(root)
         dirs[:] = sorted(
             d for d in dirs
-            if not _excluded(root_path / d, exclude) and not (root_path / d).is_symlink()
+            if not (root_path / d).is_symlink() and not exclusions.excludes(root_path / d, True)
         )
         for name in sorted(files):
             file_path = root_path / name
-            if not name.endswith((".py", ".pyi")) or _excluded(file_path, exclude):
+            if not name.endswith((".py", ".pyi")) or exclusions.excludes(file_path, False):
                 continue
             problem = regular_file_problem(file_path)
             if problem is not None:

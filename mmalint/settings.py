@@ -19,7 +19,9 @@ class Settings:
     select: tuple[str, ...] = ("ALL",)
     ignore: tuple[str, ...] = ()
     extend_select: tuple[str, ...] = ()
-    target_jax: str = ""  # a catalog version key ("0.11"); resolved by the CLI
+    target_jax: str = ""  # a catalog version key ("0.11"); `mmalint.target_jax` says which
+    target_jax_source: str = ""  # which source decided it, for `--show-settings`
+    target_jax_note: str | None = None  # why it is not simply the version written (a range...)
     target_arch: str = "sm_90a"
     show_expected_failures: bool = False
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
@@ -27,6 +29,14 @@ class Settings:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = field(default_factory=tuple)
     config_file: str | None = None  # where these settings came from (`--show-settings`)
     project_root: str | None = None  # the directory patterns are relative to
+    respect_gitignore: bool = True  # a directory walk skips what .gitignore files ignore
+    fixable: tuple[str, ...] = ("ALL",)  # rule codes or prefixes whose fixes may be applied
+    unfixable: tuple[str, ...] = ()  # ... and those whose fixes never are (ruff: it always wins)
+    unsafe_fixes: bool = False  # `unsafe-fixes = true`: --fix applies the unsafe fixes too
+
+    def may_fix(self, code: str | None) -> bool:
+        """Whether `fixable`/`unfixable` let fixes of this rule be offered and applied."""
+        return code is None or (_best(code, self.fixable) >= 0 and _best(code, self.unfixable) < 0)
 
     def enabled(self, code: str | None) -> bool:
         """Ruff's rule: the most specific matching prefix wins; select beats ignore on a tie."""
@@ -37,7 +47,6 @@ class Settings:
         if selected < 0:
             return False
         return ignored < 0 or selected >= ignored
-
 
     def enabled_for(self, code: str | None, filename: str) -> bool:
         """`enabled`, minus what `per-file-ignores` turns off for this file."""

@@ -93,7 +93,8 @@ def test_nearest_configuration_wins(tmp_path: Path) -> None:
     assert _codes(result) == ["MMA101"]
     shown = run_cli("check", "--show-settings", str(kernel))
     assert shown.returncode == 0
-    assert "mmalint.toml" in shown.stdout and "target-jax      : 0.12" in shown.stdout
+    assert "mmalint.toml" in shown.stdout
+    assert f'target-jax = "0.12"  # from target-jax in {kernel.parent.resolve() / "mmalint.toml"}' in shown.stdout
 
 
 def test_per_file_ignores(tmp_path: Path) -> None:
