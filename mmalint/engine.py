@@ -17,6 +17,7 @@ from mmalint.checks.availability import UseFinding, evaluate_use
 from mmalint.checks.conditions import operands_unknown
 from mmalint.diagnostics import (
     Diagnostic,
+    Fix,
     Location,
     OperandPrediction,
     PredictedError,
@@ -41,6 +42,9 @@ class FileReport:
     known_calls: int = 0  # ... with every operand's element type and signedness known
     error: str | None = None  # the input error, when the file could not be read
     calls_by_api: dict[str, int] = field(default_factory=dict)
+    # False when the analysis stopped early somewhere (its budget, a block nested too deeply):
+    # what it did not reach is unknown, and reported as nothing.
+    complete: bool = True
 
 
 def not_decodable(data: bytes, error: Exception) -> str:
@@ -97,8 +101,8 @@ def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | 
         return FileReport(filename, (diag,), parsed=True)
     try:
         analysis = analyze(source)
-    except RecursionError:
-        return FileReport(filename, (), parsed=True)
+    except RecursionError:  # the interpreter stops each run that overflows: this is a last resort
+        return FileReport(filename, (), parsed=True, complete=False)
     sites = analysis.sites
     groups: dict[tuple[str, int, str | None], list[Finding]] = {}
     call_sites: dict[int, bool] = {}
@@ -132,7 +136,7 @@ def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | 
                 continue
         try:
             diagnostics.append(_diagnostic(findings))
-        except BlockParseError:
+        except (BlockParseError, RecursionError):
             continue
     use_groups: dict[tuple[str, int], list[UseFinding]] = {}
     for use in analysis.uses:
@@ -145,7 +149,7 @@ def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | 
     for use_findings in use_groups.values():
         try:
             diagnostics.append(_use_diagnostic(use_findings))
-        except BlockParseError:
+        except (BlockParseError, RecursionError):
             continue
     by_api: dict[str, int] = {}
     for api in apis.values():
@@ -157,6 +161,7 @@ def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | 
         calls=len(call_sites),
         known_calls=sum(call_sites.values()),
         calls_by_api=by_api,
+        complete=analysis.complete,
     )
 
 
@@ -216,7 +221,7 @@ def _diagnostic(findings: list[Finding]) -> Diagnostic:
             OperandPrediction(dtype, code, _predicted_error(p)) for dtype, code, p in first.by_operand
         ),
         help=first.help,
-        fix=plan_fix(first),
+        fix=_planned_fix(first),
         call=first.call.to_json(),
         world=worlds[0] if worlds else {},
         worlds=tuple(worlds),
@@ -224,6 +229,14 @@ def _diagnostic(findings: list[Finding]) -> Diagnostic:
         masked_by=first.masked_by,
         statement_rows=(call_range.start.row, call_range.end.row),
     )
+
+
+def _planned_fix(finding: Finding) -> Fix | None:
+    """The planner's fix; none where the statement to edit is nested too deeply to rewrite."""
+    try:
+        return plan_fix(finding)
+    except RecursionError:
+        return None
 
 
 @overload

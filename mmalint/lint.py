@@ -7,6 +7,7 @@ directives that hide nothing. The CLI, the fixer and the language server all go 
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, replace
 
 from mmalint.analysis import may_contain_mma
@@ -23,6 +24,7 @@ class LintOptions:
 
     report_unused_noqa: bool = False
     verify_fixes: bool = True
+    ignore_noqa: bool = False  # `--ignore-noqa`: report the findings that noqa comments hide
 
 
 def lint_text(
@@ -32,17 +34,40 @@ def lint_text(
     options: LintOptions | None = None,
     catalog: Catalog | None = None,
 ) -> FileReport:
+    # Parsing the checked file makes Python warn about *its* code (`1if x`, "\d"): that is
+    # noise on mmalint's stderr, not a finding.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return _lint_text(filename, text, settings, options, catalog)
+
+
+def _lint_text(
+    filename: str,
+    text: str,
+    settings: Settings,
+    options: LintOptions | None,
+    catalog: Catalog | None,
+) -> FileReport:
     catalog = catalog or load_catalog()
     options = options or LintOptions()
     report = check_text(filename, text, settings, catalog)
     diagnostics = list(report.diagnostics)
-    if options.verify_fixes:
+    if options.verify_fixes and not report.complete:
+        # Verifying re-runs the analysis once a fix, each time to the end of its budget, and
+        # could not see what a fix changes where the analysis did not reach: none is offered.
+        diagnostics = [replace(d, fix=None) for d in diagnostics]
+    elif options.verify_fixes:
         diagnostics = verify_fixes(filename, text, diagnostics, settings, catalog)
     noqa = NoqaOptions(
         report_unused=options.report_unused_noqa,
         enabled=lambda code: settings.enabled_for(code, filename),
+        ignore=options.ignore_noqa,
     )
     diagnostics = apply_suppressions(filename, diagnostics, text, catalog, noqa)
+    # `unfixable` rules keep their findings, without the fix (ruff drops it the same way), so
+    # neither `--fix`, the `[*]` counts nor an editor's quick fix offers one.
+    diagnostics = [d if settings.may_fix(d.code) else replace(d, fix=None) for d in diagnostics]
     diagnostics.sort(key=lambda d: d.sort_key())
     return replace(report, diagnostics=tuple(diagnostics))
 

@@ -143,3 +143,16 @@ def test_a_worker_that_dies_costs_only_its_file(tmp_path: Path,
     for name in ("a.py", "c.py", "d.py", "e.py"):
         assert by_name[name].error is None
         assert any(d.code == "MMA101" for d in by_name[name].diagnostics)
+
+
+def test_python_warnings_about_the_checked_code_stay_quiet(tmp_path: Path) -> None:
+    # "\d" warns on 3.11 (DeprecationWarning) and 3.12 (SyntaxWarning), `1if` on 3.12.
+    (tmp_path / "k.py").write_text(
+        "from jax.experimental.pallas import mosaic_gpu as plgpu\n"
+        "def f(y):\n"
+        "    x = 1if y else 2\n"
+        "    s = '\\d'\n"
+        "    return plgpu.mma(x, x, x)\n")
+    out = subprocess.run([MMALINT, "check", "k.py"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=60, env={**os.environ, "PYTHONWARNINGS": "default"})
+    assert out.returncode in (0, 1) and "Warning" not in out.stderr, out.stderr

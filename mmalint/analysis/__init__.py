@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from mmalint.analysis.budget import Budget, Limits
 from mmalint.analysis.calls import ApiUse, Context, MmaSite, WorldBinding
 from mmalint.analysis.interpreter import Interpreter
 from mmalint.analysis.source import TRIGGER, Block, SourceFile, index_source, may_contain_mma
@@ -12,7 +13,9 @@ from mmalint.analysis.source import TRIGGER, Block, SourceFile, index_source, ma
 __all__ = [
     "Analysis",
     "ApiUse",
+    "Budget",
     "Context",
+    "Limits",
     "MmaSite",
     "SourceFile",
     "WorldBinding",
@@ -83,10 +86,13 @@ def _is_import(block: Block) -> bool:
 class Analysis:
     sites: list[MmaSite]  # every MMA call, once per path that reaches it
     uses: list[ApiUse]  # every use of a version-dependent API, likewise
+    # False when some run stopped early (budget, stack): the paths it did not take are unknown
+    complete: bool = True
 
 
-def analyze(source: SourceFile) -> Analysis:
-    """The MMA calls and version-dependent API uses reachable in the module."""
-    interp = Interpreter(source)
+def analyze(source: SourceFile, budget: Budget | None = None) -> Analysis:
+    """The MMA calls and version-dependent API uses reachable in the module, within `budget`
+    (by default, the file's own: `Budget.for_text`)."""
+    interp = Interpreter(source, budget)
     interp.run_roots(find_roots(source))
-    return Analysis(interp.sites, interp.uses)
+    return Analysis(interp.sites, interp.uses, interp.complete)

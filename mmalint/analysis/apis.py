@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 
-from mmalint.analysis import names
+from mmalint.analysis import bounds, names
 from mmalint.analysis.calls import ApiUse, MmaSite
 from mmalint.analysis.dtypes import DTYPE_CLASSES, IR_TYPE_CLASSES, IR_TYPES, lookup_dtype
 from mmalint.analysis.values import (
@@ -367,6 +367,8 @@ class ApiModel:
             try:
                 if op == "**" and isinstance(right.value, int) and abs(right.value) > 64:
                     return UNKNOWN
+                if not bounds.affordable(op, left.value, right.value):
+                    return UNKNOWN  # priced before it is done: `'a' * 10**9`, `1 << 10**10`
                 result = fn(left.value, right.value)
             except Exception:
                 return UNKNOWN
@@ -1268,6 +1270,8 @@ class ApiModel:
                 values = list(values[0].items)
             ints = [as_int(v) for v in values]
             if any(i is None for i in ints):
+                return UNKNOWN
+            if not bounds.affordable_ints([i for i in ints if i is not None]):
                 return UNKNOWN
             try:
                 return Const(fn(*ints))

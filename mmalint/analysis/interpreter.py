@@ -17,7 +17,8 @@ from dataclasses import dataclass, replace
 
 import libcst as cst
 
-from mmalint.analysis import names
+from mmalint.analysis import bounds, names
+from mmalint.analysis.budget import Budget, BudgetExceeded, Window
 from mmalint.analysis.calls import ApiUse, Context, MmaSite, WorldBinding
 from mmalint.analysis.scopes import LocalNames
 from mmalint.analysis.scopes import dotted_name as _dotted
@@ -51,7 +52,9 @@ from mmalint.analysis.values import (
 
 MAX_CALL_DEPTH = 12
 MAX_UNROLL = 64
-MAX_STEPS_PER_RUN = 400_000
+# What ends a run early without deciding anything: the file's budget, or checked code nested
+# deeper than Python's stack (a block, a chain of module globals or of values).
+_GAVE_UP = (BudgetExceeded, RecursionError)
 
 
 class Flow(enum.Enum):
@@ -64,10 +67,6 @@ class Flow(enum.Enum):
 
 class Diverges(Exception):
     """A call whose every path raised or skipped: the caller's path ends there too."""
-
-
-class BudgetExceeded(Exception):
-    pass
 
 
 class Frame:
@@ -148,10 +147,11 @@ _HANDLED_EXCEPTIONS = frozenset(
 class Interpreter:
     """Runs the roots of one module and collects `MmaSite`s."""
 
-    def __init__(self, source: SourceFile) -> None:
+    def __init__(self, source: SourceFile, budget: Budget | None = None) -> None:
         from mmalint.analysis.apis import ApiModel  # the models of jax APIs
 
         self.source = source
+        self.budget = budget or Budget.for_text(source.text)
         self.apis = ApiModel(self)
         self.module = Frame(self, None, None, None, is_module=True)
         self.sites: list[MmaSite] = []
@@ -162,7 +162,6 @@ class Interpreter:
         self._executing_blocks: set[int] = set()
         self._defined: list[Func] = []
         self._invoked: set[int] = set()
-        self._steps = 0
         self._local_names_cache: dict[int, frozenset[str]] = {}
         self._current_module_block: Block | None = None
         self._metaclass_cache: dict[int, dict[str, Value]] = {}
@@ -174,6 +173,10 @@ class Interpreter:
         self._block_values: dict[tuple[int, str], Value] = {}
         self._rebound_globals, self._attribute_stored = _mutated_globals(source)
         self.errors: list[str] = []
+        self._too_deep = False  # some run was abandoned on a RecursionError
+        self._unfinished = False  # some root still ran out of budget when run the second time
+        self._abandoned_blocks: list[Block] = []  # module-level blocks stopped by the budget
+        self._recorded: set[tuple[object, ...]] = set()  # facts of the calls recorded so far
 
     # ------------------------------------------------------------------ module globals
 
@@ -236,19 +239,29 @@ class Interpreter:
         saved_block = self._current_module_block
         self.context, self._stack = Context(), []
         self._current_module_block = block
+        gave_up = False
         try:
             if block.kind == "class":
                 self._define_class_block(block)
             else:
                 self.exec_block(block.statements(), self.module, block)
-        except (BlockParseError, Diverges, BudgetExceeded):
+        except (BlockParseError, Diverges):
             pass
+        except _GAVE_UP as exc:
+            gave_up = True
+            self._note_gave_up(exc)
+            if isinstance(exc, BudgetExceeded):
+                self._abandoned_blocks.append(block)
         finally:
             self.context, self._stack = saved_context, saved_stack
             self._current_module_block = saved_block
             self._executing_blocks.discard(key)
             self._executed_blocks.add(key)
             for bound in block.bound_names:
+                if gave_up:
+                    # Stopped half-way (a branch taken, the other not yet merged): what it had
+                    # bound so far is not what the module binds.
+                    self.module.env[bound] = UNKNOWN
                 if bound in self.module.env:
                     self._block_values[(key, bound)] = self.module.env[bound]
 
@@ -345,8 +358,11 @@ class Interpreter:
                     frame.env[stmt.name.value] = self.make_function(stmt, member, self.module, cls)
                 else:
                     self.exec_block([stmt], frame, member)
-        except (Diverges, BudgetExceeded):
+        except Diverges:
             pass
+        except _GAVE_UP as exc:
+            self._note_gave_up(exc)
+            return UNKNOWN
         finally:
             self.context, self._stack = saved_context, saved_stack
         return frame.env.get(name, UNKNOWN)
@@ -363,15 +379,46 @@ class Interpreter:
     # ------------------------------------------------------------------ roots
 
     def run_roots(self, roots: Sequence[Block]) -> None:
-        for block in roots:
-            self._steps = 0
+        """Run each root within an equal share of half the file's budget, so that no runaway
+        root starves the others; then run again, from the start, those that ran out, sharing
+        all that is left (one heavy root among light ones needs more than an equal share)."""
+        unfinished = self._run_pass(roots, self.budget.share(2, run=False))
+        if unfinished and not self.budget.exhausted:
+            for block in self._abandoned_blocks:
+                self._forget_module_block(block)
+            self._abandoned_blocks = []
+            unfinished = self._run_pass(unfinished, self.budget.file)
+        self._unfinished = bool(unfinished)
+
+    def _run_pass(self, roots: Sequence[Block], window: Window) -> list[Block]:
+        """Run the roots, each in its share of `window`; those that ran out of budget."""
+        unfinished: list[Block] = []
+        for i, block in enumerate(roots):
+            stops = self.budget.stops
             try:
                 if block.parent is None and block.kind == "stmt":
+                    self.budget.enter(self.budget.share(len(roots) - i, within=window))
                     self.execute_module_block(block)
                 elif block.kind == "def":
+                    self.budget.enter(self.budget.share(len(roots) - i, within=window, run=False))
                     self._run_function_root(block)
-            except (BlockParseError, BudgetExceeded, Diverges):
-                continue
+            except (BlockParseError, Diverges):
+                pass
+            except _GAVE_UP as exc:
+                self._note_gave_up(exc)
+            finally:
+                self.context = Context()
+                self._stack = []
+            if self.budget.stops != stops:
+                unfinished.append(block)
+        return unfinished
+
+    def _forget_module_block(self, block: Block) -> None:
+        """A module-level block that ran out of budget may run again (its names were unknown)."""
+        self._executed_blocks.discard(id(block))
+        for bound in block.bound_names:
+            self._block_values.pop((id(block), bound), None)
+            self._globals.pop(bound, None)
 
     def _run_function_root(self, block: Block) -> None:
         from mmalint.analysis.worlds import worlds_for
@@ -404,6 +451,7 @@ class Interpreter:
                 for sub in self._subclasses_inheriting(cls, node.name.value)
             ]
         is_test = cls is not None and node.name.value.startswith("test")
+        root_window = self.budget.window
         for (receiver, class_binding), world in itertools.product(receivers, worlds):
             positional: list[Value] = []
             instance: Instance | None = None
@@ -415,7 +463,9 @@ class Interpreter:
             self.context = Context(world=(*class_binding, *world.bindings))
             self._defined = []
             self._invoked = set()
-            self._steps = 0
+            # Each world may use what its root has left: worlds of one root run the same code,
+            # and one of them that runs away ends only its root, not the others.
+            self.budget.enter(self.budget.share(1, within=root_window))
             try:
                 if is_test and instance is not None:
                     # unittest runs setUp on the test's object first: what it stores on `self`
@@ -423,8 +473,13 @@ class Interpreter:
                     self._set_up(instance, node)
                 self.call_function(func, args, node, root=True)
                 self._run_uninvoked()
-            except (Diverges, BudgetExceeded):
+            except Diverges:
                 pass
+            except RecursionError as exc:
+                self._note_gave_up(exc)  # this world is too deep to follow; the next may not be
+            except BudgetExceeded:
+                if self.budget.exhausted:
+                    raise  # the file's budget: no other world of this root will run either
             finally:
                 self.context = Context()
                 self._stack = []
@@ -468,7 +523,7 @@ class Interpreter:
                 return
             func = pending[0]
             self._invoked.add(id(func.node))
-            with suppress(Diverges, BudgetExceeded):
+            with suppress(Diverges):
                 self.call_function(func, Args([], {}, [], {}, complete=False), func.node)
 
     # ------------------------------------------------------------------ functions
@@ -602,16 +657,41 @@ class Interpreter:
             else:
                 owner.attrs[attr] = UNKNOWN
 
+    @property
+    def complete(self) -> bool:
+        """Whether every root ran to its end (if only the second time), and no stack overflowed."""
+        return not (self._unfinished or self._too_deep)
+
+    def _note_gave_up(self, exc: BaseException) -> None:
+        if isinstance(exc, RecursionError):
+            self._too_deep = True
+
     def record(self, site: MmaSite) -> None:
-        self.sites.append(site)
+        origins = tuple(id(o.node) if o is not None else None for o in site.arg_origins)
+        if self._is_new((site.api, id(site.origin.node), site.args, origins, site.context)):
+            self.sites.append(site)
 
     def record_use(self, use: ApiUse) -> None:
-        self.uses.append(use)
+        keywords = tuple((k, id(o.node) if o is not None else None) for k, o in use.keywords)
+        key = (use.name, id(use.origin.node), keywords, use.element_bits, use.element_form, use.context)
+        if self._is_new(key):
+            self.uses.append(use)
+
+    def _is_new(self, key: tuple[object, ...]) -> bool:
+        """Whether a call is recorded with these facts for the first time. A helper called from
+        many paths records the same facts on each: keeping one changes no finding (the rules
+        see the same facts) and keeps a fan-out of paths from filling memory."""
+        try:
+            if key in self._recorded:
+                return False
+            self._recorded.add(key)
+        except TypeError:  # a fact that cannot be hashed: keep every copy
+            pass
+        self.budget.record()
+        return True
 
     def step(self) -> None:
-        self._steps += 1
-        if self._steps > MAX_STEPS_PER_RUN:
-            raise BudgetExceeded
+        self.budget.step()
 
     # ------------------------------------------------------------------ statements
 
@@ -1074,6 +1154,10 @@ class Interpreter:
     def eval(self, node: cst.BaseExpression, frame: Frame, block: Block) -> Value:
         self.step()
         value = self._eval(node, frame, block)
+        if isinstance(value, TupleVal | DictVal) and (
+            value.size > bounds.MAX_SIZE or value.depth > bounds.MAX_DEPTH
+        ):
+            return UNKNOWN  # `t = (t, t)` in a loop: no fact about a kernel is that large
         if value.origin is None and not isinstance(value, Unknown | Func | ClassVal):
             with suppress(TypeError):
                 value = value.with_origin(Origin(block, node))
@@ -1095,7 +1179,7 @@ class Interpreter:
                     evaluated = node.evaluated_value
                     cached = Const(evaluated) if evaluated is not None or not isinstance(
                         node, cst.ConcatenatedString) else UNKNOWN
-                except (ValueError, SyntaxError):
+                except (ValueError, SyntaxError, RecursionError):  # 1,000 implicitly joined parts
                     cached = UNKNOWN
                 self._literals[id(node)] = cached
             return cached
@@ -1397,12 +1481,12 @@ class Interpreter:
 
 
 _MUTATIONS = (
-    re.compile(r"^[ \t]*global[ \t]+([\w, \t]+)", re.MULTILINE),  # `global X` in a function
+    re.compile(r"^[ \t\f]*global[ \t]+([\w, \t]+)", re.MULTILINE),  # `global X` in a function
     re.compile(r"(?<![\w.])(\w+)[ \t]*\[[^\]\n]*\][ \t]*(?:[-+*/|&^%@]|//|\*\*|<<|>>)?=(?!=)"),
     re.compile(r"(?<![\w.])(\w+)\.(?:update|append|extend|insert|pop|popitem|setdefault|clear"
                r"|remove|add|discard|sort|reverse)\("),
     re.compile(r"\b(?:setattr|delattr)\([ \t]*(\w+)"),
-    re.compile(r"^[ \t]*del[ \t]+(\w+)[\[.]", re.MULTILINE),
+    re.compile(r"^[ \t\f]*del[ \t]+(\w+)[\[.]", re.MULTILINE),
 )
 # `X.attr = v`: a mutation of X when X is an object of the module; on a module (a test file
 # that monkeypatches `plgpu.kernel`) it changes nothing the analysis reads.

@@ -9,7 +9,9 @@ A 10k-line test file with one MMA test therefore parses one method, not the whol
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
@@ -36,7 +38,23 @@ class Span:
 
 
 class BlockParseError(Exception):
-    """libcst could not parse a block that Python's `ast` accepted."""
+    """libcst could not parse a block that Python's `ast` accepted (or it is too deep to try)."""
+
+
+# libcst recurses once a level of nesting: in Rust while parsing (where running out of stack kills
+# the process: 1,272 nested parentheses, 8,000 `and`s), then in Python in every visitor, in
+# positions and code generation, about 3.5 frames a level of its tree. With Python's default
+# limit of 1,000 frames that fails from about 280 levels (`_cst_depth`) of nested lists, 320 of
+# unary minus, and the interpreter calls it from deep inside the checked code's own calls. No
+# block deeper than this is handed to it; of 250,000 blocks of real code (jax, numpy, mypy, pip
+# and the rest of a site-packages) the deepest is 86.
+MAX_CST_DEPTH = 120
+# Checked before the libcst fallback reads a file that `ast` refused, where no tree says how the
+# code nests: brackets no deeper than Python itself allows (its tokenizer's MAXLEVEL; libcst dies
+# from about 1,200 nested f-strings, 600 levels of their braces), and no more operators on one
+# logical line than this (it dies from about 2,900 nested `lambda`s, 6,000 `.` or `not`).
+MAX_BRACKETS = 200
+MAX_LINE_OPERATORS = 1000
 
 
 @dataclass(eq=False)
@@ -57,6 +75,8 @@ class Block:
     _module: cst.Module | None = None
     _positions: dict[cst.CSTNode, CodeRange] | None = None
     _parse_failed: bool = False
+    # Form feeds dropped from the indentation of lines of the parsed text: line -> characters.
+    _form_feeds: dict[int, int] = field(default_factory=dict)
 
     @property
     def text(self) -> str:
@@ -71,18 +91,23 @@ class Block:
         text = self.text
         if self.kind == "class" and self.members:
             text = self._class_header_text()
+        wrapped = self.indent != 0
+        if wrapped:
+            text = "if 1:\n" + text
+        text, self._form_feeds = _without_form_feeds(text)
+        if _too_deep(text):
+            self._parse_failed = True
+            raise BlockParseError(f"{self.label}: nested too deeply for libcst")
         try:
-            if self.indent == 0:
-                module = cst.parse_module(text)
-                self._statements = list(module.body)
-                self._wrapper_lines = 0
-            else:
-                module = cst.parse_module("if 1:\n" + text)
+            module = cst.parse_module(text)
+            if wrapped:
                 wrapper = module.body[0]
                 assert isinstance(wrapper, cst.If)
                 self._statements = list(wrapper.body.body)  # type: ignore[arg-type]
-                self._wrapper_lines = 1
-        except (cst.ParserSyntaxError, RecursionError, AssertionError) as exc:
+            else:
+                self._statements = list(module.body)
+            self._wrapper_lines = int(wrapped)
+        except (cst.ParserSyntaxError, RecursionError, MemoryError, AssertionError) as exc:
             self._parse_failed = True
             raise BlockParseError(self.label) from exc
         self._module = module
@@ -104,20 +129,27 @@ class Block:
             self.statements()
             assert self._module is not None
             wrapper = MetadataWrapper(self._module, unsafe_skip_copy=True)
-            self._positions = dict(wrapper.resolve(PositionProvider))
+            try:
+                self._positions = dict(wrapper.resolve(PositionProvider))
+            except RecursionError as exc:
+                raise BlockParseError(self.label) from exc
         code_range = self._positions[node]
         offset = self.start_line - 1 - self._wrapper_lines
+        start, end = code_range.start, code_range.end
         return Span(
             self.source.filename,
-            Pos(code_range.start.line + offset, code_range.start.column),
-            Pos(code_range.end.line + offset, code_range.end.column),
+            Pos(start.line + offset, start.column + self._form_feeds.get(start.line, 0)),
+            Pos(end.line + offset, end.column + self._form_feeds.get(end.line, 0)),
         )
 
     def code(self, node: cst.CSTNode) -> str:
         """The source text of a node of this block."""
         self.statements()
         assert self._module is not None
-        return self._module.code_for_node(node)
+        try:
+            return self._module.code_for_node(node)
+        except RecursionError as exc:
+            raise BlockParseError(self.label) from exc
 
 
 # What can start an MMA call or the layouts that feed one. A cheap byte scan, before any parse.
@@ -148,12 +180,121 @@ class SourceFile:
 
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+# Indentation up to its last form feed: Python's tokenizer starts counting the indentation
+# again after one (`\f    def f():` is indented by 4), libcst does not (it reads `\fdef f():` at
+# the top of a module, then drops the form feed from the code it prints).
+_FORM_FEED_INDENT = re.compile(r"[ \t\f]*\f")
 
 
 def split_lines(text: str) -> list[str]:
     """Lines as Python, libcst and LSP count them: `str.splitlines` also splits on form feeds and
     U+2028, which would shift every row after them."""
     return _LINE.findall(text)
+
+
+def indent_of(line: str) -> int:
+    """The indentation of a line as Python counts it: characters after its last form feed."""
+    indentation = line[: len(line) - len(line.lstrip(" \t\f"))]
+    return len(indentation) - indentation.rfind("\f") - 1
+
+
+def _without_form_feeds(text: str) -> tuple[str, dict[int, int]]:
+    """`text` without form feeds in indentation (nor the whitespace before them, which Python
+    ignores too), for libcst; and how many characters each changed (1-based) line lost."""
+    if "\f" not in text:
+        return text, {}
+    removed: dict[int, int] = {}
+    lines = split_lines(text)
+    for number, line in enumerate(lines, start=1):
+        match = _FORM_FEED_INDENT.match(line)
+        if match is not None:
+            removed[number] = match.end()
+            lines[number - 1] = line[match.end() :]
+    return "".join(lines), removed
+
+
+def _cst_depth(tree: ast.AST) -> int:
+    """How deep libcst would nest the tree Python's `ast` gives, a little over rather than under.
+
+    Walked with a stack of its own, so that the depth of the checked code is never Python's. An
+    element of a list field (arguments, elements, a body) sits under a wrapper node in libcst
+    (`Arg`, `Element`, `IndentedBlock` and `SimpleStatementLine`); `a and b and c`, flat in
+    `ast`, nests once per operand; an `elif` is one `If` under another.
+    """
+    deepest = 0
+    todo: list[tuple[ast.AST, int]] = [(tree, 0)]
+    while todo:
+        node, depth = todo.pop()
+        deepest = max(deepest, depth)
+        if isinstance(node, ast.BoolOp):
+            depth += len(node.values)
+        for name, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                elif_chain = name == "orelse" and len(value) == 1 and isinstance(value[0], ast.If)
+                for child in value:
+                    if isinstance(child, ast.AST):
+                        step = 1 if elif_chain else 3 if isinstance(child, ast.stmt) else 2
+                        todo.append((child, depth + step))
+            elif isinstance(value, ast.AST):
+                todo.append((value, depth + 1))
+    return deepest
+
+
+_NESTING_KEYWORDS = frozenset({"and", "or", "not", "if", "else", "lambda", "await", "is", "in"})
+_FLAT_OPERATORS = frozenset({",", ":", "=", ";", "(", ")", "[", "]", "{", "}"})
+
+
+def _shallow_tokens(text: str) -> bool:
+    """Whether libcst can parse text that `ast` cannot (newer syntax) without running out of
+    stack: no bracket deeper than Python allows, no logical line with more operators than
+    `MAX_LINE_OPERATORS`. From the tokens, since there is no tree; from the brackets alone
+    where this Python cannot even tokenize it (PEP 701 f-strings)."""
+    depth = deepest = operators = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.OP:
+                if token.string in "([{":
+                    depth += 1
+                    deepest = max(deepest, depth)
+                elif token.string in ")]}":
+                    depth -= 1
+                if token.string not in _FLAT_OPERATORS:
+                    operators += 1
+            elif token.type == tokenize.NAME and token.string in _NESTING_KEYWORDS:
+                operators += 1
+            elif token.type == tokenize.NEWLINE:
+                operators = 0
+            if deepest > MAX_BRACKETS or operators > MAX_LINE_OPERATORS:
+                return False
+    except (tokenize.TokenError, SyntaxError):
+        return _shallow_brackets(text)
+    return True
+
+
+def _shallow_brackets(text: str) -> bool:
+    """No bracket deeper than Python allows, counting every bracket character, in strings and
+    comments too (an over-count), from where each top-level statement starts."""
+    depth = 0
+    for match in re.finditer(r"[(\[{]|[)\]}]|\n(?=[^\s#])", text):
+        char = match.group()
+        if char == "\n":
+            depth = 0
+        elif char in "([{":
+            depth += 1
+            if depth > MAX_BRACKETS:
+                return False
+        else:
+            depth = max(depth - 1, 0)
+    return True
+
+
+def _too_deep(text: str) -> bool:
+    """Whether libcst must not be handed `text` (see `MAX_CST_DEPTH`)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return not _shallow_tokens(text)  # newer syntax than this Python's: libcst decides
+    return _cst_depth(tree) > MAX_CST_DEPTH
 
 
 class SourceSyntaxError(Exception):
@@ -170,8 +311,9 @@ def index_source(filename: str, text: str) -> SourceFile:
         tree = ast.parse(text, filename=filename)
     except SyntaxError as exc:
         # Newer syntax than this Python knows (PEP 695 `def f[T]()`, PEP 701 f-strings):
-        # libcst's own parser may still read it.
-        fallback = _index_with_libcst(filename, text)
+        # libcst's own parser may still read it, unless it is nested deeper than any Python
+        # allows (`too many nested parentheses`), which would crash it.
+        fallback = _index_with_libcst(filename, text) if _shallow_tokens(text) else None
         if fallback is not None:
             return fallback
         raise SourceSyntaxError(
@@ -199,7 +341,8 @@ def index_source(filename: str, text: str) -> SourceFile:
             kind, name = "def", stmt.name
         elif isinstance(stmt, ast.ClassDef):
             kind, name = "class", stmt.name
-        block = Block(source, start, end, stmt.col_offset, kind, name)
+        # A top-level statement is not indented, even after a form feed (`col_offset` 1).
+        block = Block(source, start, end, 0, kind, name)
         block.bound_names = _bound_names(stmt)
         if isinstance(stmt, ast.ClassDef):
             block.members = _class_members(source, block, stmt)
@@ -238,7 +381,7 @@ def _class_members(source: SourceFile, cls: Block, stmt: ast.ClassDef) -> list[B
             kind, name = "def", member.name
         elif isinstance(member, ast.ClassDef):
             kind, name = "class", member.name
-        block = Block(source, start, end, member.col_offset, kind, name, parent=cls)
+        block = Block(source, start, end, indent_of(source.lines[start - 1]), kind, name, parent=cls)
         block.bound_names = _bound_names(member)
         members.append(block)
         previous_end = end
@@ -301,12 +444,16 @@ def _index_with_libcst(filename: str, text: str) -> SourceFile | None:
     Line ranges come from the length of each statement's generated code (one codegen pass),
     not from libcst's PositionProvider, which costs several times more on a large file.
     """
+    try:
+        return _libcst_index(filename, text)
+    except (cst.ParserSyntaxError, RecursionError, MemoryError):
+        return None  # too deep for its visitors here: as Python says, a syntax error
+
+
+def _libcst_index(filename: str, text: str) -> SourceFile:
     from mmalint.analysis.scopes import LocalNames
 
-    try:
-        module = cst.parse_module(text)
-    except (cst.ParserSyntaxError, RecursionError):
-        return None
+    module = cst.parse_module(_without_form_feeds(text)[0])
     source = SourceFile(filename, text, split_lines(text), [], {})
 
     def names_of(stmt: cst.CSTNode) -> frozenset[str]:
@@ -330,7 +477,7 @@ def _index_with_libcst(filename: str, text: str) -> SourceFile | None:
         if isinstance(stmt, cst.BaseCompoundStatement) and isinstance(getattr(stmt, "body", None), cst.IndentedBlock):
             trailing = len(stmt.body.footer)  # type: ignore[attr-defined]
         end = line + newlines - 1 - trailing
-        indent = len(source.lines[start - 1]) - len(source.lines[start - 1].lstrip()) if start <= len(source.lines) else 0
+        indent = indent_of(source.lines[start - 1]) if start <= len(source.lines) and parent else 0
         block = Block(source, start, end, indent, kind, name, parent)
         block.bound_names = names_of(stmt)
         return block, line + newlines

@@ -83,10 +83,26 @@ TRUE = Const(True)
 FALSE = Const(False)
 
 
+def _measure(value: Value, items: tuple[Value, ...]) -> None:
+    """Set `size` (values inside, repeats counted) and `depth` of a container from its items',
+    once, when it is built: neither is ever found by walking it."""
+    size, depth = 1, 1
+    for item in items:
+        size += getattr(item, "size", 1)
+        depth = max(depth, getattr(item, "depth", 0) + 1)
+    object.__setattr__(value, "size", size)
+    object.__setattr__(value, "depth", depth)
+
+
 @dataclass(frozen=True)
 class TupleVal(Value):
     items: tuple[Value, ...]
     is_list: bool = False
+    size: int = field(default=1, init=False, compare=False, repr=False)
+    depth: int = field(default=1, init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        _measure(self, self.items)
 
 
 @dataclass(frozen=True)
@@ -94,6 +110,11 @@ class DictVal(Value):
     """A dict with known string keys (kwargs, `dict(a=1)`, `{"a": 1}`)."""
 
     items: tuple[tuple[str, Value], ...]
+    size: int = field(default=1, init=False, compare=False, repr=False)
+    depth: int = field(default=1, init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        _measure(self, tuple(v for _, v in self.items))
 
     def get(self, key: str) -> Value | None:
         for k, v in self.items:
