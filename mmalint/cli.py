@@ -11,13 +11,17 @@ import os
 import re
 import sys
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mmalint import __version__
 from mmalint.catalog import Catalog, CatalogError, load_catalog
+from mmalint.cli_args import add_options, prepare
+from mmalint.color import HELP as COLOR_HELP
+from mmalint.color import use_color
 from mmalint.diagnostics import Diagnostic
+from mmalint.fixes.applicability import fix_applicability
 
 if TYPE_CHECKING:
     from mmalint.discover import Discovered
@@ -39,11 +43,7 @@ def _error(message: str) -> None:
 
 
 def _color(args: argparse.Namespace, stream: object) -> bool:
-    if getattr(args, "color", None) == "always":
-        return True
-    if getattr(args, "color", None) == "never" or os.environ.get("NO_COLOR"):
-        return False
-    return bool(getattr(stream, "isatty", lambda: False)())
+    return use_color(getattr(args, "color", None), stream, os.environ)
 
 
 def _codes(values: Sequence[str] | None) -> tuple[str, ...]:
@@ -63,13 +63,14 @@ def validate_selectors(selectors: tuple[str, ...], catalog: Catalog, option: str
 
 def resolve_target_jax(requested: str | None, catalog: Catalog) -> str:
     from mmalint.jaxversion import installed_jax_version
+    from mmalint.target_jax import TargetError, parse_version
 
     if requested is not None:
         if not re.fullmatch(r"\d+\.\d+(\.\d+)*", requested):
             raise UsageError(f"--target-jax: expected a version like 0.11, got {requested!r}")
         try:
-            return catalog.resolve_version(requested)
-        except CatalogError as exc:
+            return parse_version(requested, catalog)
+        except TargetError as exc:
             raise UsageError(f"--target-jax: {exc}") from None
     installed = installed_jax_version()
     if installed is not None:
@@ -86,34 +87,45 @@ def resolve_target_jax(requested: str | None, catalog: Catalog) -> str:
 def _add_check(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("check", help="check files for MMA bugs", description="Check Python files for bugs in Mosaic GPU and Pallas MMA calls.")
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .); - reads stdin")
-    p.add_argument("--format", "--output-format", dest="format", choices=FORMATS, default="full",
-                   help="full (default), concise, json, sarif (SARIF 2.1.0) or github (workflow commands)")
+    p.add_argument("--format", "--output-format", dest="format", choices=FORMATS, default=None,
+                   help="full (default, or $MMALINT_OUTPUT_FORMAT), concise, json, sarif (SARIF 2.1.0) "
+                        "or github (workflow commands)")
     p.add_argument("--select", action="append", metavar="CODES", help="rule codes or prefixes to enable (comma-separated; default ALL)")
     p.add_argument("--extend-select", action="append", metavar="CODES", help="codes to enable on top of --select")
     p.add_argument("--ignore", action="append", metavar="CODES", help="rule codes or prefixes to disable")
-    p.add_argument("--target-jax", metavar="VERSION", help="the jax version to predict (default: the installed jax, else the newest known)")
+    p.add_argument("--target-jax", metavar="VERSION", help="the jax version to predict (default: the project's jax, see the guide's Configuration)")
     p.add_argument("--target-arch", metavar="ARCH", help="the GPU to check for: sm_80, sm_86, sm_89, sm_90, sm_90a (default), sm_100a...")
     p.add_argument("--show-settings", action="store_true", help="print the resolved settings for the first path and exit")
     p.add_argument("--confirm", action="store_true", help="then confirm the findings with the reference lowering (see `mmalint confirm`)")
     p.add_argument("--confirm-tier", default="all", metavar="TIERS", help="with --confirm: ptx, jax, gpu, all (default) or a comma-separated list")
-    p.add_argument("--stdin-filename", metavar="PATH", help="the name of the file read from stdin")
+    p.add_argument("--stdin-filename", metavar="PATH",
+                   help="check standard input, under this name (for its configuration, excludes and reports)")
     p.add_argument("--show-expected-failures", action="store_true", help="report calls inside assertRaises/pytest.raises as info")
     p.add_argument("--exclude", action="append", metavar="PATTERNS", help="glob patterns of paths to skip (on top of the configuration's)")
     p.add_argument("--force-exclude", action="store_true", help="skip excluded files even when named on the command line (for pre-commit)")
+    p.add_argument("--respect-gitignore", action=argparse.BooleanOptionalAction, default=None,
+                   help="skip what .gitignore files ignore when walking directories (default: on)")
     p.add_argument("--config", metavar="PATH", help="use this configuration file instead of the nearest one")
     p.add_argument("--isolated", action="store_true", help="ignore every configuration file")
     fixes = p.add_argument_group("fixes")
     fixes.add_argument("--fix", action="store_true", help="apply the safe fixes (with - : print the fixed source on stdout)")
-    fixes.add_argument("--unsafe-fixes", action="store_true", help="also apply (and count as fixable) the fixes marked unsafe")
+    fixes.add_argument("--unsafe-fixes", action=argparse.BooleanOptionalAction, default=None,
+                       help="also apply (and count as fixable) the fixes marked unsafe "
+                            "(default: the configuration's `unsafe-fixes`, else no)")
     fixes.add_argument("--diff", action="store_true", help="write nothing: print the fixes as a unified diff; exit 1 if there is one")
     fixes.add_argument("--exit-non-zero-on-fix", action="store_true", help="with --fix: exit 1 when a fix was applied, even if nothing is left")
     p.add_argument("--report-unused-noqa", action="store_true", help="report noqa directives that suppress nothing (MMA001)")
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings (input errors still exit 2)")
     p.add_argument("--output-file", "-o", metavar="PATH", help="write the report to a file instead of stdout")
+    p.add_argument("--docs-url", metavar="URL", default=os.environ.get("MMALINT_DOCS_URL") or None,
+                   help="where the rule pages are published (the folder holding MMA101.md), for the "
+                        "links in reports; default: $MMALINT_DOCS_URL, else the pages installed "
+                        "with mmalint, as file:// URIs")
     p.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto", help=COLOR_HELP)
     p.add_argument("--jobs", "-j", type=int, default=None, help="worker processes (default: all cores)")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the findings")
+    add_options(p, fixes)
     p.set_defaults(handler=_run_check)
 
 
@@ -128,6 +140,9 @@ def _resolver(args: argparse.Namespace, catalog: Catalog) -> Any:
     validate_selectors(select, catalog, "--select")
     validate_selectors(ignore, catalog, "--ignore")
     validate_selectors(extend, catalog, "--extend-select")
+    fixable, unfixable = _codes(args.fixable), _codes(args.unfixable)
+    validate_selectors(fixable, catalog, "--fixable")
+    validate_selectors(unfixable, catalog, "--unfixable")
     target = resolve_target_jax(args.target_jax, catalog) if args.target_jax else None
     if args.target_arch is not None and not re.fullmatch(r"sm_\d{2,3}[af]?", args.target_arch):
         raise UsageError(f"--target-arch: expected an architecture like sm_90a, got {args.target_arch!r}")
@@ -139,11 +154,14 @@ def _resolver(args: argparse.Namespace, catalog: Catalog) -> Any:
         target_jax=target,
         target_arch=args.target_arch,
         show_expected_failures=args.show_expected_failures,
+        respect_gitignore=args.respect_gitignore,
+        fixable=fixable or None,
+        unfixable=unfixable or None,
     )
     try:
         return Resolver(
             overrides,
-            resolve_target_jax(None, catalog),
+            None,  # no target set: the project's jax, else the installed one (mmalint.target_jax)
             config_path=Path(args.config) if args.config else None,
             isolated=args.isolated,
             catalog=catalog,
@@ -160,11 +178,19 @@ def _run_check(args: argparse.Namespace) -> int:
     from mmalint.source_io import decode
 
     catalog = load_catalog()
+    try:
+        warnings = prepare(args, FORMATS, os.environ)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    for warning in warnings:
+        print(f"mmalint: warning: {warning}", file=sys.stderr)
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be at least 1")
     if args.exit_non_zero_on_fix and not args.fix:
-        raise UsageError("--exit-non-zero-on-fix needs --fix")
-    from mmalint.config import ConfigError, is_excluded
+        raise UsageError("--exit-non-zero-on-fix needs --fix or --fix-only")
+    if args.watch:
+        return _watch(args)
+    from mmalint.config import ConfigError
 
     resolver = _resolver(args, catalog)
     if args.show_settings:
@@ -176,7 +202,9 @@ def _run_check(args: argparse.Namespace) -> int:
         except ConfigError as exc:
             raise UsageError(str(exc)) from None
         return EXIT_CLEAN
-    options = LintOptions(report_unused_noqa=args.report_unused_noqa)
+    if args.unsafe_fixes is None:
+        args.unsafe_fixes = _configured_unsafe_fixes(args, resolver)
+    options = LintOptions(report_unused_noqa=args.report_unused_noqa, ignore_noqa=args.ignore_noqa)
     fix_mode = ("unsafe" if args.unsafe_fixes else "safe") if (args.fix or args.diff) else ""
     paths = args.paths or ["."]
     stdin_name: str | None = None
@@ -189,6 +217,12 @@ def _run_check(args: argparse.Namespace) -> int:
         except ConfigError as exc:
             raise UsageError(str(exc)) from None
         data = sys.stdin.buffer.read()
+        if args.force_exclude and args.stdin_filename is not None and _named_excluded(resolver, Path(stdin_name)):
+            # ruff's rule: an excluded stdin name is not checked, and a filter passes it through.
+            if args.fix and not args.diff:
+                _echo_stdin(data)
+                return EXIT_CLEAN
+            return _finish_diff(args, RunResult()) if args.diff else _report(args, RunResult(), None, None)
         try:
             stdin_text = decode(data).text
         except InputError as exc:
@@ -217,19 +251,19 @@ def _run_check(args: argparse.Namespace) -> int:
         errors: list[str] = []
         skipped: list[str] = []
         try:
-            walk = resolver.for_path(Path(paths[0]))
-            files = [
-                f for f in discover(paths, (*walk.exclude, *walk.extend_exclude), errors, skipped)
-                if not (args.force_exclude and f.explicit and is_excluded(f.path, resolver.for_path(f.path)))
-            ]
+            files = list(discover(paths, resolver, errors, skipped, force_exclude=args.force_exclude))
             settings_for = {f.display: resolver.for_path(f.path) for f in files}
         except ConfigError as exc:
             raise UsageError(str(exc)) from None
-        for message in skipped:
+        for message in (*skipped, *resolver.warnings):
             print(f"mmalint: warning: {message}", file=sys.stderr)
-        seen = _snapshots(files) if args.fix and not args.diff else {}
+        if args.show_files:
+            return _show_files(files, errors)
+        seen = _snapshots(files) if (args.fix and not args.diff) or args.add_noqa else {}
         result = run(files, settings_for, jobs=args.jobs, options=options, fix=fix_mode)
         result.input_errors[:0] = errors
+        if args.add_noqa:
+            return _add_noqa(result, files, seen)
 
     for name in result.not_converged:
         print(f"mmalint: warning: the fixes for {name} did not settle after repeated passes; "
@@ -245,11 +279,12 @@ def _run_check(args: argparse.Namespace) -> int:
 
 
 def _confirm(args: argparse.Namespace, result: RunResult) -> int:
-    """`check --confirm`: run the reference lowering on what was found; the table goes to
-    stderr so that `--format json` stays one JSON document on stdout."""
+    """`check --confirm`: run the reference lowering on what was found; progress and a line per
+    finding go to stderr, so that `--format json` stays one JSON document on stdout."""
     from rich.console import Console
 
-    from mmalint.confirm import confirm_findings, print_table, summarize
+    from mmalint.confirm import summarize
+    from mmalint.confirm.cli import confirm_with_progress, show
     from mmalint.confirm.runner import parse_tiers
 
     findings = [d.to_json() for d in result.diagnostics if d.code and d.call is not None]
@@ -258,26 +293,17 @@ def _confirm(args: argparse.Namespace, result: RunResult) -> int:
     tiers = parse_tiers(args.confirm_tier)
     if not tiers or tiers - {"ptx", "jax", "gpu"}:
         raise UsageError(f"--confirm-tier takes ptx, jax, gpu, all or a list, got {args.confirm_tier!r}")
-    verdicts = confirm_findings(findings, tiers, jobs=args.jobs or min(os.cpu_count() or 1, 8))
-    console = Console(stderr=True, no_color=not _color(args, sys.stderr))
-    print_table(verdicts, console)
+    color = _color(args, sys.stderr)
+    console = Console(stderr=True, force_terminal=True if color else None, no_color=not color)
+    verdicts = confirm_with_progress(findings, tiers, console, jobs=args.jobs or min(os.cpu_count() or 1, 8))
+    show(verdicts, "concise", console)
     return summarize(verdicts).exit_code
 
 
 def _finish_diff(args: argparse.Namespace, result: RunResult) -> int:
-    import difflib
-
     out: list[str] = []
     for entry, outcome in result.changed:
-        assert outcome.source is not None and outcome.fixed_text is not None
-        out.extend(
-            difflib.unified_diff(
-                outcome.source.text.splitlines(keepends=True),
-                outcome.fixed_text.splitlines(keepends=True),
-                fromfile=entry.display,
-                tofile=entry.display,
-            )
-        )
+        out.extend(outcome.diff(entry.display))  # a notebook's: of each changed cell
     text = "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n" for line in out)
     _emit(args, text)
     fixed = sum(result.fixed.values())
@@ -312,7 +338,7 @@ def _write_fixes(
     from mmalint.source_io import encode
 
     with cleanup_on_termination():
-        for entry, outcome in result.changed:
+        for entry, outcome in list(result.changed):
             assert outcome.source is not None
             try:
                 data = outcome.fixed_data()
@@ -331,13 +357,13 @@ def _not_fixed(
     result: RunResult, display: str, outcome: FileOutcome, settings: Settings, options: LintOptions
 ) -> None:
     """Account for a file whose fixes were not written: what was read is what is reported."""
-    from mmalint.lint import lint_text
+    from mmalint.runner import lint_as_read
 
-    assert outcome.source is not None
     result.fixed.subtract(outcome.fixed)
     result.fixed += Counter()  # drop the codes that fell to zero
-    report = lint_text(display, outcome.source.text, settings, options)
+    report = lint_as_read(display, outcome, settings, options)
     result.reports[:] = [report if r is outcome.report else r for r in result.reports]
+    result.changed[:] = [(e, o) for e, o in result.changed if o is not outcome]
 
 
 def _echo_stdin(data: bytes) -> None:
@@ -347,12 +373,91 @@ def _echo_stdin(data: bytes) -> None:
     sys.stdout.buffer.flush()
 
 
+def _named_excluded(resolver: Any, path: Path) -> bool:
+    """`--force-exclude` for a name that is not walked (stdin's): whether it is excluded."""
+    from mmalint.config import ConfigError
+
+    try:
+        return bool(resolver.excludes_named(path))
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _configured_unsafe_fixes(args: argparse.Namespace, resolver: Any) -> bool:
+    """`unsafe-fixes` of the configuration of the first path, when neither --unsafe-fixes nor
+    --no-unsafe-fixes was given: one answer for the run, as its summary counts fixes once."""
+    from mmalint.config import ConfigError
+
+    first = (args.stdin_filename or ".") if args.paths == ["-"] else (args.paths or ["."])[0]
+    try:
+        return bool(resolver.for_path(Path(first)).unsafe_fixes)
+    except ConfigError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _show_files(files: Sequence[Discovered], errors: list[str]) -> int:
+    """`--show-files`: the files a check would read, one per line."""
+    sys.stdout.write("".join(f"{f.display}\n" for f in files))
+    sys.stdout.flush()
+    for message in errors:
+        _error(message)
+    return EXIT_ERROR if errors else EXIT_CLEAN
+
+
+def _add_noqa(result: RunResult, files: Sequence[Discovered], seen: dict[str, Snapshot | None]) -> int:
+    """`--add-noqa`: write a `# noqa` for every finding (`mmalint.add_noqa`); exit 0 unless a
+    file could not be read or written."""
+    from mmalint.add_noqa import add_noqa_to_files
+
+    added = add_noqa_to_files(result.reports, files, seen)
+    for message in added.warnings:
+        print(f"mmalint: warning: {message}", file=sys.stderr)
+    print(f"Added {_plural(added.rows, 'noqa directive')}.", file=sys.stderr)
+    errors = [*result.input_errors, *added.errors]
+    for message in errors:
+        _error(message)
+    return EXIT_ERROR if errors else EXIT_CLEAN
+
+
+def _watch(args: argparse.Namespace) -> int:
+    """`--watch`: the check, again whenever what it reads changes (`mmalint.watch`)."""
+    from mmalint.watch import watch
+
+    def check() -> None:
+        try:
+            _run_check(argparse.Namespace(**{**vars(args), "watch": False}))
+        except UsageError as exc:  # a broken configuration: say so, and wait for the fix
+            _error(str(exc))
+
+    clear = sys.stdout.isatty() and not args.output_file
+    return watch(check, lambda: _watched(args), sys.stdout, clear=clear, announce=not args.quiet)
+
+
+def _watched(args: argparse.Namespace) -> list[Path] | None:
+    """The files a check of `args` reads and the configuration files that apply to them; None
+    while the configuration cannot be read."""
+    from mmalint.config import ConfigError
+    from mmalint.discover import discover
+
+    paths = args.paths or ["."]
+    try:
+        resolver = _resolver(args, load_catalog())
+        files = [f.path for f in discover(paths, resolver, [], [], force_exclude=args.force_exclude)]
+        configs = {resolver.for_path(p).config_file for p in [*files, *map(Path, paths)]}
+    except (UsageError, ConfigError):
+        return None
+    return [*files, *(Path(c) for c in sorted(c for c in configs if c))]
+
+
 def _finish_stdin_fix(args: argparse.Namespace, result: RunResult) -> int:
     from mmalint.report import REPORTERS
 
     diagnostics = sorted(result.diagnostics, key=lambda d: d.sort_key())
-    if not args.quiet and diagnostics and args.format in ("full", "concise"):
+    text = not args.quiet and args.format in ("full", "concise")
+    if text and diagnostics and not args.fix_only:
         sys.stderr.write(REPORTERS["concise"](diagnostics, lambda name: None, False))
+    if text and args.show_fixes:
+        sys.stderr.write(_fixed_listing([(r.filename, result.fixed) for r in result.reports]))
     for message in result.input_errors:
         _error(message)
     if result.input_errors:
@@ -364,7 +469,7 @@ def _exit_code(args: argparse.Namespace, diagnostics: list[Diagnostic], result: 
     findings = [d for d in diagnostics if d.severity in ("error", "warning")]
     if args.fix and args.exit_non_zero_on_fix and result.fixed:
         return EXIT_FINDINGS
-    if findings and not args.exit_zero:
+    if findings and not args.exit_zero and not args.fix_only:
         return EXIT_FINDINGS
     return EXIT_CLEAN
 
@@ -395,27 +500,46 @@ def _report(
     from mmalint.source_io import decode
 
     diagnostics = sorted(result.diagnostics, key=lambda d: d.sort_key())
+    if args.docs_url:
+        from dataclasses import replace
+
+        from mmalint.catalog import rule_url
+
+        diagnostics = [replace(d, url=rule_url(d.code, args.docs_url)) if d.code else d
+                       for d in diagnostics]
     cache: dict[str, list[str] | None] = {}
 
     def source_lines(name: str) -> list[str] | None:
         if name not in cache:
-            if stdin_text is not None and name == stdin_name:
-                cache[name] = _split_lines(stdin_text)
-            else:
-                try:
-                    cache[name] = _split_lines(decode(read_regular(name)).text)
-                except (UnreadableInput, InputError):
-                    cache[name] = None
+            from mmalint.notebook import rows_text  # a notebook's rows: of its code cells
+
+            try:
+                text = stdin_text if stdin_text is not None and name == stdin_name else decode(read_regular(name)).text
+                cache[name] = _split_lines(rows_text(name, text))
+            except (UnreadableInput, InputError):
+                cache[name] = None
         return cache[name]
 
     machine = args.format in ("json", "sarif", "github")
     color = _color(args, sys.stdout) and not args.output_file and not machine
-    if args.statistics:
+    listing = _fixed_listing((e.display, o.fixed) for e, o in result.changed) if args.show_fixes else ""
+    if args.fix_only:  # ruff's: the fixes and nothing else, and no JSON for a machine
+        text = "" if machine or args.quiet else listing + _fix_only_summary(diagnostics, result, args)
+    elif args.statistics:
         text = _statistics(diagnostics, args.format, args.unsafe_fixes)
     else:
-        text = REPORTERS[args.format](diagnostics, source_lines, color)
+        if args.show_fixes and args.format == "full":
+            from mmalint.fix_report import full_with_fix_diffs
+
+            text = full_with_fix_diffs(diagnostics, source_lines, color)
+        elif args.format == "sarif":
+            from mmalint.report import sarif
+
+            text = sarif.render(diagnostics, source_lines, color, docs_base_url=args.docs_url)
+        else:
+            text = REPORTERS[args.format](diagnostics, source_lines, color)
         if not machine and not args.quiet:
-            text += _summary(diagnostics, result, args)
+            text += listing + _summary(diagnostics, result, args)
     _emit(args, text)
     for message in result.input_errors:
         _error(message)
@@ -426,6 +550,27 @@ def _report(
 
 def _plural(n: int, word: str, plural: str | None = None) -> str:
     return f"{n} {word if n == 1 else plural or word + 's'}"
+
+
+def _fixed_listing(per_file: Iterable[tuple[str, Counter[str]]]) -> str:
+    """`--show-fixes`: the fixes applied, per file and rule (`mmalint.fix_report`)."""
+    from mmalint.fix_report import fixed_listing
+
+    return fixed_listing(per_file, {code: rule.name for code, rule in load_catalog().rules.items()})
+
+
+def _hidden(findings: list[Diagnostic], args: argparse.Namespace) -> int:
+    """The unsafe fixes a run without --unsafe-fixes leaves out."""
+    if args.unsafe_fixes:
+        return 0
+    return sum(1 for d in findings if d.fix is not None and d.fix.applicability == "unsafe")
+
+
+def _fix_only_summary(diagnostics: list[Diagnostic], result: RunResult, args: argparse.Namespace) -> str:
+    from mmalint.fix_report import fix_only_summary
+
+    findings = [d for d in diagnostics if d.severity in ("error", "warning")]
+    return fix_only_summary(sum(result.fixed.values()), _hidden(findings, args))
 
 
 def _summary(diagnostics: list[Diagnostic], result: RunResult, args: argparse.Namespace) -> str:
@@ -441,17 +586,17 @@ def _summary(diagnostics: list[Diagnostic], result: RunResult, args: argparse.Na
         return "" if result.input_errors else "All checks passed!\n"
     else:
         text = f"Found {_plural(n, 'error')}."
-    safe = sum(1 for d in findings if d.fix is not None and d.fix.applicability == "safe")
-    unsafe = sum(1 for d in findings if d.fix is not None and d.fix.applicability == "unsafe")
-    fixable = safe + (unsafe if args.unsafe_fixes else 0)
-    hidden = 0 if args.unsafe_fixes else unsafe
+    from mmalint.fix_report import hidden_note
+
+    hidden = _hidden(findings, args)
+    fixable = sum(1 for d in findings if d.fix is not None) - hidden
     if fixable:
         text += f"\n[*] {fixable} fixable with the `--fix` option"
         if hidden:
-            text += f" ({_plural(hidden, 'hidden fix', 'hidden fixes')} can be enabled with the `--unsafe-fixes` option)"
+            text += f" ({hidden_note(hidden)})"
         text += "."
     elif hidden:
-        text += f"\nNo fixes available ({_plural(hidden, 'hidden fix', 'hidden fixes')} can be enabled with the `--unsafe-fixes` option)."
+        text += f"\nNo fixes available ({hidden_note(hidden)})."
     return text + "\n"
 
 
@@ -464,7 +609,7 @@ def _statistics(diagnostics: list[Diagnostic], fmt: str, unsafe: bool) -> str:
         if d.fix is not None and (d.fix.applicability == "safe" or unsafe):
             entry[1] += 1
     rows = sorted(counts.items(), key=lambda kv: (-kv[1][0], kv[0]))
-    if fmt in ("json", "sarif"):
+    if fmt == "json":
         data = [
             {"code": code or None, "name": name, "count": n, "fixable": fixable}
             for (code, name), (n, fixable) in rows
@@ -481,12 +626,18 @@ def _statistics(diagnostics: list[Diagnostic], fmt: str, unsafe: bool) -> str:
 
 
 def _add_rule(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("rule", help="explain a rule")
-    p.add_argument("code", metavar="CODE")
-    p.add_argument("--format", choices=("text", "json"), default="text")
+    p = sub.add_parser("rule", help="explain a rule", description="Print a rule's page: what it "
+                       "flags, why, what jax raises per version, its fix and its examples.")
+    p.add_argument("code", metavar="CODE", help="a rule code (MMA101) or name (integer-operands-need-int32-accumulator)")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="text (default: Markdown, rendered on a terminal) or json")
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto", help=COLOR_HELP)
     p.set_defaults(handler=_run_rule)
-    q = sub.add_parser("rules", help="list all rules")
-    q.add_argument("--format", choices=("text", "json"), default="text")
+    q = sub.add_parser("rules", help="list all rules", description="List every rule: code, name, "
+                       "severity, whether its fix is safe, unsafe or sometimes either, and summary.")
+    q.add_argument("--format", choices=("text", "json"), default="text",
+                   help="text (default: a table) or json (every rule with its checks and examples)")
+    q.add_argument("--color", choices=("auto", "always", "never"), default="auto", help=COLOR_HELP)
     q.set_defaults(handler=_run_rules)
 
 
@@ -502,6 +653,7 @@ def _rule_json(code: str, catalog: Catalog) -> dict[str, object]:
         "fix": r.fix_title if r.fixable else None,
         "fixable": r.fixable,
         "fix_safety": r.fix_safety or None,
+        "fix_applicability": fix_applicability(r),
         "url": r.url,
         "checks": [
             {"api": c.api, "versions": list(c.versions), "exception": c.exception or None,
@@ -529,11 +681,11 @@ def _run_rule(args: argparse.Namespace) -> int:
         print(json.dumps(_rule_json(code, catalog), indent=2))
         return EXIT_CLEAN
     text = rule_markdown(catalog.rules[code], catalog)
-    if sys.stdout.isatty() and not os.environ.get("NO_COLOR"):
+    if _color(args, sys.stdout):
         from rich.console import Console
         from rich.markdown import Markdown
 
-        Console().print(Markdown(text))
+        Console(force_terminal=True).print(Markdown(text))
     else:
         sys.stdout.write(text)
     return EXIT_CLEAN
@@ -552,8 +704,8 @@ def _run_rules(args: argparse.Namespace) -> int:
         table.add_column(column, no_wrap=column != "summary")
     for code in sorted(catalog.rules):
         r = catalog.rules[code]
-        table.add_row(code, r.name, r.severity, "yes" if r.fixable else "", r.summary)
-    color = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        table.add_row(code, r.name, r.severity, fix_applicability(r) or "", r.summary)
+    color = _color(args, sys.stdout)
     Console(force_terminal=color, no_color=not color, width=200 if not color else None).print(table)
     return EXIT_CLEAN
 
@@ -606,12 +758,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_rule(sub)
     _add_confirm(sub)
     _add_server(sub)
+    for command in sub.choices.values():
+        command.set_defaults(command_parser=command)  # for errors found after parsing
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # the usage of the command they were given to, not the top level's (exits 2)
+        getattr(args, "command_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     handler: Callable[[argparse.Namespace], int] | None = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)

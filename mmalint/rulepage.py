@@ -3,6 +3,14 @@
 from __future__ import annotations
 
 from mmalint.catalog import Catalog, Rule
+from mmalint.fixes.applicability import SAFE, SOMETIMES, UNSAFE, fix_applicability
+
+# The command that applies a rule's fix: an always-unsafe fix needs --unsafe-fixes.
+_FIX_COMMAND = {
+    SAFE: "`mmalint check --fix`",
+    UNSAFE: "`mmalint check --fix --unsafe-fixes`",
+    SOMETIMES: "`mmalint check --fix`; `--unsafe-fixes` where it is unsafe",
+}
 
 # What a check without an exception of its own stands for, by stage.
 _NOT_RAISED = {
@@ -11,12 +19,14 @@ _NOT_RAISED = {
     "any-operand": "operands unknown: the error of their dtype",
 }
 
+
 def rule_markdown(rule: Rule, catalog: Catalog) -> str:
     parts = [
         f"# {rule.code}: {rule.name}",
         "",
         f"**Severity:** {rule.severity} · **Family:** {rule.family} · **Fix:** "
-        + (f"{rule.fix_title} (`mmalint check --fix`)" if rule.fixable else "none (by hand)"),
+        + (f"{rule.fix_title} ({_FIX_COMMAND[fix_applicability(rule) or SAFE]})"
+           if rule.fixable else "none (by hand)"),
         "",
         f"{rule.summary}.",
         "",
@@ -68,6 +78,6 @@ def rules_table_markdown(catalog: Catalog, link_prefix: str = "rules/") -> str:
     lines = ["| code | name | severity | fix | summary |", "|---|---|---|---|---|"]
     for code in sorted(catalog.rules):
         r = catalog.rules[code]
-        fix = "yes" if r.fixable else ""
+        fix = fix_applicability(r) or ""
         lines.append(f"| [{code}]({link_prefix}{code}.md) | {r.name} | {r.severity} | {fix} | {r.summary} |")
     return "\n".join(lines) + "\n"

@@ -17,7 +17,7 @@ import ast
 import io
 import re
 import tokenize
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from mmalint.catalog import Catalog, Rule
@@ -95,15 +95,41 @@ def _comments(text: str) -> Iterable[tuple[int, int, str]]:
             yield row, i, line[i:].rstrip("\r\n")
 
 
-def _string_rows(text: str) -> set[int]:
-    rows: set[int] = set()
+def _tokens(text: str) -> Iterator[tokenize.TokenInfo]:
+    """The tokens of `text`, as far as tokenize gets (none past a syntax error)."""
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
-            multi_line = tok.end[0] > tok.start[0]
-            if multi_line and tok.type in _STRING_TOKENS:
-                rows.update(range(tok.start[0], tok.end[0]))
+        yield from tokenize.generate_tokens(io.StringIO(text).readline)
     except (tokenize.TokenError, SyntaxError, IndentationError):
-        pass
+        return
+
+
+def string_rows(text: str) -> set[int]:
+    """Rows that a multi-line string literal spans past their end: a comment cannot go there."""
+    rows: set[int] = set()
+    for tok in _tokens(text):
+        if tok.end[0] > tok.start[0] and tok.type in _STRING_TOKENS:
+            rows.update(range(tok.start[0], tok.end[0]))
+    return rows
+
+
+def continued_rows(text: str) -> set[int]:
+    """Rows that end in a backslash continuation: a comment there would end the line early.
+
+    Inside brackets tokenize ends every row with an NL token; a row whose next token starts on
+    a later row with no NL, NEWLINE or comment between them was joined by a backslash.
+    """
+    rows: set[int] = set()
+    previous: tokenize.TokenInfo | None = None
+    for tok in _tokens(text):
+        if (
+            previous is not None
+            and tok.start[0] > previous.end[0]
+            and previous.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT)
+            and tok.type not in (tokenize.DEDENT, tokenize.ENDMARKER)
+        ):
+            rows.update(range(previous.end[0], tok.start[0]))
+        if tok.type not in (tokenize.INDENT, tokenize.DEDENT):
+            previous = tok
     return rows
 
 
@@ -185,6 +211,7 @@ def statement_rows(text: str, ranges: Iterable[Range]) -> list[tuple[int, int]]:
 class NoqaOptions:
     report_unused: bool = False
     enabled: Callable[[str], bool] = field(default=lambda code: True)
+    ignore: bool = False  # `--ignore-noqa`: no directive suppresses anything (and none is unused)
 
 
 def apply_suppressions(
@@ -206,7 +233,7 @@ def apply_suppressions(
             replace(d, statement_rows=located[id(d)]) if id(d) in located else d
             for d in diagnostics
         ]
-    if not directives:
+    if not directives or options.ignore:
         return diagnostics
     used: dict[tuple[int, int], set[str]] = {}  # (row, start) -> codes used; "*" for bare
     kept: list[Diagnostic] = []
@@ -373,7 +400,7 @@ def noqa_edit(text: str, diagnostic: Diagnostic) -> Edit | None:
     if diagnostic.code is None:
         return None
     lines = split_lines(text)
-    strings = _string_rows(text)
+    strings = string_rows(text)
     first = diagnostic.range.start.row
     last = max(first, (diagnostic.statement_rows or (first, diagnostic.range.end.row))[1])
     row = next((r for r in range(first, last + 1) if r not in strings), None)

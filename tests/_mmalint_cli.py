@@ -13,8 +13,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 
 
-def run_cli(*args: str, stdin: bytes | None = None, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """`python -m mmalint ARGS` in a subprocess."""
+def run_cli(
+    *args: str, stdin: bytes | None = None, cwd: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`python -m mmalint ARGS` in a subprocess (`env`: its whole environment, default ours)."""
     return subprocess.run(
         [sys.executable, "-m", "mmalint", *args],
         input=stdin.decode() if stdin is not None else None,
@@ -22,4 +24,5 @@ def run_cli(*args: str, stdin: bytes | None = None, cwd: Path | None = None) -> 
         text=True,
         cwd=cwd or REPO,
         timeout=300,
+        env=env,
     )

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import _kernels as k
+import pytest
 from _mmalint_cli import run_cli
 
 # The findings below are those of jax 0.12, whatever jax is installed.
@@ -108,3 +109,17 @@ def test_configuration_is_read_and_force_exclude_applies_it(tmp_path: Path) -> N
     assert forced.returncode == 0, forced.stdout
     isolated = run_cli("check", *TARGET, "--isolated", "--format", "concise", ".", cwd=tmp_path)
     assert isolated.returncode == 1 and "MMA105" in isolated.stdout and "MMA101" in isolated.stdout
+
+
+def test_check_confirm_prints_progress_and_a_line_per_finding(tmp_path: Path) -> None:
+    from mmalint.confirm.runner import gpu_present
+
+    if gpu_present() is None:
+        pytest.skip("this machine may have a GPU: the gpu tier would run for real")
+    (tmp_path / "b.py").write_text(k.PALLAS_SWAPPED)
+    result = run_cli("check", *TARGET, "--format", "json", "--confirm", "--confirm-tier", "gpu", "b.py", cwd=tmp_path)
+    assert [d["code"] for d in json.loads(result.stdout)] == ["MMA105"]  # stdout stays one JSON document
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("confirm [1/1] b.py:14:16: MMA105 inconclusive (")
+    assert lines[1].startswith("b.py:14:16: MMA105 inconclusive (gpu: inconclusive) gpu: no GPU")
+    assert lines[2] == "1 finding: 0 confirmed, 1 inconclusive in every tier"

@@ -1,4 +1,5 @@
-"""Showing verdicts: a rich table, a JSON array, a one-line summary, and the exit code."""
+"""Showing verdicts: one line per finding (the default), a rich table, a JSON array, a one-line
+summary, and the exit code."""
 
 from __future__ import annotations
 
@@ -28,17 +29,65 @@ class Summary:
         return 0 if self.confirmed == self.findings else 1
 
     def __str__(self) -> str:
-        return (f"{self.findings} finding(s): {self.confirmed} confirmed, "
-                f"{self.not_reproduced} not reproduced, {self.unconfirmed} inconclusive only")
+        parts = [f"{self.confirmed} confirmed"]
+        if self.not_reproduced:
+            parts.append(f"{self.not_reproduced} not reproduced")
+        if self.unconfirmed:
+            parts.append(f"{self.unconfirmed} inconclusive in every tier")
+        noun = "finding" if self.findings == 1 else "findings"
+        return f"{self.findings} {noun}: {', '.join(parts)}"
+
+
+def outcome(kinds: set[str]) -> str:
+    """A finding's verdict over its tiers: not reproduced by one tier outweighs confirmations."""
+    if NOT_REPRODUCED in kinds:
+        return NOT_REPRODUCED
+    return CONFIRMED if CONFIRMED in kinds else INCONCLUSIVE
 
 
 def summarize(verdicts: Sequence[Verdict]) -> Summary:
-    kinds: dict[int, set[str]] = {}
-    for v in verdicts:
-        kinds.setdefault(v.index, set()).add(v.verdict)
-    not_reproduced = sum(1 for k in kinds.values() if NOT_REPRODUCED in k)
-    confirmed = sum(1 for k in kinds.values() if CONFIRMED in k and NOT_REPRODUCED not in k)
-    return Summary(len(kinds), confirmed, not_reproduced, len(kinds) - confirmed - not_reproduced)
+    kinds = {index: {v.verdict for v in group} for index, group in by_finding(verdicts).items()}
+    outcomes = [outcome(k) for k in kinds.values()]
+    return Summary(len(kinds), outcomes.count(CONFIRMED), outcomes.count(NOT_REPRODUCED),
+                   outcomes.count(INCONCLUSIVE))
+
+
+def by_finding(verdicts: Sequence[Verdict]) -> dict[int, list[Verdict]]:
+    """The verdicts of each finding (by its index in the input), in input order."""
+    groups: dict[int, list[Verdict]] = {}
+    for v in sorted(verdicts, key=lambda v: v.index):
+        groups.setdefault(v.index, []).append(v)
+    return groups
+
+
+# The evidence shown on a finding's line; the table and --format json have all of it.
+EVIDENCE_CHARS = 160
+
+
+def finding_line(verdicts: Sequence[Verdict]) -> Text:
+    """One finding in one line: where, the code, its verdict, each tier's, and for a finding not
+    confirmed the evidence that decided it."""
+    first = verdicts[0]
+    verdict = outcome({v.verdict for v in verdicts})
+    line = Text(f"{first.filename}:{first.location[0]}:{first.location[1]}: ")
+    line.append(first.code, style="bold")
+    line.append(" ")
+    line.append(verdict, style=_STYLES.get(verdict, ""))
+    line.append(" (" + ", ".join(f"{v.tier}: {v.verdict}" for v in verdicts) + ")", style="dim")
+    if verdict != CONFIRMED:
+        why = [v for v in verdicts if v.verdict == verdict][-1]  # the most thorough tier that says so
+        evidence = why.evidence.splitlines()[0] if why.evidence else ""
+        if len(evidence) > EVIDENCE_CHARS:
+            evidence = evidence[: EVIDENCE_CHARS - 1] + "…"
+        line.append(f" {why.tier}: {evidence}")
+    return line
+
+
+def print_concise(verdicts: Sequence[Verdict], console: Console) -> None:
+    """The default report: a line per finding, then the summary."""
+    for group in by_finding(verdicts).values():
+        console.print(finding_line(group), soft_wrap=True, highlight=False)
+    console.print(str(summarize(verdicts)), highlight=False)
 
 
 def to_json(verdicts: Sequence[Verdict]) -> str:

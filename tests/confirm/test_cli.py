@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -70,12 +71,56 @@ def test_json_format_from_stdin() -> None:
 
 @pytest.mark.ptxas
 def test_table_and_exit_1_when_not_reproduced_or_unconfirmed() -> None:
-    out = cli(str(DATA / "findings.json"), "--tier", "ptx", "--jobs", "2")
+    out = cli(str(DATA / "findings.json"), "--tier", "ptx", "--jobs", "2", "--format", "table")
     # MMA203 is inconclusive in the ptx tier (nothing raises): not every finding is confirmed.
     assert out.returncode == 1, out.stderr
     assert "confirmed" in out.stdout and "inconclusive" in out.stdout
     assert "Unexpected instruction types" in out.stdout
-    assert "17 finding(s)" in out.stdout
+    assert re.search(r"^17 findings: \d+ confirmed, \d+ inconclusive in every tier$", out.stdout, re.M)
+    assert "inconclusive only" not in out.stdout and "0 not reproduced" not in out.stdout
+
+
+LINE = re.compile(r"^examples/\S+\.py:\d+:\d+: MMA\d{3} (confirmed|not reproduced|inconclusive) \(ptx: ")
+
+
+@pytest.mark.ptxas
+def test_default_is_a_line_per_finding_with_progress_lines_off_a_terminal() -> None:
+    out = cli(str(DATA / "findings.json"), "--tier", "ptx", "--jobs", "2")
+    assert out.returncode == 1, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == 18 and all(LINE.match(line) for line in lines[:17]), out.stdout
+    assert lines[17].startswith("17 findings: ")
+    # A finding not confirmed says why, on its own line.
+    assert any("inconclusive (ptx: inconclusive) ptx: " in line for line in lines)
+    progress = out.stderr.splitlines()
+    assert [line.split("]")[0] for line in progress] == [f"confirm [{i}/17" for i in range(1, 18)]
+
+
+def test_progress_and_lines_without_a_gpu(tmp_path: Path) -> None:
+    """The same shape from the gpu tier where there is no GPU (answered at once, no ptxas needed)."""
+    if gpu_present() is None:
+        pytest.skip("this machine may have a GPU")
+    path = tmp_path / "three.json"
+    path.write_text(json.dumps(json.loads((DATA / "findings.json").read_text())[:3]))
+    out = cli(str(path), "--tier", "gpu")
+    assert out.returncode == 1
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith("examples/raw_int8_f32_acc.py:31:17: MMA101 inconclusive (gpu: inconclusive) gpu: no GPU")
+    assert lines[3] == "3 findings: 0 confirmed, 3 inconclusive in every tier"
+    assert len(out.stderr.splitlines()) == 3
+    assert out.stderr.splitlines()[0].startswith("confirm [1/3] examples/")
+    assert re.search(r" inconclusive \(\d+\.\d s\)$", out.stderr.splitlines()[0])
+
+
+def test_help_explains_tiers_verdicts_and_exit_codes() -> None:
+    out = subprocess.run([sys.executable, "-m", "mmalint", "confirm", "--help"], capture_output=True,
+                         text=True, cwd=REPO, timeout=120)
+    assert out.returncode == 0
+    text = out.stdout
+    for words in ("ptx   ptxas", "jax   the installed jax", "gpu   an NVIDIA GPU", "confirmed ",
+                  "not reproduced ", "inconclusive ", "exit codes:", "  0  every finding confirmed",
+                  "  1  a finding not reproduced", "  2  bad input", "--format {concise,table,json}"):
+        assert words in text, words
 
 
 def test_gpu_tier_without_gpu_is_inconclusive_at_once(tmp_path: Path) -> None:
