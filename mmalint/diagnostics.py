@@ -12,13 +12,30 @@ from typing import Any
 
 @dataclass(frozen=True, order=True)
 class Location:
-    """1-based row, 1-based column in code points (ruff's convention)."""
+    """1-based row, 1-based column in code points (ruff's convention).
+
+    In a notebook `row` counts in the text that was checked, its code cells joined (what the
+    fixes edit and `# noqa` rows are found in), and `cell` and `cell_row` say where that is for
+    a person: the cell, 1-based among all the notebook's cells, and the row within it.
+    """
 
     row: int
     column: int
+    cell: int | None = field(default=None, compare=False)
+    cell_row: int | None = field(default=None, compare=False)
+
+    @property
+    def shown_row(self) -> int:
+        """The row a person reads: within its cell in a notebook, else the row."""
+        return self.cell_row if self.cell_row is not None else self.row
+
+    def label(self) -> str:
+        """`row:column`, or `cell N:row:column` in a notebook (ruff's form)."""
+        where = f"{self.shown_row}:{self.column}"
+        return where if self.cell is None else f"cell {self.cell}:{where}"
 
     def to_json(self) -> dict[str, int]:
-        return {"row": self.row, "column": self.column}
+        return {"row": self.shown_row, "column": self.column}
 
 
 @dataclass(frozen=True)
@@ -37,6 +54,7 @@ class Related:
         return {
             "message": self.message,
             "filename": self.range.filename,
+            "cell": self.range.start.cell,
             "location": self.range.start.to_json(),
             "end_location": self.range.end.to_json(),
         }
@@ -85,6 +103,7 @@ class Edit:
     def to_json(self) -> dict[str, Any]:
         return {
             "content": self.content,
+            "cell": self.range.start.cell,
             "location": self.range.start.to_json(),
             "end_location": self.range.end.to_json(),
         }
@@ -144,6 +163,14 @@ class Diagnostic:
             )
         return self.unpredicted
 
+    def noqa_row(self) -> int:
+        """The row, as a person counts it (within the cell in a notebook), whose `# noqa` applies."""
+        start = self.range.start
+        row = self.statement_rows[0] if self.statement_rows else start.row
+        # The statement starts in the finding's cell (a statement spans cells only in code that
+        # does not parse), so it shares the finding's offset from the checked text.
+        return max(row - (start.row - start.shown_row), 1)
+
     def to_json(self) -> dict[str, Any]:
         return {
             "code": self.code,
@@ -151,6 +178,7 @@ class Diagnostic:
             "severity": self.severity,
             "message": self.message,
             "filename": self.filename,
+            "cell": self.range.start.cell,
             "location": self.range.start.to_json(),
             "end_location": self.range.end.to_json(),
             "url": self.url,
@@ -165,6 +193,6 @@ class Diagnostic:
             "fix": self.fix.to_json() if self.fix else None,
             "world": dict(self.world),
             "worlds": [dict(w) for w in self.worlds],
-            "noqa_row": self.statement_rows[0] if self.statement_rows else self.range.start.row,
+            "noqa_row": self.noqa_row(),
             "call": self.call,
         }

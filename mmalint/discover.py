@@ -13,12 +13,15 @@ from typing import Protocol
 
 from mmalint.inputs import describe_os_error, kind_of, regular_file_problem
 
+# What a walk picks up, as ruff: Python sources, stubs, and Jupyter notebooks (their code cells).
+CHECKED_SUFFIXES = (".py", ".pyi", ".ipynb")
+
 
 @dataclass(frozen=True)
 class Discovered:
     path: Path
     display: str  # the path as the user will read it in reports
-    explicit: bool  # named on the command line: checked even if excluded or not *.py
+    explicit: bool  # named on the command line: checked even if excluded or not of CHECKED_SUFFIXES
 
 
 class Exclusions(Protocol):
@@ -61,7 +64,7 @@ def discover(
     paths: list[str], exclude: Exclusions | tuple[str, ...], errors: list[str],
     skipped: list[str] | None = None, force_exclude: bool = False,
 ) -> Iterator[Discovered]:
-    """Python files under `paths`, in a stable order.
+    """Python files and Jupyter notebooks under `paths`, in a stable order.
 
     A walk skips what `exclude` excludes; a path named on the command line is checked (a named
     directory walked) even so, unless `force_exclude` (ruff's `--force-exclude`). A named path
@@ -113,7 +116,7 @@ def _walk(
         )
         for name in sorted(files):
             file_path = root_path / name
-            if not name.endswith((".py", ".pyi")) or exclusions.excludes(file_path, False):
+            if not name.endswith(CHECKED_SUFFIXES) or exclusions.excludes(file_path, False):
                 continue
             problem = regular_file_problem(file_path)
             if problem is not None:

@@ -2,24 +2,30 @@
 
 Workers only compute (a report, and with `fix` the fixed bytes); the caller decides what to
 write, so `--diff` and `--fix` share one path and no worker touches the file system.
+
+A Jupyter notebook (`*.ipynb`, `mmalint.notebook`) is checked as the module its code cells make:
+its findings say which cell they are in, and its fixes go back into those cells. A notebook that
+is not one (not JSON, not nbformat 4) is that file's error, whether or not it mentions `mma`.
 """
 
 from __future__ import annotations
 
 import contextlib
+import difflib
 import os
 from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from mmalint.analysis import may_contain_mma
 from mmalint.diagnostics import Diagnostic
 from mmalint.discover import Discovered
 from mmalint.engine import FileReport
 from mmalint.inputs import UnreadableInput, read_regular
-from mmalint.lint import LintOptions, lint_bytes
+from mmalint.lint import LintOptions, lint_bytes, lint_text
+from mmalint.notebook import Notebook, NotebookError, decode_notebook, is_notebook, read_notebook
 from mmalint.settings import Settings
 from mmalint.source_io import SourceText, decode, encode
 
@@ -36,11 +42,26 @@ class FileOutcome:
     source: SourceText | None = None  # the text as read, when fixing
     fixed_text: str | None = None  # the text after fixing, when it changed
     converged: bool = True
+    notebook: Notebook | None = None  # the notebook as read, when fixing one (`source`: its JSON)
 
     def fixed_data(self) -> bytes | None:
         if self.fixed_text is None or self.source is None:
             return None
         return encode(self.fixed_text, self.source)
+
+    def diff(self, name: str) -> list[str]:
+        """`--diff`'s unified diff of the fixes: of the file, or of each changed cell of a
+        notebook (`name:cell 3`, as ruff names them)."""
+        if self.source is None or self.fixed_text is None:
+            return []
+        if self.notebook is not None:
+            return self.notebook.diff(self.fixed_text, name)
+        return list(difflib.unified_diff(
+            self.source.text.splitlines(keepends=True),
+            self.fixed_text.splitlines(keepends=True),
+            fromfile=name,
+            tofile=name,
+        ))
 
 
 @dataclass
@@ -79,6 +100,8 @@ def internal_error(exc: BaseException | str) -> str:
 
 def _work(item: Job) -> FileOutcome:
     filename, data, settings, options, fix = item
+    if is_notebook(filename):
+        return _work_notebook(item)
     if not fix:
         return FileOutcome(lint_bytes(filename, data, settings, options))
     from mmalint.engine import InputError
@@ -91,6 +114,46 @@ def _work(item: Job) -> FileOutcome:
     result = fix_text(filename, source.text, settings, options, unsafe=fix == "unsafe")
     changed = result.text if result.text != source.text else None
     return FileOutcome(result.report, result.fixed, source, changed, result.converged)
+
+
+def _work_notebook(item: Job) -> FileOutcome:
+    filename, data, settings, options, fix = item
+    try:
+        source = decode_notebook(data)
+        notebook = read_notebook(source.text)
+    except NotebookError as exc:
+        return FileOutcome(FileReport(filename, error=str(exc)))
+    if not fix:
+        if not _worth_running(notebook.python.encode("utf-8"), options):
+            return FileOutcome(FileReport(filename))
+        return FileOutcome(notebook.place(lint_text(filename, notebook.python, settings, options)))
+    from mmalint.fixes.fixer import fix_text
+
+    result = fix_text(filename, notebook.python, settings, options, unsafe=fix == "unsafe")
+    report = notebook.place(result.report, result.text)
+    try:
+        fixed_json = notebook.with_python(result.text)
+    except NotebookError as exc:
+        read = lint_as_read(filename, FileOutcome(report, source=source, notebook=notebook), settings, options)
+        return FileOutcome(replace(read, error=str(exc)), source=source, notebook=notebook)
+    changed = fixed_json if fixed_json != source.text else None
+    return FileOutcome(report, result.fixed if changed else Counter(), source, changed, result.converged, notebook)
+
+
+def lint_as_read(filename: str, outcome: FileOutcome, settings: Settings, options: LintOptions) -> FileReport:
+    """The report of the text `outcome` was fixed from, as it was read (for a file whose fixes
+    were not written): a notebook's through its cells."""
+    assert outcome.source is not None
+    if outcome.notebook is not None:
+        python = outcome.notebook.python
+        return outcome.notebook.place(lint_text(filename, python, settings, options))
+    return lint_text(filename, outcome.source.text, settings, options)
+
+
+def _notebook_code(data: bytes) -> bytes:
+    """What the prefilter reads in a notebook: its code cells (JSON escapes such as the `\\n` of
+    `"x\\nmma(..."` hide a word from a scan of the bytes), or NotebookError."""
+    return read_notebook(decode_notebook(data).text).python.encode("utf-8")
 
 
 def _worth_running(data: bytes, options: LintOptions) -> bool:
@@ -143,7 +206,12 @@ def run(
         except UnreadableInput as exc:
             result.input_errors.append(f"{entry.display}: {exc}")
             continue
-        if not _worth_running(data, options):
+        try:
+            code = _notebook_code(data) if is_notebook(entry.display) else data
+        except NotebookError as exc:
+            result.reports.append(FileReport(entry.display, error=str(exc)))
+            continue
+        if not _worth_running(code, options):
             result.reports.append(FileReport(entry.display))
             continue
         file_settings = settings[entry.display] if isinstance(settings, dict) else settings

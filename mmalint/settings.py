@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_EXCLUDE: tuple[str, ...] = (
-    ".bzr", ".direnv", ".eggs", ".git", ".hg", ".mypy_cache", ".nox", ".pants.d", ".pytest_cache",
-    ".ruff_cache", ".mmalint_cache", ".svn", ".tox", ".venv", "__pypackages__", "__pycache__",
+    ".bzr", ".direnv", ".eggs", ".git", ".hg", ".ipynb_checkpoints", ".mypy_cache", ".nox",
+    ".pants.d", ".pytest_cache", ".ruff_cache", ".mmalint_cache", ".svn", ".tox", ".venv",
+    "__pypackages__", "__pycache__",
     "_build", "buck-out", "build", "dist", "node_modules", "site-packages", "venv",
 )
 

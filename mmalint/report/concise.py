@@ -1,4 +1,5 @@
-"""`--format concise`: one line per finding, `path:row:col: CODE message`."""
+"""`--format concise`: one line per finding, `path:row:col: CODE message` (in a notebook
+`path:cell N:row:col: CODE message`, the row counted in the cell, as ruff writes it)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ def render(
         for d in diagnostics:
             line = Text()
             line.append(d.filename, style="bold")
-            line.append(f":{d.range.start.row}:{d.range.start.column}: ", style="cyan")
+            line.append(f":{d.range.start.label()}: ", style="cyan")
             line.append_text(code_label(d))
             line.append(" " + d.message)
             console.print(line, soft_wrap=True, highlight=False)

@@ -1,4 +1,7 @@
-"""`--format full` (the default): ruff-like code frames with notes, the predicted jax error and help."""
+"""`--format full` (the default): ruff-like code frames with notes, the predicted jax error and help.
+
+In a notebook a frame shows the lines of the cell, numbered within it, and a note in another
+cell than its finding says which (`--> nb.ipynb:cell 2:4:9`)."""
 
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ def render(
         for d in diagnostics:
             header = Text()
             header.append(d.filename, style="bold")
-            header.append(f":{d.range.start.row}:{d.range.start.column}: ", style="cyan")
+            header.append(f":{d.range.start.label()}: ", style="cyan")
             header.append_text(code_label(d))
             header.append(" " + d.message)
             console.print(header, soft_wrap=True)
@@ -30,8 +33,9 @@ def render(
                 note = Text("  = note: ", style="bold cyan")
                 note.append(related.message)
                 console.print(note, soft_wrap=True)
-                if related.range.filename != d.filename:
-                    console.print(Text(f"    --> {related.range.filename}:{related.range.start.row}:{related.range.start.column}", style="cyan"))
+                where = related.range
+                if where.filename != d.filename or where.start.cell != d.range.start.cell:
+                    console.print(Text(f"    --> {where.filename}:{where.start.label()}", style="cyan"))
                 _frame(console, related.range, "", source_lines, "cyan")
             if d.predicted_error is not None:
                 line = Text(f"  = jax {d.predicted_error.jax_version} raises: ", style="bold red")
@@ -81,16 +85,19 @@ def _frame(
     lines = source_lines(where.filename)
     if not lines:
         return
-    first = max(where.start.row - CONTEXT_LINES, 1)
+    # Rows of the checked text before the range's cell (a notebook's), none elsewhere: the
+    # context stops at the cell's first row and the gutter counts within the cell.
+    before = where.start.row - where.start.shown_row
+    first = max(where.start.row - CONTEXT_LINES, before + 1)
     last_marked = min(where.end.row, where.start.row + MAX_SPAN_LINES - 1)
-    width = len(str(last_marked))
+    width = len(str(last_marked - before))
     gutter = " " * width
     console.print(Text(f"{gutter} |", style="blue"))
     for row in range(first, last_marked + 1):
         if row > len(lines):
             break
         text = lines[row - 1].rstrip("\r\n").expandtabs(4)
-        line = Text(f"{row:>{width}} | ", style="blue")
+        line = Text(f"{row - before:>{width}} | ", style="blue")
         line.append(text)
         console.print(line, soft_wrap=True)
         if row < where.start.row:

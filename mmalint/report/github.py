@@ -5,6 +5,10 @@ Actions runner expects (`%`, CR and LF everywhere; `:` and `,` too inside proper
 
 GitHub places an annotation by its path from the repository root, so in a job (`GITHUB_WORKSPACE`
 set) a file inside the workspace is named relative to it, whatever directory mmalint ran in.
+
+A notebook's cells are not lines of its file, so a finding in one is placed, as ruff places it,
+on line 1 of the notebook, a place that is plainly not the code, and its message starts with
+where the code is: `cell 3:7:3: ...` (cell, row within the cell, column).
 """
 
 from __future__ import annotations
@@ -31,15 +35,17 @@ def command(d: Diagnostic, workspace: str | None = None, cwd: Path | None = None
     filename = d.filename
     if workspace:
         filename = workspace_relative(filename, workspace, cwd or Path.cwd()) or filename
+    start, end = d.range.start, d.range.end
+    in_cell = start.cell is not None
     props = {
         "file": filename,
-        "line": str(d.range.start.row),
-        "col": str(d.range.start.column),
-        "endLine": str(d.range.end.row),
-        "endColumn": str(d.range.end.column),
+        "line": str(1 if in_cell else start.row),
+        "col": str(1 if in_cell else start.column),
+        "endLine": str(1 if in_cell else end.row),
+        "endColumn": str(1 if in_cell else end.column),
         "title": d.code or d.name,
     }
-    message = d.message
+    message = f"{start.label()}: {d.message}" if in_cell else d.message
     if (prediction := d.prediction_text()) is not None:
         message += f"\n{prediction}"
     if d.help:

@@ -13,6 +13,9 @@ page as `help`. What GitHub does with each part decides its shape:
   so it survives edits that move the code to other lines.
 - Paths are relative to the repository root on GitHub Actions (`GITHUB_WORKSPACE`), else to the
   directory mmalint ran in; both are `%SRCROOT%`.
+- In a notebook a region's lines count within its cell, and the location (or replacement) says
+  which cell in `properties.cell` (1-based among all cells, ruff's numbering): SARIF has no
+  cells, and the lines of the code cells joined, which ruff gives, are no lines of the file.
 """
 
 from __future__ import annotations
@@ -73,11 +76,16 @@ class ArtifactPaths:
 
 def _region(where: Range) -> dict[str, int]:
     return {
-        "startLine": where.start.row,
+        "startLine": where.start.shown_row,
         "startColumn": where.start.column,
-        "endLine": where.end.row,
+        "endLine": where.end.shown_row,
         "endColumn": where.end.column,
     }
+
+
+def _cell(where: Range) -> dict[str, Any]:
+    """`properties` naming the notebook cell a region's lines count in; nothing elsewhere."""
+    return {} if where.start.cell is None else {"properties": {"cell": where.start.cell}}
 
 
 def _location(where: Range, paths: ArtifactPaths) -> dict[str, Any]:
@@ -85,7 +93,8 @@ def _location(where: Range, paths: ArtifactPaths) -> dict[str, Any]:
         "physicalLocation": {
             "artifactLocation": paths.location(where.filename),
             "region": _region(where),
-        }
+        },
+        **_cell(where),
     }
 
 
@@ -257,7 +266,7 @@ def _result(d: Diagnostic, rule_index: dict[str, int], paths: ArtifactPaths, fin
                     {
                         "artifactLocation": paths.location(d.filename),
                         "replacements": [
-                            {"deletedRegion": _region(e.range), "insertedContent": {"text": e.content}}
+                            {"deletedRegion": _region(e.range), "insertedContent": {"text": e.content}, **_cell(e.range)}
                             for e in d.fix.edits
                         ],
                     }
