@@ -14,7 +14,8 @@ EXAMPLE = str(REPO / "examples" / "warp_int8_matmul.py")
 
 
 def _urls(*args: str, env: dict[str, str] | None = None) -> list[str]:
-    out = subprocess.run([MMALINT, "check", "--format", "json", "--exit-zero", *args, EXAMPLE],
+    out = subprocess.run([MMALINT, "check", "--target-jax", "0.10", "--format", "json",
+                          "--exit-zero", *args, EXAMPLE],
                          capture_output=True, text=True, timeout=120,
                          env={**os.environ, **(env or {})})
     assert out.returncode == 0, out.stderr

@@ -1,0 +1,278 @@
+"""The language server's lints run here, in child processes that run `main()`.
+
+Why processes, not threads: a lint that a newer version of its document supersedes is killed
+at once (a thread could only be abandoned, and would go on holding a core and the GIL against
+the event loop and every other document's lint); a lint that runs away is stopped at its time
+limit; a crash in the parser or the analysis (a segfault, a MemoryError, a RecursionError
+deep in libcst) costs one child, not the editor session. Disk is read here too (the
+document when it is not open in the editor, the configuration), so a file that blocks on
+read (a FIFO) or a slow network disk can only ever stall a child, which the server can kill.
+
+A child serves one job at a time: a length-prefixed pickle in (a `Job`), one out (an
+`Outcome`). Pickle is safe here: both ends are this module, on pipes only they hold.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import pickle
+import struct
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO, Literal
+
+from mmalint import config
+from mmalint.catalog import Catalog, load_catalog
+from mmalint.cli import resolve_target_jax
+from mmalint.engine import FileReport, InputError
+from mmalint.fixes.fixer import fix_text
+from mmalint.inputs import UnreadableInput, read_regular
+from mmalint.lint import LintOptions, lint_text
+from mmalint.settings import Settings
+from mmalint.source_io import decode
+
+_SIZE = struct.Struct(">Q")
+
+
+@dataclass(frozen=True)
+class Job:
+    kind: Literal["lint", "fix"]
+    filename: str
+    text: str | None  # None: read the file (only a regular file, and only up to a cap)
+    target_jax: str | None  # a catalog version that overrides the configuration
+    options: LintOptions
+    select: tuple[str, ...] | None = None  # override the configuration's, like --select
+    ignore: tuple[str, ...] | None = None
+    config_path: str | None = None  # an explicit configuration file, like --config
+    unsafe: bool = False  # a fix job applies unsafe fixes too
+
+
+@dataclass(frozen=True)
+class Linted:
+    text: str
+    report: FileReport
+    notes: tuple[str, ...]  # about the configuration, for the user
+
+
+@dataclass(frozen=True)
+class Fixed:
+    text: str
+    fixed_text: str
+    fixed_count: int
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    reason: str
+
+
+@dataclass(frozen=True)
+class Failed:
+    error: str  # an exception the analysis raised, for the log
+
+
+Outcome = Linted | Fixed | Unreadable | Failed
+
+
+class WorkerDied(Exception):
+    """The child process ended in the middle of a job (a crash, or killed from outside)."""
+
+
+# ---------------------------------------------------------------------- the child
+
+
+def _settings_for(job: Job, catalog: Catalog) -> tuple[Settings, tuple[str, ...]]:
+    """The settings `mmalint check` would use for the file, and what to tell the user about them."""
+    target_jax = job.target_jax
+    default_jax = resolve_target_jax(target_jax, catalog)
+    path = Path(job.filename)
+    overrides = config.Overrides(select=job.select, ignore=job.ignore, target_jax=target_jax)
+    explicit = None if job.config_path is None else Path(job.config_path)
+    untitled = not path.is_absolute()  # an untitled buffer: only an explicit configuration applies
+    if untitled and explicit is None and job.select is None and job.ignore is None:
+        return Settings(target_jax=default_jax), ()
+    try:
+        # A fresh resolver each time: an edited configuration counts from the next lint on.
+        resolver = config.Resolver(
+            overrides, default_jax, config_path=explicit, isolated=untitled and explicit is None, catalog=catalog
+        )
+        settings = resolver.for_path(path.absolute())
+    except Exception as exc:  # a broken configuration must not stop the diagnostics
+        return Settings(target_jax=default_jax), (f"mmalint: configuration: {exc}; using the defaults",)
+    return settings, tuple(f"mmalint: {warning}" for warning in resolver.warnings)
+
+
+def run_job(job: Job) -> Outcome:
+    text = job.text
+    if text is None:
+        try:
+            text = decode(read_regular(job.filename)).text
+        except (UnreadableInput, InputError) as exc:
+            return Unreadable(str(exc))
+    catalog = load_catalog()
+    settings, notes = _settings_for(job, catalog)
+    try:
+        if job.kind == "fix":
+            result = fix_text(job.filename, text, settings, job.options, job.unsafe, catalog)
+            return Fixed(text, result.text, result.fixed_count, notes)
+        return Linted(text, lint_text(job.filename, text, settings, job.options, catalog), notes)
+    except Exception as exc:  # the server logs it; this child stays usable
+        return Failed(f"{type(exc).__name__}: {exc}")
+
+
+def _read_exactly(stream: BinaryIO, size: int) -> bytes | None:
+    data = stream.read(size)
+    return data if len(data) == size else None
+
+
+def _orphan_watch() -> None:
+    """End this child when the server is gone, even in the middle of a long job."""
+    parent = os.getppid()
+    while True:
+        time.sleep(1)
+        if os.getppid() != parent:
+            os._exit(1)
+
+
+def main() -> int:
+    # The channel gets descriptors of its own; 0 and 1 become /dev/null and stderr, so that
+    # nothing else in this process (a print, a native library) can read from or write into it.
+    channel_in = os.fdopen(os.dup(0), "rb")
+    channel_out = os.fdopen(os.dup(1), "wb")
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(2, 1)
+    os.close(devnull)
+    threading.Thread(target=_orphan_watch, daemon=True).start()
+    load_catalog()
+    while (header := _read_exactly(channel_in, _SIZE.size)) is not None:
+        data = _read_exactly(channel_in, _SIZE.unpack(header)[0])
+        if data is None:
+            break
+        try:
+            out = pickle.dumps(run_job(pickle.loads(data)), protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:  # whatever it is, the server hears of it and this child lives on
+            out = pickle.dumps(Failed(f"{type(exc).__name__}: {exc}"))
+        channel_out.write(_SIZE.pack(len(out)) + out)
+        channel_out.flush()
+    return 0
+
+
+# ---------------------------------------------------------------------- the server's side
+
+
+class Worker:
+    """One child process."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        self.process = process
+
+    @classmethod
+    async def spawn(cls) -> Worker:
+        # Not `-m mmalint.lsp.worker`: as `__main__` this module's classes would not unpickle.
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", "import sys; from mmalint.lsp.worker import main; sys.exit(main())",
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        )
+        return cls(process)
+
+    @property
+    def alive(self) -> bool:
+        return self.process.returncode is None
+
+    async def run(self, job: Job) -> Outcome:
+        stdin, stdout = self.process.stdin, self.process.stdout
+        assert stdin is not None and stdout is not None
+        data = pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            stdin.write(_SIZE.pack(len(data)) + data)
+            await stdin.drain()
+            size = _SIZE.unpack(await stdout.readexactly(_SIZE.size))[0]
+            outcome: Outcome = pickle.loads(await stdout.readexactly(size))
+        except (asyncio.IncompleteReadError, ConnectionError) as exc:
+            code = await self.process.wait()
+            raise WorkerDied(f"the lint process ended with status {code}") from exc
+        return outcome
+
+    def kill(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            if self.alive:
+                self.process.kill()
+
+
+class Pool:
+    """At most `size` jobs at once, each in a child of its own; a job that is cancelled, runs
+    out of time or fails takes its child with it (killed), the others are kept for reuse."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._slots = asyncio.Semaphore(size)
+        self._idle: list[Worker] = []
+        self._busy: set[Worker] = set()
+        self._warming: asyncio.Task[Worker] | None = None
+        self._closed = False
+
+    def warm(self) -> None:
+        """Start a spare child now, so that the next job does not wait for one."""
+        room = len(self._busy) + len(self._idle) < self.size
+        if room and not self._idle and self._warming is None and not self._closed:
+            self._warming = asyncio.ensure_future(Worker.spawn())
+            self._warming.add_done_callback(self._warmed)
+
+    async def run(self, job: Job, timeout: float) -> Outcome:
+        async with self._slots:
+            worker = await self._take()
+            self._busy.add(worker)
+            self.warm()
+            try:
+                outcome = await asyncio.wait_for(worker.run(job), timeout)
+            except BaseException:  # superseded (cancelled), timed out, died: the child goes
+                worker.kill()
+                raise
+            finally:
+                self._busy.discard(worker)
+            self._keep(worker)
+            return outcome
+
+    def close(self) -> None:
+        """Kill every child, busy or idle (the server is exiting)."""
+        self._closed = True
+        for worker in (*self._idle, *self._busy):
+            worker.kill()
+        self._idle.clear()
+
+    async def _take(self) -> Worker:
+        while self._idle:
+            worker = self._idle.pop()
+            if worker.alive:
+                return worker
+        task, self._warming = self._warming, None  # a warm-up under way is ours now
+        if task is None:
+            task = asyncio.ensure_future(Worker.spawn())
+        try:
+            # Shielded: a spawn cut short by cancellation would leave a child nobody holds.
+            return await asyncio.shield(task)
+        except asyncio.CancelledError:
+            task.add_done_callback(self._adopt)
+            raise
+
+    def _warmed(self, task: asyncio.Task[Worker]) -> None:
+        if self._warming is task:  # nobody took it over
+            self._warming = None
+            self._adopt(task)
+
+    def _adopt(self, task: asyncio.Task[Worker]) -> None:
+        if not task.cancelled() and task.exception() is None:
+            self._keep(task.result())
+
+    def _keep(self, worker: Worker) -> None:
+        if self._closed:
+            worker.kill()
+        else:
+            self._idle.append(worker)
