@@ -22,6 +22,7 @@ from mmalint.color import HELP as COLOR_HELP
 from mmalint.color import use_color
 from mmalint.diagnostics import Diagnostic
 from mmalint.fixes.applicability import fix_applicability
+from mmalint.usage import UsageError, resolve_target_jax, validate_selectors
 
 if TYPE_CHECKING:
     from mmalint.discover import Discovered
@@ -34,8 +35,7 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 FORMATS = ("full", "concise", "json", "sarif", "github")
 
 
-class UsageError(Exception):
-    """Bad command-line input: a clear message and exit code 2."""
+
 
 
 def _error(message: str) -> None:
@@ -53,32 +53,10 @@ def _codes(values: Sequence[str] | None) -> tuple[str, ...]:
     return tuple(items)
 
 
-def validate_selectors(selectors: tuple[str, ...], catalog: Catalog, option: str) -> None:
-    for selector in selectors:
-        if selector == "ALL":
-            continue
-        if not re.fullmatch(r"MMA\d{0,3}", selector) or not catalog.select((selector,)):
-            raise UsageError(f"{option}: unknown rule selector {selector!r} (see `mmalint rules`)")
 
 
-def resolve_target_jax(requested: str | None, catalog: Catalog) -> str:
-    from mmalint.jaxversion import installed_jax_version
-    from mmalint.target_jax import TargetError, parse_version
 
-    if requested is not None:
-        if not re.fullmatch(r"\d+\.\d+(\.\d+)*", requested):
-            raise UsageError(f"--target-jax: expected a version like 0.11, got {requested!r}")
-        try:
-            return parse_version(requested, catalog)
-        except TargetError as exc:
-            raise UsageError(f"--target-jax: {exc}") from None
-    installed = installed_jax_version()
-    if installed is not None:
-        try:
-            return catalog.resolve_version(installed)
-        except CatalogError:
-            pass
-    return catalog.versions[-1]
+
 
 
 # ---------------------------------------------------------------------- check
