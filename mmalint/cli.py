@@ -386,11 +386,12 @@ def _add_noqa(result: RunResult, files: Sequence[Discovered], seen: dict[str, Sn
     """`--add-noqa`: write a `# noqa` for every finding (`mmalint.add_noqa`); exit 0 unless a
     file could not be read or written."""
     from mmalint.add_noqa import add_noqa_to_files
+    from mmalint.fix_report import plural
 
     added = add_noqa_to_files(result.reports, files, seen)
     for message in added.warnings:
         print(f"mmalint: warning: {message}", file=sys.stderr)
-    print(f"Added {_plural(added.rows, 'noqa directive')}.", file=sys.stderr)
+    print(f"Added {plural(added.rows, 'noqa directive')}.", file=sys.stderr)
     errors = [*result.input_errors, *added.errors]
     for message in errors:
         _error(message)
@@ -526,10 +527,6 @@ def _report(
     return _exit_code(args, diagnostics, result)
 
 
-def _plural(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n} {word if n == 1 else plural or word + 's'}"
-
-
 def _fixed_listing(per_file: Iterable[tuple[str, Counter[str]]]) -> str:
     """`--show-fixes`: the fixes applied, per file and rule (`mmalint.fix_report`)."""
     from mmalint.fix_report import fixed_listing
@@ -552,19 +549,20 @@ def _fix_only_summary(diagnostics: list[Diagnostic], result: RunResult, args: ar
 
 
 def _summary(diagnostics: list[Diagnostic], result: RunResult, args: argparse.Namespace) -> str:
+    from mmalint.fix_report import hidden_note, plural
+
     findings = [d for d in diagnostics if d.severity in ("error", "warning")]
     n = len(findings)
     fixed = sum(result.fixed.values())
     if args.fix and fixed:
         if n == 0:
-            return f"Found {_plural(fixed, 'error')} ({fixed} fixed, 0 remaining).\n"
-        text = f"Found {_plural(fixed + n, 'error')} ({fixed} fixed, {n} remaining)."
+            return f"Found {plural(fixed, 'error')} ({fixed} fixed, 0 remaining).\n"
+        text = f"Found {plural(fixed + n, 'error')} ({fixed} fixed, {n} remaining)."
     elif n == 0:
         # A path that could not be checked is not a passed check: its error says so alone.
         return "" if result.input_errors else "All checks passed!\n"
     else:
-        text = f"Found {_plural(n, 'error')}."
-    from mmalint.fix_report import hidden_note
+        text = f"Found {plural(n, 'error')}."
 
     hidden = _hidden(findings, args)
     fixable = sum(1 for d in findings if d.fix is not None) - hidden

@@ -18,19 +18,20 @@ from mmalint.report.style import render_text
 SourceLines = Callable[[str], list[str] | None]
 
 
-def _plural(n: int, word: str, plural: str | None = None) -> str:
-    return f"{n} {word if n == 1 else plural or word + 's'}"
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """`n` and `word`, plural as English wants it ("1 error", "2 hidden fixes")."""
+    return f"{n} {word if n == 1 else many or word + 's'}"
 
 
 def hidden_note(hidden: int) -> str:
     """The summary's note on unsafe fixes left out, shared with `mmalint check`'s summary."""
-    return f"{_plural(hidden, 'hidden fix', 'hidden fixes')} can be enabled with the `--unsafe-fixes` option"
+    return f"{plural(hidden, 'hidden fix', 'hidden fixes')} can be enabled with the `--unsafe-fixes` option"
 
 
 def fix_only_summary(fixed: int, hidden: int) -> str:
     """`--fix-only`'s report: how many were fixed, and the unsafe fixes left out (ruff's line)."""
     if fixed:
-        return f"Fixed {_plural(fixed, 'error')}" + (f" ({hidden_note(hidden)})." if hidden else ".") + "\n"
+        return f"Fixed {plural(fixed, 'error')}" + (f" ({hidden_note(hidden)})." if hidden else ".") + "\n"
     if hidden:
         return f"No errors fixed ({hidden_note(hidden)}).\n"
     return ""
@@ -42,7 +43,7 @@ def fixed_listing(per_file: Iterable[tuple[str, Counter[str]]], names: Mapping[s
     if not files:
         return ""
     total = sum(sum(counts.values()) for _, counts in files)
-    lines = ["", f"Fixed {_plural(total, 'error')}:"]
+    lines = ["", f"Fixed {plural(total, 'error')}:"]
     for name, counts in files:
         lines.append(f"- {name}:")
         for code, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):

@@ -14,6 +14,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import _kernels as k
 import pytest
 from _mmalint_cli import REPO, run_cli
 
@@ -33,29 +34,7 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX file sema
 TARGET = ("--target-jax", "0.12")
 
 # MMA105 with a safe fix: the accumulator is passed last (the fix moves it first).
-SWAPPED = '''\
-import functools
-import jax
-import jax.numpy as jnp
-from jax.experimental.pallas import mosaic_gpu as plgpu
-
-M, N, K = 128, 8, 64
-
-
-@functools.partial(plgpu.kernel, out_type=jax.ShapeDtypeStruct((M, N), jnp.float32))
-def kernel(a_ref, b_ref, o_ref):
-  acc = plgpu.layout_cast(jnp.zeros((M, N), jnp.float32), plgpu.Layout.MMA_ACC(jnp.float16))
-  a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(jnp.float16))
-  b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(jnp.float16))
-  o_ref[...] = plgpu.mma(
-      a,
-      b,
-      acc,
-  )
-
-
-out = kernel(jnp.ones((M, K), jnp.float16), jnp.ones((N, K), jnp.float16))
-'''
+SWAPPED = k.PALLAS_SWAPPED
 FIXED = SWAPPED.replace("      a,\n      b,\n      acc,\n", "      acc,\n      a,\n      b,\n")
 EDITED = SWAPPED + "# saved by an editor while mmalint was running\n"
 

@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlparse
 
 import jsonschema
 import pytest
-from _mmalint_cli import REPO
+from _mmalint_cli import REPO, run_cli
 
 from mmalint.catalog import load_catalog, rule_url, rules_index_url
 from mmalint.report.json_format import SCHEMA_FILES, schema
@@ -31,9 +31,7 @@ def _mmalint(*args: str, cwd: Path = REPO, pythonpath: Path | None = None) -> su
     env = {k: v for k, v in os.environ.items() if k != "GITHUB_WORKSPACE"}
     if pythonpath is not None:
         env["PYTHONPATH"] = str(pythonpath)
-    return subprocess.run(
-        [sys.executable, "-m", "mmalint", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=300
-    )
+    return run_cli(*args, cwd=cwd, env=env)
 
 
 def _validator(kind: str) -> jsonschema.Draft202012Validator:

@@ -29,10 +29,7 @@ def server(tmp_path: Path) -> Iterator[RawServer]:
     try:
         yield s
     finally:
-        s.watchdog.cancel()
-        if s.proc.poll() is None:
-            s.proc.kill()
-        s.proc.wait()
+        s.kill()
 
 
 def apply(text: str, edits: list[Message]) -> str:

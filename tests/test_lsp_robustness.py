@@ -181,11 +181,15 @@ class RawServer:
                 self.notify("exit", None)
                 return self.proc.wait(WAIT)
         finally:
-            self.watchdog.cancel()
-            if self.proc.poll() is None:
-                self.proc.kill()
-                self.proc.wait()
+            self.kill()
         return self.proc.returncode
+
+    def kill(self) -> None:
+        """End the server, however it is (a test's teardown)."""
+        self.watchdog.cancel()
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
 
 
 @pytest.fixture
@@ -194,10 +198,7 @@ def server(tmp_path: Path) -> Iterator[RawServer]:
     try:
         yield s
     finally:
-        s.watchdog.cancel()
-        if s.proc.poll() is None:
-            s.proc.kill()
-            s.proc.wait()
+        s.kill()
 
 
 def is_published(uri: str, version: int | None = None) -> Callable[[Message], bool]:

@@ -8,7 +8,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 from dataclasses import replace
 from importlib import resources
 from pathlib import Path
@@ -18,7 +17,7 @@ from urllib.parse import unquote, urlparse
 import _kernels as k
 import jsonschema
 import pytest
-from _mmalint_cli import REPO
+from _mmalint_cli import REPO, run_cli
 
 from mmalint.catalog import load_catalog
 from mmalint.docs import pages
@@ -43,9 +42,7 @@ def _mmalint(*args: str, cwd: Path = REPO, workspace: Path | None = None) -> sub
     env = {key: value for key, value in os.environ.items() if key != "GITHUB_WORKSPACE"}
     if workspace is not None:
         env["GITHUB_WORKSPACE"] = str(workspace)
-    return subprocess.run(
-        [sys.executable, "-m", "mmalint", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=300
-    )
+    return run_cli(*args, cwd=cwd, env=env)
 
 
 def _sarif(*args: str, cwd: Path = REPO, workspace: Path | None = None) -> dict[str, Any]:
