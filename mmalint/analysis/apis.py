@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import libcst as cst
 
 from mmalint.analysis import bounds, names
-from mmalint.analysis.calls import ApiUse, MmaSite
+from mmalint.analysis.calls import ApiUse, MmaSite, SiteOperand
 from mmalint.analysis.dtypes import DTYPE_CLASSES, IR_TYPE_CLASSES, IR_TYPES, lookup_dtype
 from mmalint.analysis.values import (
     FALSE,
@@ -982,10 +982,10 @@ class ApiModel:
             nodes = tuple(args.node(i, n) for i, n in enumerate(names_))
             origins = tuple(_origin(block, n) if n is not None else None for n in nodes)
             site = MmaSite(
+                "mma",
                 api,
                 _origin(block, node),
-                (values[0], values[1], values[2]),
-                (origins[0], origins[1], origins[2]),
+                tuple(SiteOperand(r, v, o) for r, v, o in zip(names_, values, origins)),
                 self.interp.context,
             )
             self.interp.record(site)

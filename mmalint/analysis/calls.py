@@ -30,18 +30,46 @@ class Context:
 
 
 @dataclass(frozen=True)
-class MmaSite:
-    """One MMA call as the interpreter saw it on one path.
+class SiteOperand:
+    """One operand of an MMA call as passed: its role in the family's signature, its value, and
+    where the argument was written. Roles are positional (`mma(acc, a, b)` reads its first
+    argument as the accumulator whatever it is named), so a call written `mma(a, b, acc)` is
+    recorded as written and the rules can tell."""
 
-    `args` are the values passed as (acc, a, b), whatever their names, so a call written
-    `mma(a, b, acc)` is recorded as written and the rules can tell.
+    role: str
+    value: Value
+    origin: Origin | None
+
+
+@dataclass(frozen=True)
+class MmaSite:
+    """One call of an instruction family (`mma`, later `wgmma`, `tcgen05`) on one path.
+
+    `family` names the family module in every layer (models, checks, conditions, confirm);
+    `api` is the canonical name the call resolved to; `operands` are in the family's role order;
+    `options` are the call's other arguments the family reads (swizzle, accumulate...).
     """
 
+    family: str
     api: str
     origin: Origin
-    args: tuple[Value, Value, Value]
-    arg_origins: tuple[Origin | None, Origin | None, Origin | None]
+    operands: tuple[SiteOperand, ...]
     context: Context
+    options: tuple[tuple[str, Value], ...] = ()
+
+    def operand(self, role: str) -> SiteOperand:
+        for op in self.operands:
+            if op.role == role:
+                return op
+        raise KeyError(role)
+
+    @property
+    def args(self) -> tuple[Value, ...]:
+        return tuple(op.value for op in self.operands)
+
+    @property
+    def arg_origins(self) -> tuple[Origin | None, ...]:
+        return tuple(op.origin for op in self.operands)
 
 
 @dataclass(frozen=True)
