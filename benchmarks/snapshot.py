@@ -49,7 +49,7 @@ def _diff(old: Any, new: Any, path: str, changes: list[str], added: set[str]) ->
                 _diff(old[key], new[key], f"{path}.{key}", changes, added)
         added.update(f"{path.split(']', 1)[-1]}.{k}" for k in new if k not in old)
     elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
-        for i, (a, b) in enumerate(zip(old, new)):
+        for i, (a, b) in enumerate(zip(old, new, strict=True)):
             _diff(a, b, f"{path}[{i}]", changes, added)
     elif old != new:
         changes.append(f"{path}: {json.dumps(old)[:120]} -> {json.dumps(new)[:120]}")

@@ -985,7 +985,7 @@ class ApiModel:
                 "mma",
                 api,
                 _origin(block, node),
-                tuple(SiteOperand(r, v, o) for r, v, o in zip(names_, values, origins)),
+                tuple(SiteOperand(r, v, o) for r, v, o in zip(names_, values, origins, strict=True)),
                 self.interp.context,
             )
             self.interp.record(site)
