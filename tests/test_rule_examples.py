@@ -1,11 +1,24 @@
-"""Every example in rules/*.toml is a test: invalid ones report exactly their codes, valid ones nothing."""
+"""Every example in rules/*.toml is a test: invalid ones report exactly their codes, on the lines
+they mark, and their fix rewrites them as their `fix_diff` says; valid ones report nothing.
+
+An invalid example marks each line a finding is reported on, as ruff's mdtests do:
+`mma(acc, a, b)  # error: [MMA101]` (the severity, then the codes). The markers are stripped
+before the example is checked, so the checked text is the example as a reader copies it.
+`fix_diff` is what `mmalint check --fix --unsafe-fixes` changes in it, as a unified diff
+without context or file header; an invalid example without one is left as it is.
+"""
 
 from __future__ import annotations
 
+import difflib
+import re
+import tomllib
+
 import pytest
 
-from mmalint.catalog import load_catalog
+from mmalint.catalog import Example, load_catalog, rules_dir
 from mmalint.engine import check_text
+from mmalint.fixes.fixer import fix_text
 from mmalint.lint import LintOptions, lint_text
 from mmalint.settings import Settings
 
@@ -18,19 +31,58 @@ CASES = [
     if not example.versions or version in example.versions
 ]
 
+# `  # error: [MMA101]`, `  # warning: [MMA001] [MMA102]` at the end of a line.
+_MARKER = re.compile(r"\s*#\s*(?P<severity>error|warning|info):\s*(?P<codes>(?:\[[\w-]+\]\s*)+)$")
+
+
+def split_markers(code: str) -> tuple[str, list[tuple[int, str, str]]]:
+    """The example without its markers, and what they mark: (row, code, severity), sorted."""
+    lines, marked = [], []
+    for row, line in enumerate(code.split("\n"), 1):
+        match = _MARKER.search(line)
+        if match:
+            marked += [(row, c, match["severity"]) for c in re.findall(r"\[([\w-]+)\]", match["codes"])]
+            line = line[: match.start()]
+        lines.append(line)
+    return "\n".join(lines), sorted(marked)
+
+
+def _fix_diffs() -> dict[tuple[str, int], str]:
+    """Each example's `fix_diff`, by rule code and example index, read from the TOML itself
+    (the catalog's `Example` does not carry it)."""
+    diffs = {}
+    for path in sorted(rules_dir().glob("mma*.toml")):
+        for rule in tomllib.loads(path.read_text(encoding="utf-8")).get("rule", []):
+            for i, example in enumerate(rule.get("example", [])):
+                if "fix_diff" in example:
+                    diffs[rule["code"], i] = example["fix_diff"].lstrip("\n")
+    return diffs
+
+
+FIX_DIFFS = _fix_diffs()
+
+
+def _diff(before: str, after: str) -> str:
+    lines = difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
+    return "".join(f"{line}\n" for line in list(lines)[2:])  # no `---`/`+++` header
+
 
 @pytest.mark.parametrize(("code", "index", "example", "version"), CASES)
-def test_example(code: str, index: int, example, version: str) -> None:  # type: ignore[no-untyped-def]
+def test_example(code: str, index: int, example: Example, version: str) -> None:
     filename = f"{code}_{index}.py"
+    text, marked = split_markers(example.code)
     settings = Settings(target_jax=version, **dict(example.settings))  # type: ignore[arg-type]
-    if example.options or "noqa" in example.code:
+    options = LintOptions(**dict(example.options))
+    if example.options or "noqa" in text:
         # Flags (`options`) and suppressions live after the engine: check as the CLI does.
-        report = lint_text(filename, example.code, settings, LintOptions(**dict(example.options)))
+        report = lint_text(filename, text, settings, options)
     else:
-        report = check_text(filename, example.code, settings)
+        report = check_text(filename, text, settings)
     got = sorted(d.code or d.name for d in report.diagnostics)
     expected = sorted(example.expect)
     assert got == expected, [d.message for d in report.diagnostics]
+    reported = sorted((d.range.start.row, d.code or d.name, d.severity) for d in report.diagnostics)
+    assert reported == marked, "the lines reported (row, code, severity) are not the lines marked"
     # An example must be one the analysis fully understands, or it proves nothing; one whose
     # operand dtype is unknown on purpose must be reported without a prediction.
     assert report.calls >= 1
@@ -39,6 +91,9 @@ def test_example(code: str, index: int, example, version: str) -> None:  # type:
     else:
         assert report.known_calls == 0
         assert all(d.predicted_error is None and d.unpredicted for d in report.diagnostics)
+    if example.kind == "invalid":
+        fixed = fix_text(filename, text, settings, options, unsafe=True)
+        assert _diff(text, fixed.text) == FIX_DIFFS.get((code, index), "")
 
 
 def test_every_rule_has_invalid_and_valid_examples() -> None:
@@ -46,8 +101,22 @@ def test_every_rule_has_invalid_and_valid_examples() -> None:
         kinds = {e.kind for e in rule.examples}
         assert kinds == {"invalid", "valid"}, rule.code
         for example in rule.examples:
+            _, marked = split_markers(example.code)
+            assert sorted(c for _, c, _ in marked) == sorted(example.expect), (rule.code, example.title)
             if example.kind == "invalid":
                 assert rule.code in example.expect
+
+
+def test_only_fixable_rules_have_fix_diffs() -> None:
+    for code, index in FIX_DIFFS:
+        rule = CATALOG.rules[code]
+        assert rule.fixable and rule.examples[index].kind == "invalid", (code, index)
+
+
+def test_markers_are_stripped_and_read() -> None:
+    text, marked = split_markers("a = 1\nmma(acc, a, b)  # noqa: X  # error: [MMA101] [MMA201]\n")
+    assert text == "a = 1\nmma(acc, a, b)  # noqa: X\n"
+    assert marked == [(2, "MMA101", "error"), (2, "MMA201", "error")]
 
 
 def test_every_check_names_a_rule_and_a_known_version() -> None:
