@@ -6,7 +6,7 @@ import pytest
 
 from mmalint.catalog import load_catalog
 from mmalint.engine import check_text
-from mmalint.lint import LintOptions, lint_text
+from mmalint.pipeline.file import LintOptions, lint_text
 from mmalint.settings import Settings
 
 CATALOG = load_catalog()
