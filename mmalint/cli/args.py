@@ -7,6 +7,7 @@ import argparse
 import os
 from collections.abc import Mapping, Sequence
 
+from mmalint.cli.color import CHOICES as COLOR_CHOICES
 from mmalint.cli.color import HELP as COLOR_HELP
 
 FORMATS = ("full", "concise", "json", "sarif", "github")
@@ -53,7 +54,7 @@ def add_check_arguments(p: argparse.ArgumentParser) -> None:
                         "links in reports; default: $MMALINT_DOCS_URL, else the pages installed "
                         "with mmalint, as file:// URIs")
     p.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto", help=COLOR_HELP)
+    p.add_argument("--color", choices=COLOR_CHOICES, default="auto", help=COLOR_HELP)
     p.add_argument("--jobs", "-j", type=int, default=None, help="worker processes (default: all cores)")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the findings")
     _add_ruff_options(p, fixes)

@@ -135,7 +135,7 @@ def _run_check(args: argparse.Namespace) -> int:
             raise UsageError(f"stdin: {exc}") from None
         job: Job = (stdin_name, data, settings, options, fix_mode)
         outcome = work(job)
-        result = RunResult(files_seen=1)
+        result = RunResult()
         result.reports.append(outcome.report)
         result.fixed.update(outcome.fixed)
         if outcome.report.error is not None:

@@ -7,6 +7,7 @@ import json
 import sys
 
 from mmalint.catalog import Catalog, load_catalog
+from mmalint.cli.color import CHOICES as COLOR_CHOICES
 from mmalint.cli.color import HELP as COLOR_HELP
 from mmalint.cli.console import EXIT_CLEAN, wants_color
 from mmalint.config import UsageError
@@ -19,13 +20,13 @@ def add_parsers(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
     p.add_argument("code", metavar="CODE", help="a rule code (MMA101) or name (integer-operands-need-int32-accumulator)")
     p.add_argument("--format", choices=("text", "json"), default="text",
                    help="text (default: Markdown, rendered on a terminal) or json")
-    p.add_argument("--color", choices=("auto", "always", "never"), default="auto", help=COLOR_HELP)
+    p.add_argument("--color", choices=COLOR_CHOICES, default="auto", help=COLOR_HELP)
     p.set_defaults(handler=_run_rule)
     q = sub.add_parser("rules", help="list all rules", description="List every rule: code, name, "
                        "severity, whether its fix is safe, unsafe or sometimes either, and summary.")
     q.add_argument("--format", choices=("text", "json"), default="text",
                    help="text (default: a table) or json (every rule with its checks and examples)")
-    q.add_argument("--color", choices=("auto", "always", "never"), default="auto", help=COLOR_HELP)
+    q.add_argument("--color", choices=COLOR_CHOICES, default="auto", help=COLOR_HELP)
     q.set_defaults(handler=_run_rules)
 
 

@@ -23,7 +23,6 @@ class LintOptions:
     """What the user asked for beyond the rule settings."""
 
     report_unused_noqa: bool = False
-    verify_fixes: bool = True
     ignore_noqa: bool = False  # `--ignore-noqa`: report the findings that noqa comments hide
 
 
@@ -53,11 +52,11 @@ def _lint_text(
     options = options or LintOptions()
     report = check_text(filename, text, settings, catalog)
     diagnostics = list(report.diagnostics)
-    if options.verify_fixes and not report.complete:
+    if not report.complete:
         # Verifying re-runs the analysis once a fix, each time to the end of its budget, and
         # could not see what a fix changes where the analysis did not reach: none is offered.
         diagnostics = [replace(d, fix=None) for d in diagnostics]
-    elif options.verify_fixes:
+    else:
         diagnostics = verify_fixes(filename, text, diagnostics, settings, catalog)
     noqa = NoqaOptions(
         report_unused=options.report_unused_noqa,

@@ -67,7 +67,6 @@ class FileOutcome:
 @dataclass
 class RunResult:
     reports: list[FileReport] = field(default_factory=list)
-    files_seen: int = 0
     input_errors: list[str] = field(default_factory=list)
     changed: list[tuple[Discovered, FileOutcome]] = field(default_factory=list)
     fixed: Counter[str] = field(default_factory=Counter)
@@ -195,7 +194,6 @@ def run(
     result = RunResult()
     pending: list[tuple[Discovered, Job]] = []
     for entry in files:
-        result.files_seen += 1
         try:
             data = read_regular(entry.path)
         except UnreadableInput as exc:
