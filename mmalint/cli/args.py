@@ -7,8 +7,8 @@ import argparse
 import os
 from collections.abc import Mapping, Sequence
 
-from mmalint.cli.color import CHOICES as COLOR_CHOICES
-from mmalint.cli.color import HELP as COLOR_HELP
+from mmalint.color import CHOICES as COLOR_CHOICES
+from mmalint.color import HELP as COLOR_HELP
 
 FORMATS = ("full", "concise", "json", "sarif", "github")
 OUTPUT_FORMAT_ENV = "MMALINT_OUTPUT_FORMAT"

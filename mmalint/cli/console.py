@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from mmalint.cli.color import use_color
+from mmalint.color import use_color
 
 # Like ruff's: 0 no findings, 1 findings, 2 bad usage or unreadable input.
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2

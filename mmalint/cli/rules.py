@@ -7,9 +7,9 @@ import json
 import sys
 
 from mmalint.catalog import Catalog, load_catalog
-from mmalint.cli.color import CHOICES as COLOR_CHOICES
-from mmalint.cli.color import HELP as COLOR_HELP
 from mmalint.cli.console import EXIT_CLEAN, wants_color
+from mmalint.color import CHOICES as COLOR_CHOICES
+from mmalint.color import HELP as COLOR_HELP
 from mmalint.config import UsageError
 from mmalint.fixes.applicability import fix_applicability
 
