@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from collections import Counter
 from collections.abc import Sequence
@@ -16,6 +15,7 @@ from mmalint.cli.args import FORMATS, add_check_arguments, prepare, split_codes
 from mmalint.cli.console import EXIT_CLEAN, EXIT_ERROR, print_error
 from mmalint.cli.summary import finish_stdin_fix, write_diff, write_report
 from mmalint.config import (
+    ARCH,
     ConfigError,
     Overrides,
     Resolver,
@@ -52,7 +52,7 @@ def _resolver(args: argparse.Namespace, catalog: Catalog) -> Resolver:
     validate_selectors(fixable, catalog, "--fixable")
     validate_selectors(unfixable, catalog, "--unfixable")
     target = resolve_target_jax(args.target_jax, catalog) if args.target_jax else None
-    if args.target_arch is not None and not re.fullmatch(r"sm_\d{2,3}[af]?", args.target_arch):
+    if args.target_arch is not None and not ARCH.fullmatch(args.target_arch):
         raise UsageError(f"--target-arch: expected an architecture like sm_90a, got {args.target_arch!r}")
     overrides = Overrides(
         select=select or None,
