@@ -17,7 +17,7 @@ from pathlib import Path
 
 from mmalint.analysis import may_contain_mma
 from mmalint.catalog import load_catalog
-from mmalint.engine import check_bytes
+from mmalint.pipeline.file import check_bytes
 from mmalint.settings import Settings
 
 

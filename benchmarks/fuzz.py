@@ -35,8 +35,8 @@ def _worker(kind: str, start: int, count: int, seed: int) -> None:
         print(json.dumps(fields), flush=True)
 
     if kind.startswith("files="):  # every file of a tree, the prefilter bypassed
-        from mmalint.engine import InputError
         from mmalint.inputs import UnreadableInput, read_regular
+        from mmalint.pipeline.text import InputError
         from mmalint.source_io import decode
 
         paths = Path(kind.removeprefix("files=")).read_text().splitlines()[start:start + count]

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from mmalint.analysis import may_contain_mma
-from mmalint.engine import check_bytes
+from mmalint.pipeline.file import check_bytes
 from mmalint.settings import Settings
 
 

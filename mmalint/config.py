@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from mmalint.catalog import Catalog, load_catalog
+from mmalint.catalog import Catalog, CatalogError, load_catalog
 from mmalint.config_extend import ExtendError, with_extends
 from mmalint.gitignore import GitIgnore
 from mmalint.inputs import UnreadableInput, read_regular
@@ -53,6 +53,38 @@ ARCH = re.compile(r"sm_\d{2,3}[af]?")
 
 class ConfigError(Exception):
     """A configuration file or option mmalint cannot use: reported with exit code 2."""
+
+
+class UsageError(Exception):
+    """A bad option of the command line or of the language server: a message that names the
+    option, which the CLI prints with exit code 2 and the server shows as a window message."""
+
+
+def validate_selectors(selectors: tuple[str, ...], catalog: Catalog, option: str) -> None:
+    for selector in selectors:
+        if selector == "ALL":
+            continue
+        if not re.fullmatch(r"MMA\d{0,3}", selector) or not catalog.select((selector,)):
+            raise UsageError(f"{option}: unknown rule selector {selector!r} (see `mmalint rules`)")
+
+
+def resolve_target_jax(requested: str | None, catalog: Catalog) -> str:
+    """`--target-jax` (or the server's `targetJax`) as a catalog version; without one, the
+    installed jax's, else the newest the catalog knows."""
+    if requested is not None:
+        if not re.fullmatch(r"\d+\.\d+(\.\d+)*", requested):
+            raise UsageError(f"--target-jax: expected a version like 0.11, got {requested!r}")
+        try:
+            return parse_version(requested, catalog)
+        except TargetError as exc:
+            raise UsageError(f"--target-jax: {exc}") from None
+    installed = installed_jax_version()
+    if installed is not None:
+        try:
+            return catalog.resolve_version(installed)
+        except CatalogError:
+            pass
+    return catalog.versions[-1]
 
 
 @dataclass(frozen=True)

@@ -1,15 +1,13 @@
-"""The pipeline for one file: bytes -> prefilter -> index/parse -> facts -> rules -> diagnostics."""
+"""The engine for one file's text: index/parse -> facts -> rules -> diagnostics (`mmalint.pipeline`
+runs it)."""
 
 from __future__ import annotations
 
-import io
 import re
-import tokenize
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import overload
 
-from mmalint.analysis import analyze, index_source, may_contain_mma
+from mmalint.analysis import analyze, index_source
 from mmalint.analysis.source import BlockParseError, SourceSyntaxError
 from mmalint.catalog import Catalog, load_catalog
 from mmalint.checks import Finding, MmaCall, Predicted, evaluate, normalize
@@ -25,12 +23,13 @@ from mmalint.diagnostics import (
     Related,
 )
 from mmalint.fixes.plan import plan_fix
+
+# The text stage's names, for `source_io` and `notebook`, which still import them from here.
+from mmalint.pipeline.text import InputError as InputError
+from mmalint.pipeline.text import decode_source as decode_source
+from mmalint.pipeline.text import not_decodable as not_decodable
 from mmalint.positions import range_of
 from mmalint.settings import Settings
-
-
-class InputError(Exception):
-    """A file that cannot be read or decoded: reported, never a traceback."""
 
 
 @dataclass(frozen=True)
@@ -45,42 +44,6 @@ class FileReport:
     # False when the analysis stopped early somewhere (its budget, a block nested too deeply):
     # what it did not reach is unknown, and reported as nothing.
     complete: bool = True
-
-
-def not_decodable(data: bytes, error: Exception) -> str:
-    """Why a file cannot be read as Python source, for a person."""
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        return (
-            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} on line {line}) and no PEP 263 "
-            "coding declaration says what it is; add `# -*- coding: latin-1 -*-` or re-encode as UTF-8"
-        )
-    return f"cannot determine the encoding: {error}"
-
-
-def decode_source(data: bytes) -> str:
-    """Decode Python source honouring a PEP 263 coding cookie and a BOM."""
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as exc:
-        raise InputError(not_decodable(data, exc)) from None
-    try:
-        text = data.decode(encoding)
-    except (UnicodeDecodeError, LookupError) as exc:
-        raise InputError(f"not valid {encoding}: {exc}" if encoding != "utf-8" else not_decodable(data, exc)) from None
-    return text.removeprefix("\ufeff")
-
-
-def check_bytes(filename: str, data: bytes, settings: Settings) -> FileReport:
-    if not may_contain_mma(data):
-        return FileReport(filename)
-    try:
-        text = decode_source(data)
-    except InputError as exc:
-        return FileReport(filename, error=str(exc))
-    return check_text(filename, text, settings)
 
 
 def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | None = None) -> FileReport:
@@ -283,9 +246,3 @@ def _use_diagnostic(findings: list[UseFinding]) -> Diagnostic:
         statement_rows=(where.start.row, where.end.row),
     )
 
-
-def iter_reports(
-    items: Iterable[tuple[str, bytes]], settings: Settings
-) -> Iterable[FileReport]:
-    for filename, data in items:
-        yield check_bytes(filename, data, settings)

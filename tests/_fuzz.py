@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mmalint.fixes.fixer import fix_text
-from mmalint.lint import lint_text
+from mmalint.pipeline.file import lint_text
 from mmalint.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mmalint.lint import LintOptions, lint_text
+from mmalint.pipeline.file import LintOptions, lint_text
 from mmalint.settings import Settings
 
 ROOT = Path(__file__).parent / "data" / "adversarial"

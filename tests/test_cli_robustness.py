@@ -13,7 +13,7 @@ import pytest
 from _mmalint_cli import run_cli
 
 from mmalint.catalog import load_catalog
-from mmalint.engine import check_bytes
+from mmalint.pipeline.file import check_bytes
 from mmalint.settings import Settings
 
 BUGGY = textwrap.dedent('''

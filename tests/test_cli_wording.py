@@ -15,7 +15,7 @@ from _mmalint_cli import run_cli
 from mmalint.catalog import load_catalog
 from mmalint.cli import build_parser
 from mmalint.fixes.applicability import SAFE, UNSAFE, fix_applicability
-from mmalint.lint import LintOptions, lint_text
+from mmalint.pipeline.file import LintOptions, lint_text
 from mmalint.settings import Settings
 
 TARGET = ("--target-jax", "0.12")

@@ -9,7 +9,7 @@ from mmalint.catalog import load_catalog
 from mmalint.fixes.apply import apply_fixes
 from mmalint.fixes.fixer import fix_text
 from mmalint.fixes.plan import PLANNERS
-from mmalint.lint import lint_text
+from mmalint.pipeline.file import lint_text
 from mmalint.settings import Settings
 
 SETTINGS = Settings(target_jax="0.12")

@@ -235,7 +235,7 @@ def test_a_signal_during_the_write_removes_the_temporary(tmp_path: Path, signum:
 _MEANWHILE = textwrap.dedent('''\
     import os, sys
     from pathlib import Path
-    import mmalint.runner as runner
+    import mmalint.pipeline.files as runner
     from mmalint.cli import main
 
     real_run = runner.run

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from mmalint import runner
 from mmalint.discover import discover
 from mmalint.inputs import UnreadableInput, read_regular
+from mmalint.pipeline import files as runner
 from mmalint.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent

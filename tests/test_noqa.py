@@ -7,7 +7,7 @@ from pathlib import Path
 import _kernels as k
 from _mmalint_cli import run_cli
 
-from mmalint.lint import LintOptions, lint_text
+from mmalint.pipeline.file import LintOptions, lint_text
 from mmalint.settings import Settings
 from mmalint.suppress import noqa_edit, parse_directives, statement_rows
 

@@ -19,7 +19,7 @@ import pytest
 from mmalint.catalog import Example, load_catalog, rules_dir
 from mmalint.engine import check_text
 from mmalint.fixes.fixer import fix_text
-from mmalint.lint import LintOptions, lint_text
+from mmalint.pipeline.file import LintOptions, lint_text
 from mmalint.settings import Settings
 
 CATALOG = load_catalog()

@@ -13,8 +13,8 @@ from typing import Any
 from lsprotocol import types as lsp
 
 from mmalint.catalog import Catalog
-from mmalint.lint import LintOptions
-from mmalint.usage import UsageError, resolve_target_jax, validate_selectors
+from mmalint.config import UsageError, resolve_target_jax, validate_selectors
+from mmalint.pipeline.file import LintOptions
 
 DEFAULT_DEBOUNCE_S = 0.25
 # A lint that takes longer is stopped (its process killed) and reported: far above what a

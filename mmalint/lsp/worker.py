@@ -28,13 +28,14 @@ from typing import BinaryIO, Literal
 
 from mmalint import config
 from mmalint.catalog import Catalog, load_catalog
-from mmalint.engine import FileReport, InputError
+from mmalint.config import resolve_target_jax
+from mmalint.engine import FileReport
 from mmalint.fixes.fixer import fix_text
 from mmalint.inputs import UnreadableInput, read_regular
-from mmalint.lint import LintOptions, lint_text
+from mmalint.pipeline.file import LintOptions, lint_text
+from mmalint.pipeline.text import InputError
 from mmalint.settings import Settings
 from mmalint.source_io import decode
-from mmalint.usage import resolve_target_jax
 
 _SIZE = struct.Struct(">Q")
 

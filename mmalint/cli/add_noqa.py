@@ -10,15 +10,23 @@ MMA001 (an unused directive) is never answered with another directive.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import sys
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from mmalint.cli.console import EXIT_CLEAN, EXIT_ERROR, print_error
+from mmalint.cli.fix_report import plural
 from mmalint.diagnostics import Diagnostic
 from mmalint.discover import Discovered
-from mmalint.engine import FileReport, InputError
+from mmalint.engine import FileReport
 from mmalint.fixes.write import NotWritten, Snapshot, cleanup_on_termination, write_fixed
 from mmalint.inputs import UnreadableInput, read_regular
+from mmalint.pipeline.text import InputError
 from mmalint.source_io import decode, encode
+
+if TYPE_CHECKING:
+    from mmalint.pipeline.files import RunResult
 from mmalint.suppress import UNUSED_NOQA, continued_rows, parse_directives, split_lines, string_rows
 
 
@@ -130,3 +138,16 @@ def add_noqa_to_files(
                 continue
             rows += added.rows
     return FilesResult(rows, tuple(warnings), tuple(errors))
+
+
+def run_add_noqa(result: RunResult, files: Sequence[Discovered], seen: dict[str, Snapshot | None]) -> int:
+    """`--add-noqa`: write a `# noqa` for every finding; exit 0 unless a file could not be read
+    or written."""
+    added = add_noqa_to_files(result.reports, files, seen)
+    for message in added.warnings:
+        print(f"mmalint: warning: {message}", file=sys.stderr)
+    print(f"Added {plural(added.rows, 'noqa directive')}.", file=sys.stderr)
+    errors = [*result.input_errors, *added.errors]
+    for message in errors:
+        print_error(message)
+    return EXIT_ERROR if errors else EXIT_CLEAN

@@ -1,4 +1,4 @@
-"""Runs the pipeline over many files: prefilter in this process, the rest on every core.
+"""The files stage: many files through the pipeline, prefilter in this process, the rest on every core.
 
 Workers only compute (a report, and with `fix` the fixed bytes); the caller decides what to
 write, so `--diff` and `--fix` share one path and no worker touches the file system.
@@ -19,13 +19,13 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 
-from mmalint.analysis import may_contain_mma
 from mmalint.diagnostics import Diagnostic
 from mmalint.discover import Discovered
 from mmalint.engine import FileReport
 from mmalint.inputs import UnreadableInput, read_regular
-from mmalint.lint import LintOptions, lint_bytes, lint_text
 from mmalint.notebook import Notebook, NotebookError, decode_notebook, is_notebook, read_notebook
+from mmalint.pipeline.file import LintOptions, lint_bytes, lint_text
+from mmalint.pipeline.text import InputError, worth_running
 from mmalint.settings import Settings
 from mmalint.source_io import SourceText, decode, encode
 
@@ -67,7 +67,6 @@ class FileOutcome:
 @dataclass
 class RunResult:
     reports: list[FileReport] = field(default_factory=list)
-    files_seen: int = 0
     input_errors: list[str] = field(default_factory=list)
     changed: list[tuple[Discovered, FileOutcome]] = field(default_factory=list)
     fixed: Counter[str] = field(default_factory=Counter)
@@ -104,7 +103,6 @@ def _work(item: Job) -> FileOutcome:
         return _work_notebook(item)
     if not fix:
         return FileOutcome(lint_bytes(filename, data, settings, options))
-    from mmalint.engine import InputError
     from mmalint.fixes.fixer import fix_text
 
     try:
@@ -124,7 +122,7 @@ def _work_notebook(item: Job) -> FileOutcome:
     except NotebookError as exc:
         return FileOutcome(FileReport(filename, error=str(exc)))
     if not fix:
-        if not _worth_running(notebook.python.encode("utf-8"), options):
+        if not worth_running(notebook.python.encode("utf-8"), options.report_unused_noqa):
             return FileOutcome(FileReport(filename))
         return FileOutcome(notebook.place(lint_text(filename, notebook.python, settings, options)))
     from mmalint.fixes.fixer import fix_text
@@ -154,10 +152,6 @@ def _notebook_code(data: bytes) -> bytes:
     """What the prefilter reads in a notebook: its code cells (JSON escapes such as the `\\n` of
     `"x\\nmma(..."` hide a word from a scan of the bytes), or NotebookError."""
     return read_notebook(decode_notebook(data).text).python.encode("utf-8")
-
-
-def _worth_running(data: bytes, options: LintOptions) -> bool:
-    return may_contain_mma(data) or (options.report_unused_noqa and b"noqa" in data.lower())
 
 
 def _in_pool(items: list[Job], workers: int) -> list[FileOutcome]:
@@ -200,7 +194,6 @@ def run(
     result = RunResult()
     pending: list[tuple[Discovered, Job]] = []
     for entry in files:
-        result.files_seen += 1
         try:
             data = read_regular(entry.path)
         except UnreadableInput as exc:
@@ -211,7 +204,7 @@ def run(
         except NotebookError as exc:
             result.reports.append(FileReport(entry.display, error=str(exc)))
             continue
-        if not _worth_running(code, options):
+        if not worth_running(code, options.report_unused_noqa):
             result.reports.append(FileReport(entry.display))
             continue
         file_settings = settings[entry.display] if isinstance(settings, dict) else settings
