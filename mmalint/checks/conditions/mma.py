@@ -8,9 +8,8 @@ Each is registered once under the name check rows give as `condition`; the same 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mmalint.checks.call import MmaCall, Operand
 from mmalint.checks.conditions.registry import Condition, Conditions, Outcome
 from mmalint.facts.dtypes import DTYPES, IR_TYPES
 from mmalint.facts.mma import (
@@ -24,6 +23,11 @@ from mmalint.facts.mma import (
     base_tile,
     k_tile,
 )
+
+if TYPE_CHECKING:
+    # Only for annotations: the conditions read calls, they build none, and the catalog loads
+    # this module to validate condition names without loading the analysis.
+    from mmalint.checks.call import MmaCall, Operand
 
 
 @dataclass(frozen=True)

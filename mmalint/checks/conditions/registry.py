@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mmalint.checks.call import MmaCall
+if TYPE_CHECKING:
+    # Only for annotations: the catalog imports the conditions without loading the analysis.
+    from mmalint.checks.call import MmaCall
 
 
 @dataclass(frozen=True)
@@ -24,7 +26,7 @@ class Outcome:
 
 
 # (call, the family table of its API and jax version) -> one outcome per operand looked at
-Condition = Callable[[MmaCall, Any], list[Outcome]]
+Condition = Callable[["MmaCall", Any], list[Outcome]]
 
 
 class Conditions:
