@@ -245,10 +245,7 @@ def operand(
     if isinstance(value, Array):
         dtype = value.dtype.name if isinstance(value.dtype, DType) else None
         info = DTYPES.get(dtype or "")
-        signedness = None
-        if info is not None:
-            signed = info.is_signed
-            signedness = "signless" if signed is None else ("signed" if signed else "unsigned")
+        signedness = info.signedness if info is not None else None
         return Operand(
             position,
             value,

@@ -1,6 +1,6 @@
 """The warp-level MMA (`mma.sync.m16n8k*`, what `mgpu.mma` and `plgpu.mma` emit): the tiles of
 its operands, the accumulators it takes and the GPUs it needs (PTX ISA "Matrix fragments for
-mma", jax's `mma.py`; `/docs/mma-facts.md` in the design notes)."""
+mma", jax's `mma.py`)."""
 
 from __future__ import annotations
 
