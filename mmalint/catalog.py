@@ -1,4 +1,10 @@
-"""The rule catalog: rules, jax's checks and the operand tables, loaded from `rules/*.toml`.
+"""The rule catalog: rules, jax's checks and the operand tables, loaded from `rules/`.
+
+`rules/mma*.toml` hold the rules, one file per rule family; `rules/checks/<family>.toml` one
+check table per instruction family (the checks jax makes, per API and version, each naming its
+condition; the family's tables; API availability). Every table is typed and validated on load:
+an unknown key, a missing required key, a wrong type, an unknown condition, rule or version is a
+`CatalogError` naming the file, the table and the key.
 
 The TOML files sit at the top of a checkout (`rules/`) and inside the wheel (`mmalint/_rules`);
 the rule pages generated from them sit in `docs/rules/` and inside the wheel (`mmalint/_docs/rules`).
@@ -6,12 +12,17 @@ the rule pages generated from them sit in `docs/rules/` and inside the wheel (`m
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import tomllib
+import types
+import typing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from mmalint.checks.conditions import BY_FAMILY
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -52,6 +63,9 @@ class Rule:
     # False when no mechanical fix exists (`fixable = false` in the TOML); fix_title then
     # names what the user has to do by hand.
     fixable: bool = True
+    # True when nothing raises: every check of the rule is of stage `silent` (wrong numbers).
+    # Derived from the check tables, never written in a rule.
+    silent: bool = False
     # Alternative (message, help) templates a check can ask for by name, when the general
     # message would misstate the cause: `[rule.variant.view]` in the TOML.
     variants: tuple[tuple[str, tuple[str, str]], ...] = ()
@@ -73,15 +87,17 @@ class Check:
     """One check jax makes, in order: its rule, exception and exact message template."""
 
     id: str
+    condition: str  # the family's condition deciding it (`mmalint/checks/conditions/<family>.py`)
     api: str
     versions: tuple[str, ...]
     rule: str
     stage: str
-    exception: str
-    message: str
-    match: str
-    semantics: str | None
     where: str
+    exception: str = ""
+    message: str = ""
+    match: str = "exact"
+    semantics: str | None = None
+    family: str = ""  # the instruction family whose check table holds it
 
     @property
     def raises(self) -> bool:
@@ -102,16 +118,16 @@ class Availability:
 
     id: str
     api: str  # canonical name; `plgpu.Layout.MMA_*` matches the three layouts
-    keyword: str | None
-    element_bits: int | None
     feature: str
     since: str
-    missing_in: tuple[str, ...]
-    ignored_in: tuple[str, ...]
-    exception: str
-    message: str
-    match: str
-    alternative: str
+    keyword: str | None = None
+    element_bits: int | None = None
+    missing_in: tuple[str, ...] = ()
+    ignored_in: tuple[str, ...] = ()
+    exception: str = ""
+    message: str = ""
+    match: str = "exact"
+    alternative: str = ""
     # "dtype": only when the element type is given as a jnp/np dtype, not an MLIR type.
     element_form: str | None = None
 
@@ -126,14 +142,30 @@ class Catalog:
     versions: tuple[str, ...]
     rules: dict[str, Rule]
     checks: tuple[Check, ...]
-    tables: dict[str, dict[str, dict[str, Any]]]
+    # API -> version -> the family's typed table (`MmaTable` for `mma`).
+    tables: dict[str, dict[str, Any]]
     availability: tuple[Availability, ...] = ()
+    # API -> the instruction family whose check table names it.
+    api_families: dict[str, str] = dataclasses.field(default_factory=dict)
 
     def checks_for(self, api: str, version: str) -> list[Check]:
         return [c for c in self.checks if c.api == api and version in c.versions]
 
-    def table(self, api: str, version: str) -> dict[str, Any]:
-        return self.tables.get(api, {}).get(version, {})
+    def has_table(self, api: str, version: str) -> bool:
+        return version in self.tables.get(api, {})
+
+    def table(self, api: str, version: str) -> Any:
+        """The family table of `api` in `version`; the family's defaults where the TOML has none."""
+        table = self.tables.get(api, {}).get(version)
+        if table is not None:
+            return table
+        family = self.api_families.get(api)
+        return BY_FAMILY[family].table_type() if family in BY_FAMILY else None
+
+    @property
+    def silent_codes(self) -> frozenset[str]:
+        """The rules whose mistake raises nothing: the numbers are silently wrong."""
+        return frozenset(code for code, rule in self.rules.items() if rule.silent)
 
     def select(self, prefixes: tuple[str, ...]) -> list[str]:
         """Codes matching any of the prefixes (`MMA1`, `MMA101`, `ALL`)."""
@@ -165,7 +197,7 @@ class Catalog:
 def rules_dir() -> Path:
     """`mmalint/_rules` in an installed wheel, `rules/` next to the package in a checkout."""
     for candidate in (_PACKAGE_DIR / "_rules", _PACKAGE_DIR.parent / "rules"):
-        if (candidate / "checks.toml").is_file():
+        if (candidate / "checks").is_dir():
             return candidate
     raise CatalogError(f"rule catalog not found next to {_PACKAGE_DIR}")
 
@@ -208,87 +240,224 @@ def _installed_page(name: str) -> str | None:
     return (pages / name).as_uri()
 
 
+# ---------------------------------------------------------------------- loading and validation
+
+# Value kinds a TOML key may hold, by the Python type a field declares.
+_KIND_NAMES = {str: "a string", bool: "a boolean", int: "an integer"}
+
+
+def _kind_ok(value: object, annotation: Any) -> bool:
+    """Whether a TOML value fits a field's annotation (str, bool, int, X | None, tuple[str, ...])."""
+    origin = typing.get_origin(annotation)
+    if origin in (types.UnionType, typing.Union):
+        return any(_kind_ok(value, a) for a in typing.get_args(annotation) if a is not type(None))
+    if origin is tuple:
+        (item, _) = typing.get_args(annotation)
+        return isinstance(value, list) and all(_kind_ok(v, item) for v in value)
+    if annotation is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, annotation)
+
+
+def _kind_name(annotation: Any) -> str:
+    origin = typing.get_origin(annotation)
+    if origin in (types.UnionType, typing.Union):
+        return " or ".join(_kind_name(a) for a in typing.get_args(annotation) if a is not type(None))
+    if origin is tuple:
+        return f"a list of {_kind_name(typing.get_args(annotation)[0]).split(' ', 1)[1]}s"
+    return _KIND_NAMES.get(annotation, getattr(annotation, "__name__", str(annotation)))
+
+
+def _fields(cls: type, raw: object, where: str, skip: frozenset[str] = frozenset(),
+            extra: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """The keys of a TOML table as the dataclass `cls` declares them: every key known, every
+    field without a default present, every value of the declared type (lists as tuples).
+
+    `skip`: fields the caller fills itself (not read from the table); `extra`: keys the caller
+    reads itself (nested tables)."""
+    if not isinstance(raw, dict):
+        raise CatalogError(f"{where}: expected a table, got {type(raw).__name__}")
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.name not in skip}
+    for key in raw:
+        if key not in fields and key not in extra:
+            known = ", ".join(sorted((*fields, *extra)))
+            raise CatalogError(f"{where}: unknown key {key!r} (known: {known})")
+    values: dict[str, Any] = {}
+    for name, f in fields.items():
+        if name not in raw:
+            required = f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+            if required:
+                raise CatalogError(f"{where}: missing required key {name!r}")
+            continue
+        value = raw[name]
+        if not _kind_ok(value, hints[name]):
+            raise CatalogError(
+                f"{where}: key {name!r} must be {_kind_name(hints[name])}, got {value!r}"
+            )
+        values[name] = tuple(value) if isinstance(value, list) else value
+    return values
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise CatalogError(f"cannot read {path}: {exc}") from exc
+
+
+def _tables_of(data: dict[str, Any], key: str, where: str) -> list[Any]:
+    value = data.get(key, [])
+    if not isinstance(value, list):
+        raise CatalogError(f"{where}: [[{key}]] must be an array of tables")
+    return value
+
+
+@dataclass(frozen=True)
+class _ChecksFile:
+    """The top level of `rules/checks/<family>.toml`."""
+
+    family: str
+    versions: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _RulesFile:
+    """The top level of `rules/mma*.toml`."""
+
+    family: str
+    prefix: str = ""
+
+
+def _version_keys(values: tuple[str, ...], versions: tuple[str, ...], where: str, key: str) -> None:
+    for v in values:
+        if v not in versions:
+            raise CatalogError(f"{where}: key {key!r}: unknown jax version {v!r} (known: {', '.join(versions)})")
+
+
+def _load_checks(path: Path) -> tuple[_ChecksFile, list[Check], dict[str, dict[str, Any]], list[Availability]]:
+    data = _read_toml(path)
+    head = _ChecksFile(**_fields(_ChecksFile, data, str(path),
+                                 extra=frozenset({"check", "tables", "availability"})))
+    conditions = BY_FAMILY.get(head.family)
+    if conditions is None:
+        raise CatalogError(f"{path}: key 'family': no instruction family {head.family!r} "
+                           f"(known: {', '.join(sorted(BY_FAMILY))})")
+    checks = []
+    for i, raw in enumerate(_tables_of(data, "check", str(path))):
+        where = f"{path}: [[check]] #{i + 1}" + (f" ({raw['id']})" if isinstance(raw, dict) and isinstance(raw.get("id"), str) else "")
+        check = Check(**_fields(Check, raw, where, skip=frozenset({"family"})), family=head.family)
+        if check.condition not in conditions:
+            raise CatalogError(f"{where}: key 'condition': family {head.family!r} has no condition "
+                               f"{check.condition!r} (mmalint/checks/conditions/{head.family}.py)")
+        _version_keys(check.versions, head.versions, where, "versions")
+        checks.append(check)
+    raw_tables = data.get("tables", {})
+    if not isinstance(raw_tables, dict):
+        raise CatalogError(f"{path}: [tables] must be a table")
+    tables: dict[str, dict[str, Any]] = {}
+    for api, by_version in raw_tables.items():
+        if not isinstance(by_version, dict):
+            raise CatalogError(f"{path}: [tables.{api!r}] must be a table of versions")
+        for version, raw in by_version.items():
+            where = f"{path}: [tables.{api!r}.{version!r}]"
+            _version_keys((version,), head.versions, where, version)
+            values = _fields(conditions.table_type, raw, where)
+            tables.setdefault(api, {})[version] = conditions.table_type(**values)
+    availability = []
+    for i, raw in enumerate(_tables_of(data, "availability", str(path))):
+        where = f"{path}: [[availability]] #{i + 1}"
+        entry = Availability(**_fields(Availability, raw, where))
+        _version_keys(entry.missing_in, head.versions, where, "missing_in")
+        _version_keys(entry.ignored_in, head.versions, where, "ignored_in")
+        availability.append(entry)
+    return head, checks, tables, availability
+
+
+def _load_rules(path: Path, versions: tuple[str, ...]) -> list[Rule]:
+    data = _read_toml(path)
+    head = _RulesFile(**_fields(_RulesFile, data, str(path), extra=frozenset({"rule"})))
+    rules = []
+    for i, raw in enumerate(_tables_of(data, "rule", str(path))):
+        code = raw.get("code") if isinstance(raw, dict) else None
+        where = f"{path}: [[rule]] #{i + 1}" + (f" ({code})" if isinstance(code, str) else "")
+        values = _fields(Rule, raw, where, skip=frozenset({"family", "examples", "variants", "silent"}),
+                         extra=frozenset({"example", "variant"}))
+        values["explanation"] = values["explanation"].strip()
+        values.setdefault("fixable", bool(values.get("fix_title")))
+        examples = []
+        for j, e in enumerate(_tables_of(raw, "example", where)):
+            ewhere = f"{where} [[rule.example]] #{j + 1}"
+            nested = frozenset({"settings", "options"})
+            ev = _fields(Example, e, ewhere, skip=nested, extra=nested)
+            if ev["kind"] not in ("invalid", "valid"):
+                raise CatalogError(f"{ewhere}: key 'kind' must be \"invalid\" or \"valid\", got {ev['kind']!r}")
+            _version_keys(ev.get("versions", ()), versions, ewhere, "versions")
+            for key in ("settings", "options"):
+                if not isinstance(e.get(key, {}), dict):
+                    raise CatalogError(f"{ewhere}: key {key!r} must be a table")
+            examples.append(Example(
+                **{**ev, "code": ev["code"].lstrip("\n")},
+                settings=tuple(sorted(e.get("settings", {}).items())),
+                options=tuple(sorted(e.get("options", {}).items())),
+            ))
+        raw_variants = raw.get("variant", {})
+        if not isinstance(raw_variants, dict):
+            raise CatalogError(f"{where}: [rule.variant] must be a table")
+        variants = []
+        for name, v in sorted(raw_variants.items()):
+            vv = _fields(_Variant, v, f"{where} [rule.variant.{name}]")
+            variants.append((name, (vv["message"], vv["help"])))
+        rules.append(Rule(**values, family=head.family, examples=tuple(examples), variants=tuple(variants)))
+    return rules
+
+
+@dataclass(frozen=True)
+class _Variant:
+    """`[rule.variant.NAME]`: a (message, help) pair a check asks for by name."""
+
+    message: str
+    help: str
+
+
 @functools.cache
 def load_catalog(directory: Path | None = None) -> Catalog:
     base = directory or rules_dir()
-    try:
-        checks_data = tomllib.loads((base / "checks.toml").read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise CatalogError(f"cannot read {base / 'checks.toml'}: {exc}") from exc
-    versions = tuple(checks_data["versions"])
-    checks = tuple(
-        Check(
-            id=c["id"],
-            api=c["api"],
-            versions=tuple(c["versions"]),
-            rule=c["rule"],
-            stage=c["stage"],
-            exception=c.get("exception", ""),
-            message=c.get("message", ""),
-            match=c.get("match", "exact"),
-            semantics=c.get("semantics"),
-            where=c.get("where", ""),
-        )
-        for c in checks_data.get("check", [])
-    )
+    check_files = sorted((base / "checks").glob("*.toml"))
+    if not check_files:
+        raise CatalogError(f"no check tables in {base / 'checks'}")
+    versions: tuple[str, ...] | None = None
+    checks: list[Check] = []
+    tables: dict[str, dict[str, Any]] = {}
+    availability: list[Availability] = []
+    api_families: dict[str, str] = {}
+    for path in check_files:
+        head, file_checks, file_tables, file_availability = _load_checks(path)
+        if versions is None:
+            versions = head.versions
+        elif head.versions != versions:
+            raise CatalogError(f"{path}: key 'versions': {list(head.versions)} differs from "
+                               f"{check_files[0]}'s {list(versions)}")
+        checks += file_checks
+        availability += file_availability
+        for api in (*(c.api for c in file_checks), *file_tables):
+            if api_families.setdefault(api, head.family) != head.family:
+                raise CatalogError(f"{path}: API {api!r} belongs to family {api_families[api]!r}")
+        for api, by_version in file_tables.items():
+            tables.setdefault(api, {}).update(by_version)
+    assert versions is not None
     rules: dict[str, Rule] = {}
     for path in sorted(base.glob("mma*.toml")):
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as exc:
-            raise CatalogError(f"cannot read {path}: {exc}") from exc
-        for r in data.get("rule", []):
-            rule = Rule(
-                code=r["code"],
-                name=r["name"],
-                severity=r["severity"],
-                family=data.get("family", ""),
-                summary=r["summary"],
-                message=r["message"],
-                help=r["help"],
-                fix_title=r.get("fix_title", ""),
-                fix_safety=r.get("fix_safety", ""),
-                explanation=r["explanation"].strip(),
-                examples=tuple(
-                    Example(
-                        e["title"],
-                        e["kind"],
-                        tuple(e.get("expect", [])),
-                        e["code"].lstrip("\n"),
-                        tuple(e.get("versions", [])),
-                        settings=tuple(sorted(e.get("settings", {}).items())),
-                        options=tuple(sorted(e.get("options", {}).items())),
-                        operands_known=bool(e.get("operands_known", True)),
-                    )
-                    for e in r.get("example", [])
-                ),
-                fixable=bool(r.get("fixable", bool(r.get("fix_title")))),
-                variants=tuple(
-                    (name, (v["message"], v["help"])) for name, v in sorted(r.get("variant", {}).items())
-                ),
-            )
+        for rule in _load_rules(path, versions):
             if rule.code in rules:
-                raise CatalogError(f"rule {rule.code} is defined twice")
+                raise CatalogError(f"{path}: rule {rule.code} is defined twice")
             rules[rule.code] = rule
     for check in checks:
         if check.rule not in rules:
-            raise CatalogError(f"check {check.id} names unknown rule {check.rule}")
-    availability = tuple(
-        Availability(
-            id=a["id"],
-            api=a["api"],
-            keyword=a.get("keyword"),
-            element_bits=a.get("element_bits"),
-            feature=a["feature"],
-            since=a["since"],
-            missing_in=tuple(a.get("missing_in", [])),
-            ignored_in=tuple(a.get("ignored_in", [])),
-            exception=a.get("exception", ""),
-            message=a.get("message", ""),
-            match=a.get("match", "exact"),
-            alternative=a.get("alternative", ""),
-            element_form=a.get("element_form"),
-        )
-        for a in checks_data.get("availability", [])
-    )
-    return Catalog(versions, rules, checks, checks_data.get("tables", {}), availability)
+            raise CatalogError(f"{base / 'checks' / (check.family + '.toml')}: [[check]] {check.id}: "
+                               f"key 'rule': unknown rule {check.rule!r}")
+    for code, rule in rules.items():
+        stages = {c.stage for c in checks if c.rule == code}
+        if stages == {"silent"}:
+            rules[code] = dataclasses.replace(rule, silent=True)
+    return Catalog(versions, rules, tuple(checks), tables, tuple(availability), api_families)

@@ -10,9 +10,10 @@ from typing import overload
 from mmalint.analysis import analyze, index_source
 from mmalint.analysis.source import BlockParseError, SourceSyntaxError
 from mmalint.catalog import Catalog, load_catalog
-from mmalint.checks import Finding, MmaCall, Predicted, evaluate, normalize
 from mmalint.checks.availability import UseFinding, evaluate_use
-from mmalint.checks.conditions import operands_unknown
+from mmalint.checks.call import MmaCall
+from mmalint.checks.families import family, normalize
+from mmalint.checks.rules import Finding, Predicted, evaluate
 from mmalint.diagnostics import (
     Diagnostic,
     Fix,
@@ -71,16 +72,13 @@ def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | 
     call_sites: dict[int, bool] = {}
     operands_seen: set[int] = set()  # calls some path knows the operand type of
     apis: dict[int, str] = {}
-    pallas_table = catalog.table("plgpu.mma", version)
-    default_semantics = pallas_table.get("default_semantics")
-    m_warps_ignored = pallas_table.get("layout_m_warps") == "ignored"
     arch = parse_arch(settings.target_arch)
     for site in sites:
-        call = normalize(site, version, default_semantics, arch, m_warps_ignored)
+        call = normalize(site, catalog, version, arch)
         key = id(site.origin.node)
         apis[key] = call.api
         call_sites[key] = call_sites.get(key, False) or _fully_known(call)
-        if not operands_unknown(call):
+        if not family(call.family).operands_unknown(call):
             operands_seen.add(key)
         if site.context.expected_failure is not None and not settings.show_expected_failures:
             continue
@@ -140,14 +138,14 @@ def _known_facts(call: MmaCall) -> int:
     return sum(
         (op.element_type is not None) + (op.signedness is not None) + (op.layout is not None)
         + (op.shape is not None) + (op.data_dtype is not None)
-        for op in (call.acc, call.a, call.b)
+        for op in call.operands.values()
     )
 
 
 def _fully_known(call: MmaCall) -> bool:
     return all(
         op.element_type is not None and op.signedness is not None
-        for op in (call.acc, call.a, call.b)
+        for op in call.operands.values()
     )
 
 

@@ -98,6 +98,27 @@ def test_json_over_the_examples_validates(version: str) -> None:
     assert len(findings) >= 18
     _validate(_validator("check"), findings, f"--format json, jax {version}")
     assert {f["code"] for f in findings} >= {"MMA101", "MMA102", "MMA202", "MMA203"}
+    assert {f["schema_version"] for f in findings} == {1}
+    assert schema("check")["$id"].endswith(":1")
+
+
+def test_the_call_names_its_family_operands_and_options() -> None:
+    """`call.family`, `call.operands` (named, with memory space and origins) and `call.options`
+    say the same as the role keys they sit beside."""
+    result = _mmalint("check", "--format", "json", "--target-jax", "0.12", "examples/")
+    calls = [f["call"] for f in json.loads(result.stdout) if f["call"] is not None]
+    assert calls and {c["family"] for c in calls} == {"mma"}
+    for call in calls:
+        assert [op["role"] for op in call["operands"]] == ["acc", "a", "b"]
+        for op in call["operands"]:
+            assert op["memory_space"] == "registers"
+            assert {k: v for k, v in op.items() if k in call[op["role"]]} == call[op["role"]]
+            assert op["transposed"] == (None if op["view"] is None else op["view"] == "transposed")
+            created = op["origins"]["created"]
+            assert created is None or created["location"]["row"] >= 1
+        assert call["options"]["lowering_semantics"] == call["lowering_semantics"]
+    pallas = [c for c in calls if c["api"] == "plgpu.mma"]
+    assert pallas and all(c["options"]["lowering_semantics"] in ("lane", "warpgroup") for c in pallas)
 
 
 def test_json_over_every_rule_example_file_validates() -> None:
@@ -254,6 +275,9 @@ def test_the_wheel_ships_the_schemas_and_the_rule_pages(tmp_path: Path) -> None:
         assert f"mmalint/schemas/{file}" in names
     for code in load_catalog().rules:
         assert f"mmalint/_docs/rules/{code}.md" in names
+    # The catalog: the rule files and one check table per instruction family.
+    for toml in (*(REPO / "rules").glob("*.toml"), *(REPO / "rules" / "checks").glob("*.toml")):
+        assert f"mmalint/_rules/{toml.relative_to(REPO / 'rules').as_posix()}" in names, toml
     # Installed (a pure wheel unpacked is installed), its URLs name its own pages.
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)

@@ -1,43 +1,16 @@
-"""Element types as jax, NumPy and MLIR spell them, and the facts the rules need about them."""
+"""Element types as jax, NumPy and MLIR spell them in source: the spellings the analyzer reads
+(`jnp.bool_`, `"f4"`, `ir.F32Type`, `jnp.integer`), over the table in `mmalint.facts.dtypes`."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from mmalint.facts.dtypes import DTYPES, IR_TYPES, Kind, float_dtype_of_ir_type, int_dtype
+from mmalint.facts.dtypes import DType as DTypeInfo
+from mmalint.facts.dtypes import IrType as IrTypeInfo
 
-from mmalint.dtype_table import ELEMENT_TYPES, Kind
-
-
-@dataclass(frozen=True)
-class DTypeInfo:
-    """One NumPy-style dtype (what `jnp.int8` or `np.dtype("int8")` denotes)."""
-
-    name: str
-    kind: Kind
-    bits: int
-    mlir: str  # what `utils.dtype_to_ir_type` gives: integers are signless
-
-    @property
-    def is_integer(self) -> bool:
-        return self.kind in ("int", "uint")
-
-    @property
-    def is_floating(self) -> bool:
-        return self.kind == "float"
-
-    @property
-    def is_signed(self) -> bool | None:
-        """`utils.is_signed(dtype)`: bool is False, signed ints True, unsigned False, floats None."""
-        if self.kind == "int":
-            return True
-        if self.kind in ("uint", "bool"):
-            return False
-        return None
-
-
-_TABLE: tuple[DTypeInfo, ...] = tuple(DTypeInfo(*row) for row in ELEMENT_TYPES)
-
-DTYPES: dict[str, DTypeInfo] = {d.name: d for d in _TABLE}
+__all__ = [
+    "DTYPES", "DTYPE_CLASSES", "IR_TYPES", "IR_TYPE_CLASSES", "DTypeInfo", "IrTypeInfo",
+    "dtype_of_ir_type", "ir_type_of_dtype", "lookup_dtype",
+]
 
 # Other spellings of the same dtypes: `jnp.bool_`, `np.float_`, `"f4"`, `"i1"`...
 _ALIASES: dict[str, str] = {
@@ -95,50 +68,6 @@ def lookup_dtype(name: str) -> DTypeInfo | None:
     return DTYPES.get(canonical)
 
 
-@dataclass(frozen=True)
-class IrTypeInfo:
-    """An MLIR element type (`ir.IntegerType.get_signless(8)` is `i8`)."""
-
-    name: str
-    kind: Literal["int", "float", "index"]
-    bits: int
-
-    @property
-    def is_integer(self) -> bool:
-        return self.kind == "int"
-
-    @property
-    def is_floating(self) -> bool:
-        return self.kind == "float"
-
-
-_IR_TABLE: tuple[IrTypeInfo, ...] = (
-    IrTypeInfo("i1", "int", 1),
-    IrTypeInfo("i2", "int", 2),
-    IrTypeInfo("i4", "int", 4),
-    IrTypeInfo("i8", "int", 8),
-    IrTypeInfo("i16", "int", 16),
-    IrTypeInfo("i32", "int", 32),
-    IrTypeInfo("i64", "int", 64),
-    IrTypeInfo("bf16", "float", 16),
-    IrTypeInfo("f16", "float", 16),
-    IrTypeInfo("f32", "float", 32),
-    IrTypeInfo("tf32", "float", 32),
-    IrTypeInfo("f64", "float", 64),
-    IrTypeInfo("f8E4M3FN", "float", 8),
-    IrTypeInfo("f8E5M2", "float", 8),
-    IrTypeInfo("f8E4M3FNUZ", "float", 8),
-    IrTypeInfo("f8E5M2FNUZ", "float", 8),
-    IrTypeInfo("f8E4M3B11FNUZ", "float", 8),
-    IrTypeInfo("f8E4M3", "float", 8),
-    IrTypeInfo("f8E3M4", "float", 8),
-    IrTypeInfo("f8E8M0FNU", "float", 8),
-    IrTypeInfo("f4E2M1FN", "float", 4),
-    IrTypeInfo("index", "index", 64),
-)
-
-IR_TYPES: dict[str, IrTypeInfo] = {t.name: t for t in _IR_TABLE}
-
 # `ir.F32Type.get()` and friends: the MLIR Python class name -> element type.
 IR_TYPE_CLASSES: dict[str, str] = {
     "F16Type": "f16",
@@ -171,13 +100,9 @@ def dtype_of_ir_type(ir_name: str, is_signed: bool | None) -> str | None:
     if info is None:
         return None
     if info.kind == "float":
-        for d in _TABLE:
-            if d.mlir == ir_name and d.kind == "float":
-                return d.name
-        return None
+        return float_dtype_of_ir_type(ir_name)
     if ir_name == "i1":
         return "bool"
     if is_signed is None:
         return None
-    prefix = "int" if is_signed else "uint"
-    return f"{prefix}{info.bits}" if f"{prefix}{info.bits}" in DTYPES else None
+    return int_dtype(info.bits, is_signed)

@@ -1,4 +1,11 @@
-"""The normalized MMA call the rules see: facts per operand, independent of how they were written."""
+"""The normalized call the rules see, for every instruction family: named operands with the
+facts known of each (role, memory space, dtype, signedness, layout, shape, view, where each fact
+was decided) and the call's options, independent of how they were written.
+
+How a family's site becomes this record (which roles, which API takes which options, defaults per
+jax version) is the family module's job (`mmalint.checks.families`); this module only describes
+what one operand value is.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from mmalint.analysis.calls import MmaSite
-from mmalint.analysis.dtypes import DTYPES, IR_TYPES, dtype_of_ir_type
+from mmalint.analysis.dtypes import dtype_of_ir_type
 from mmalint.analysis.values import (
     Array,
     Const,
@@ -15,13 +22,14 @@ from mmalint.analysis.values import (
     IrType,
     Layout,
     Origin,
-    Semantics,
     TupleVal,
     Value,
     as_shape,
 )
+from mmalint.facts.dtypes import DTYPES, IR_TYPES
 
-ACC_TYPES = frozenset({"i32", "f32", "f64"})
+# Where an operand lives: what jax's families read their operands from.
+MEMORY_SPACES = ("registers", "smem", "tmem", "gmem")
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,8 @@ class Operand:
     converted_at: Origin | None = None
     # How the memory it was loaded from was viewed: "plain", "transposed" or None (unknown).
     view: str | None = None
+    role: str = ""  # its role in the family's signature: acc, a, b
+    memory_space: str | None = None  # one of MEMORY_SPACES; None when not known
 
     @property
     def is_int(self) -> bool:
@@ -80,6 +90,34 @@ class Operand:
             "view": self.view,
         }
 
+    def named_json(self) -> dict[str, Any]:
+        """The operand in `call.operands`: its role and memory space, the facts of `to_json`,
+        how its memory was viewed, and where each fact was decided."""
+        return {
+            "role": self.role,
+            "memory_space": self.memory_space,
+            **self.to_json(),
+            "swizzle": None,
+            "transposed": None if self.view is None else self.view == "transposed",
+            "origins": {
+                "argument": _origin_json(self.arg_origin),
+                "created": _origin_json(self.created),
+                "type": _origin_json(self.type_origin),
+                "signedness": _origin_json(self.sign_origin),
+                "data": _origin_json(self.data_origin),
+                "converted": _origin_json(self.converted_at),
+            },
+        }
+
+
+def _origin_json(origin: Origin | None) -> dict[str, Any] | None:
+    """Where a fact was decided: the file and the 1-based row and column it starts at."""
+    if origin is None:
+        return None
+    span = origin.span()
+    return {"filename": span.filename,
+            "location": {"row": span.start.line, "column": span.start.column + 1}}
+
 
 def _layout_json(layout: Layout | None) -> dict[str, Any] | None:
     if layout is None:
@@ -89,6 +127,12 @@ def _layout_json(layout: Layout | None) -> dict[str, Any] | None:
 
 @dataclass(frozen=True)
 class MmaCall:
+    """One call site of an instruction family on one path, normalized for one jax version.
+
+    The `mma` family's operands are `acc`, `a` and `b` (by role: `swapped` reorders a call that
+    passed the accumulator last); `frontend` is "mosaic" or "pallas", the layer whose API it is.
+    """
+
     api: str
     site: MmaSite
     version: str
@@ -98,10 +142,24 @@ class MmaCall:
     b: Operand
     order: str = "acc_a_b"
     target_arch: tuple[int, int] | None = None
+    frontend: str = "mosaic"
+
+    @property
+    def family(self) -> str:
+        return self.site.family
 
     @property
     def origin(self) -> Origin:
         return self.site.origin
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """The call's options as JSON values: the lowering semantics, then those the site
+        recorded (unknown values are null)."""
+        options: dict[str, Any] = {"lowering_semantics": self.semantics}
+        for name, value in self.site.options:
+            options[name] = value.value if isinstance(value, Const) else None
+        return options
 
     @property
     def operands(self) -> dict[str, Operand]:
@@ -109,14 +167,15 @@ class MmaCall:
 
     def swapped(self) -> MmaCall:
         """The call by roles when the accumulator was passed last: `mma(a, b, acc)`."""
-        return MmaCall(
-            self.api, self.site, self.version, self.semantics, self.b, self.acc, self.a, "a_b_acc",
-            self.target_arch,
+        return replace(
+            self, acc=replace(self.b, role="acc"), a=replace(self.acc, role="a"),
+            b=replace(self.a, role="b"), order="a_b_acc",
         )
 
     def to_json(self) -> dict[str, Any]:
         world = {b.name: b.label for b in self.site.context.world}
         return {
+            "family": self.family,
             "api": self.api,
             "target_jax": self.version,
             "lowering_semantics": self.semantics,
@@ -127,6 +186,8 @@ class MmaCall:
             "target_arch": f"sm_{self.target_arch[0]}{self.target_arch[1]}" if self.target_arch else None,
             "world": world,
             "expected_failure": self.site.context.expected_failure is not None,
+            "operands": [op.named_json() for op in self.operands.values()],
+            "options": self.options,
         }
 
 
@@ -145,7 +206,12 @@ def _shape(value: Value) -> tuple[int | None, ...] | None:
     return as_shape(value) if isinstance(value, TupleVal) else None
 
 
-def operand(position: int, value: Value, arg_origin: Origin | None) -> Operand:
+def operand(
+    position: int, value: Value, arg_origin: Origin | None, role: str = "",
+    memory_space: str | None = None,
+) -> Operand:
+    """What the value passed at `position` tells of one operand: a `FragmentedArray` (mgpu) or
+    an array (Pallas); anything else is an operand of unknown facts."""
     if isinstance(value, Fragment):
         element = value.ir_type.name if isinstance(value.ir_type, IrType) else None
         signedness = _signedness(value.signed)
@@ -173,14 +239,13 @@ def operand(position: int, value: Value, arg_origin: Origin | None) -> Operand:
             value.converted_from if isinstance(value.converted_from, Layout) else None,
             value.converted_at,
             value.view,
+            role,
+            memory_space,
         )
     if isinstance(value, Array):
         dtype = value.dtype.name if isinstance(value.dtype, DType) else None
         info = DTYPES.get(dtype or "")
-        signedness = None
-        if info is not None:
-            signed = info.is_signed
-            signedness = "signless" if signed is None else ("signed" if signed else "unsigned")
+        signedness = info.signedness if info is not None else None
         return Operand(
             position,
             value,
@@ -199,43 +264,8 @@ def operand(position: int, value: Value, arg_origin: Origin | None) -> Operand:
             value.converted_from if isinstance(value.converted_from, Layout) else None,
             value.converted_at,
             value.view,
+            role,
+            memory_space,
         )
     return Operand(position, value, None, None, None, None, None, None, None, None, None, None,
-                   arg_origin, "")
-
-
-def normalize(
-    site: MmaSite,
-    version: str,
-    default_semantics: str | None = None,
-    target_arch: tuple[int, int] | None = None,
-    pallas_m_warps_ignored: bool = False,
-) -> MmaCall:
-    """The call's facts for one jax version.
-
-    `default_semantics` is what that jax lowers Pallas kernels with when none is given;
-    `pallas_m_warps_ignored`: jax 0.11's `Layout.MMA_*(dtype)` drops an `m_warps=` argument.
-    """
-    operands = [operand(i, site.args[i], site.arg_origins[i]) for i in range(3)]
-    if pallas_m_warps_ignored:
-        operands = [_pallas_m_warps_dropped(op) for op in operands]
-    semantics = None
-    if site.api == "plgpu.mma" and isinstance(site.context.semantics, Semantics):
-        semantics = site.context.semantics.name
-        if semantics == "default":
-            semantics = default_semantics
-    return MmaCall(
-        site.api, site, version, semantics, operands[0], operands[1], operands[2],
-        target_arch=target_arch,
-    )
-
-
-def _pallas_m_warps_dropped(op: Operand) -> Operand:
-    layout = op.layout
-    if (
-        layout is None
-        or not (layout.name or "").startswith("Layout.MMA_")
-        or layout.m_warps_origin is None
-    ):
-        return op
-    return replace(op, layout=replace(layout, m_warps=4))
+                   arg_origin, "", role=role, memory_space=memory_space)

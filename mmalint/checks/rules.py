@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from mmalint.analysis.dtypes import DTYPES
 from mmalint.analysis.values import Fragment, Origin
 from mmalint.catalog import Catalog, Check, Rule
 from mmalint.checks.call import MmaCall, Operand
-from mmalint.checks.conditions import CONDITIONS, Outcome
+from mmalint.checks.conditions import BY_FAMILY, Conditions, Outcome
+from mmalint.checks.families.mma import ROLES
+from mmalint.facts.dtypes import DTYPES
 
 
 @dataclass(frozen=True)
@@ -46,8 +47,9 @@ class Finding:
     by_operand: tuple[tuple[str, str, Predicted], ...] = ()
 
 
-_API_NAMES = {"mgpu.mma": "mgpu.mma", "plgpu.mma": "plgpu.mma"}
-_ROLE_NAMES = {"acc": "accumulator", "a": "lhs operand `a`", "b": "rhs operand `b`"}
+_ROLE_NAMES = {role.name: role.title for role in ROLES}
+# The check that reads the arguments as passed and tells the accumulator went last.
+_ORDER_CONDITION = "accumulator-last"
 
 
 def evaluate(call: MmaCall, catalog: Catalog) -> list[Finding]:
@@ -59,17 +61,18 @@ def evaluate(call: MmaCall, catalog: Catalog) -> list[Finding]:
         # the API-use records; nothing about the call's values can be predicted.
         return []
     table = catalog.table(call.api, version)
+    conditions = BY_FAMILY[call.family]
     findings: list[Finding] = []
 
-    order_check = next((c for c in checks if c.id == "accumulator-last"), None)
+    order_check = next((c for c in checks if c.condition == _ORDER_CONDITION), None)
     if order_check is not None:
-        outcome = CONDITIONS[order_check.id](call, table)[0]
+        outcome = conditions[order_check.condition](call, table)[0]
         if outcome.status:
             # jax raises for the values as passed; the finding describes them by their roles.
             # Building the values does not depend on the argument order: construction checks
             # see them by role; the MMA's own checks see them as passed.
             by_role = call.swapped()
-            first = _first_raise(call, checks, table, by_role)
+            first = _first_raise(call, checks, table, conditions, by_role)
             predicted = None
             if first is not None:
                 predicted = _predicted(first[0], first[1], first[2], version)
@@ -78,9 +81,9 @@ def evaluate(call: MmaCall, catalog: Catalog) -> list[Finding]:
 
     first_raise: str | None = None if not findings else findings[0].rule.code
     for check in checks:
-        if check.id == "accumulator-last" or not _applies(check, call):
+        if check.condition == _ORDER_CONDITION or not _applies(check, call):
             continue
-        for outcome in CONDITIONS[check.id](call, table):
+        for outcome in conditions[check.condition](call, table):
             if not outcome.status:
                 continue
             predicted = _predicted(check, outcome, call, version) if check.raises else None
@@ -101,7 +104,7 @@ def evaluate(call: MmaCall, catalog: Catalog) -> list[Finding]:
     resolved: list[Finding] = []
     for f in findings:
         if f.check.stage == "any-operand":
-            by_operand = _by_operand(call, checks, table)
+            by_operand = _by_operand(call, checks, table, conditions)
             if by_operand is None:
                 continue  # some operand dtype would not fail after all: no claim to make
             f = replace(f, by_operand=by_operand)
@@ -122,7 +125,7 @@ REPRESENTATIVE_OPERANDS = (("bfloat16", "bf16", "signless"), ("int8", "i8", "sig
 
 
 def _by_operand(
-    call: MmaCall, checks: list[Check], table: dict[str, object]
+    call: MmaCall, checks: list[Check], table: dict[str, object], conditions: Conditions
 ) -> tuple[tuple[str, str, Predicted], ...] | None:
     """The first error jax raises for the call with each representative operand dtype; None
     when one of them raises nothing (the claim that every operand dtype fails would be false)."""
@@ -132,7 +135,7 @@ def _by_operand(
             replace(op, element_type=element, dtype=dtype, signedness=op.signedness or signedness)
             for op in (call.a, call.b)
         )
-        first = _first_raise(replace(call, a=a, b=b), checks, table)
+        first = _first_raise(replace(call, a=a, b=b), checks, table, conditions)
         if first is None:
             return None
         check, outcome, subject = first
@@ -149,13 +152,14 @@ def _applies(check: Check, call: MmaCall) -> bool:
 
 
 def _first_raise(
-    call: MmaCall, checks: list[Check], table: dict[str, object], by_role: MmaCall | None = None
+    call: MmaCall, checks: list[Check], table: dict[str, object], conditions: Conditions,
+    by_role: MmaCall | None = None,
 ) -> tuple[Check, Outcome, MmaCall] | None:
     for check in checks:
         subject = by_role if by_role is not None and check.stage == "construct" else call
         if not check.raises or not _applies(check, subject):
             continue
-        for outcome in CONDITIONS[check.id](subject, table):
+        for outcome in conditions[check.condition](subject, table):
             if outcome.status:
                 return check, outcome, subject
     return None
@@ -191,7 +195,7 @@ def _dedupe(findings: list[Finding]) -> list[Finding]:
 def _fields(call: MmaCall, check: Check, outcome: Outcome) -> dict[str, str]:
     acc, a, b = call.acc, call.a, call.b
     fields = {
-        "api": _API_NAMES.get(call.api, call.api),
+        "api": call.api,
         "operand_dtype": a.display,
         "acc_dtype": acc.display,
         "a_dtype": a.display,
@@ -242,8 +246,9 @@ def _supported(call: MmaCall) -> list[str]:
     }
     from mmalint.catalog import load_catalog
 
-    table = load_catalog().table(call.api, call.version) or load_catalog().table(call.api, "0.11")
-    return [names.get(t, t) for t in table.get("operand_types", [])]
+    catalog = load_catalog()
+    version = call.version if catalog.has_table(call.api, call.version) else "0.11"
+    return [names.get(t, t) for t in catalog.table(call.api, version).operand_types]
 
 
 def _subject_fields(call: MmaCall, op: Operand, role: str) -> dict[str, str]:
@@ -281,7 +286,7 @@ def _subject_fields(call: MmaCall, op: Operand, role: str) -> dict[str, str]:
         "ptx_type": ptx_type,
         "m_warps": str(layout.m_warps) if layout is not None and layout.m_warps is not None else "?",
     }
-    if call.api == "plgpu.mma":
+    if call.frontend == "pallas":
         fields["affected"] = affected_204
     else:
         fields["affected"] = affected

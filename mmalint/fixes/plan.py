@@ -19,7 +19,8 @@ import libcst as cst
 from mmalint.analysis.dtypes import DTYPES, lookup_dtype
 from mmalint.analysis.source import Block, Pos
 from mmalint.analysis.values import Origin
-from mmalint.checks import Finding, Operand
+from mmalint.checks.call import Operand
+from mmalint.checks.rules import Finding
 from mmalint.diagnostics import Edit, Fix, Location, Range
 from mmalint.positions import range_of
 
@@ -112,7 +113,7 @@ def _accumulator_fix(finding: Finding) -> Fix | None:
     target = "int32"
     if code == "MMA102":
         target = "float64" if call.a.element_type == "f64" else "float32"
-    if call.api == "plgpu.mma" or acc.value.__class__.__name__ == "Array":
+    if call.frontend == "pallas" or acc.value.__class__.__name__ == "Array":
         origin = acc.type_origin
         if origin is None or _from_world(finding, origin):
             return None

@@ -2,7 +2,8 @@
 
 The contract is a JSON Schema shipped in the package (`mmalint/schemas/`): `check.schema.json` for
 the findings and `statistics.schema.json` for `--statistics --format json`. Its version is in the
-schema's `$id`; the output stays a bare array, as ruff's, so no consumer breaks.
+schema's `$id` and in every finding's `schema_version`; the output stays a bare array, as ruff's,
+so no consumer breaks.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from typing import Any
 from mmalint.diagnostics import Diagnostic
 
 SCHEMA_FILES = {"check": "check.schema.json", "statistics": "statistics.schema.json"}
+# The version of the findings contract: the number at the end of `check.schema.json`'s `$id`.
+SCHEMA_VERSION = 1
 
 
 def schema(kind: str) -> dict[str, Any]:
@@ -27,4 +30,5 @@ def schema(kind: str) -> dict[str, Any]:
 def render(
     diagnostics: list[Diagnostic], source_lines: Callable[[str], list[str] | None], color: bool
 ) -> str:
-    return json.dumps([d.to_json() for d in diagnostics], indent=2) + "\n"
+    findings = [{**d.to_json(), "schema_version": SCHEMA_VERSION} for d in diagnostics]
+    return json.dumps(findings, indent=2) + "\n"

@@ -1,36 +1,51 @@
-"""The condition of each check in `rules/checks.toml`, over a normalized call.
+"""The conditions of the warp-level MMA family (`rules/checks/mma.toml`), over a normalized call.
 
-A condition answers True (jax fails this check), False (it passes) or None (not decidable from
-what is known). Rules report only True: unknown is silence.
+Each is registered once under the name check rows give as `condition`; the same condition serves
+`mgpu.mma` and Pallas's lowering into it. A condition answers True (jax fails this check), False
+(it passes) or None (not decidable from what is known): see `registry`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from mmalint.analysis.dtypes import DTYPES, IR_TYPES
-from mmalint.checks.call import ACC_TYPES, MmaCall, Operand
+from mmalint.checks.conditions.registry import Condition, Conditions, Outcome
+from mmalint.facts.dtypes import DTYPES, IR_TYPES
+from mmalint.facts.mma import (
+    ACCUMULATOR_TYPES,
+    ARCH_MINIMUMS,
+    F64_ACCUMULATOR,
+    FLOAT_ACCUMULATOR,
+    INT_ACCUMULATOR,
+    M_WARPS,
+    arch_name,
+    base_tile,
+    k_tile,
+)
+
+if TYPE_CHECKING:
+    # Only for annotations: the conditions read calls, they build none, and the catalog loads
+    # this module to validate condition names without loading the analysis.
+    from mmalint.checks.call import MmaCall, Operand
 
 
 @dataclass(frozen=True)
-class Outcome:
-    status: bool | None
-    subject: str | None = None  # the operand role the finding is about: acc, a or b
-    fields: dict[str, str] = field(default_factory=dict)
+class MmaTable:
+    """What one API of the family accepts in one jax version (`[tables."API"."VERSION"]`)."""
+
+    # The MLIR operand types `mma()` accepts (`Unsupported operand type` otherwise).
+    operand_types: tuple[str, ...] = ()
+    # False before jax 0.11: `mma` compares with `MMALayouts(T)`, i.e. m_warps=4.
+    infers_m_warps: bool = True
+    # The lowering semantics of a Pallas kernel that names none.
+    default_semantics: str | None = None
+    # The accumulator dtypes Pallas's abstract eval accepts for floating operands.
+    float_accumulators: tuple[str, ...] = ()
 
 
-Condition = Callable[[MmaCall, dict[str, Any]], list[Outcome]]
-CONDITIONS: dict[str, Condition] = {}
-
-
-def condition(check_id: str) -> Callable[[Condition], Condition]:
-    def register(fn: Condition) -> Condition:
-        CONDITIONS[check_id] = fn
-        return fn
-
-    return register
+CONDITIONS = Conditions("mma", MmaTable)
+condition = CONDITIONS.condition
 
 
 def _one(status: bool | None, subject: str | None = None, **fields: str) -> list[Outcome]:
@@ -47,7 +62,7 @@ def _kind(op: Operand) -> str | None:
 
 
 @condition("accumulator-last")
-def _accumulator_last(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+def _accumulator_last(call: MmaCall, table: MmaTable) -> list[Outcome]:
     """`mma(a, b, acc)`: told by the types (two operands of one MMA type, then an accumulator
     type) or by the layouts (lhs, rhs, then accumulator layout)."""
     first, second, last = call.acc, call.a, call.b
@@ -56,11 +71,11 @@ def _accumulator_last(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
         return _one(True, "b")
     if None in (first.element_type, second.element_type, last.element_type):
         return _one(None)
-    operand_like = first.element_type in table["operand_types"]
+    operand_like = first.element_type in table.operand_types
     if (
         operand_like
         and first.element_type == second.element_type
-        and last.element_type in ACC_TYPES
+        and last.element_type in ACCUMULATOR_TYPES
         and last.element_type != first.element_type
     ):
         return _one(True, "b")
@@ -84,7 +99,7 @@ def construction_order(call: MmaCall) -> list[str]:
 
 
 @condition("fragment-is-signed")
-def _fragment_is_signed(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+def _fragment_is_signed(call: MmaCall, table: MmaTable) -> list[Outcome]:
     outcomes: list[Outcome] = []
     for role in construction_order(call):
         op = call.operands[role]
@@ -100,7 +115,7 @@ def _fragment_is_signed(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
 
 
 @condition("dtype-mismatch")
-def _dtype_mismatch(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+def _dtype_mismatch(call: MmaCall, table: MmaTable) -> list[Outcome]:
     a, b = call.a.element_type, call.b.element_type
     if a is None or b is None:
         return _one(None)
@@ -108,26 +123,26 @@ def _dtype_mismatch(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
 
 
 @condition("unsupported-operand")
-def _unsupported_operand(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+def _unsupported_operand(call: MmaCall, table: MmaTable) -> list[Outcome]:
     a = call.a.element_type
     if a is None:
         return _one(None)
-    return _one(a not in table["operand_types"], "a")
+    return _one(a not in table.operand_types, "a")
 
 
 @condition("int-acc-not-i32")
-def _int_acc_not_i32(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+def _int_acc_not_i32(call: MmaCall, table: MmaTable) -> list[Outcome]:
     if call.a.element_type is None:
         return _one(None)
     if not call.a.is_int:
         return _one(False)
     if call.acc.element_type is None:
         return _one(None)
-    return _one(call.acc.element_type != "i32", "acc")
+    return _one(call.acc.element_type != INT_ACCUMULATOR, "acc")
 
 
 @condition("int-acc-unsigned")
-def _int_acc_unsigned(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+def _int_acc_unsigned(call: MmaCall, table: MmaTable) -> list[Outcome]:
     if call.a.element_type is None:
         return _one(None)
     if not call.a.is_int:
@@ -136,22 +151,22 @@ def _int_acc_unsigned(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
         return _one(None)
     # jax checks the signedness after the type: only an i32 accumulator gets this far, and one
     # built without is_signed never gets built at all (MMA202).
-    return _one(call.acc.element_type == "i32" and call.acc.signedness == "unsigned", "acc")
+    return _one(call.acc.element_type == INT_ACCUMULATOR and call.acc.signedness == "unsigned", "acc")
 
 
 @condition("f64-acc-not-f64")
-def _f64_acc(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+def _f64_acc(call: MmaCall, table: MmaTable) -> list[Outcome]:
     if call.a.element_type is None:
         return _one(None)
-    if call.a.element_type != "f64":
+    if call.a.element_type != F64_ACCUMULATOR:
         return _one(False)
     if call.acc.element_type is None:
         return _one(None)
-    return _one(call.acc.element_type != "f64", "acc")
+    return _one(call.acc.element_type != F64_ACCUMULATOR, "acc")
 
 
 @condition("float-acc-not-f32")
-def _float_acc(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+def _float_acc(call: MmaCall, table: MmaTable) -> list[Outcome]:
     if call.a.element_type is None:
         return _one(None)
     if not call.a.is_float or call.a.element_type == "f64":
@@ -161,11 +176,11 @@ def _float_acc(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
         return _one(False)
     if call.acc.element_type is None:
         return _one(None)
-    return _one(call.acc.element_type != "f32", "acc")
+    return _one(call.acc.element_type != FLOAT_ACCUMULATOR, "acc")
 
 
 @condition("operand-sign-vs-data")
-def _sign_vs_data(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+def _sign_vs_data(call: MmaCall, table: MmaTable) -> list[Outcome]:
     outcomes: list[Outcome] = []
     for role in ("a", "b"):
         op = call.operands[role]
@@ -186,7 +201,7 @@ def _sign_vs_data(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
 
 
 @condition("pallas-dtype-mismatch")
-def _pallas_dtype_mismatch(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+def _pallas_dtype_mismatch(call: MmaCall, table: MmaTable) -> list[Outcome]:
     if call.a.dtype is None or call.b.dtype is None:
         return _one(None)
     return _one(call.a.dtype != call.b.dtype, "b")
@@ -198,7 +213,7 @@ def _int_or_bool(op: Operand) -> bool | None:
 
 
 @condition("pallas-int-acc-unsigned")
-def _pallas_int_acc_unsigned(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+def _pallas_int_acc_unsigned(call: MmaCall, table: MmaTable) -> list[Outcome]:
     integer = _int_or_bool(call.a)
     if integer is None:
         return _one(None)
@@ -210,7 +225,7 @@ def _pallas_int_acc_unsigned(call: MmaCall, table: dict[str, Any]) -> list[Outco
 
 
 @condition("pallas-int-acc-not-int32")
-def _pallas_int_acc(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+def _pallas_int_acc(call: MmaCall, table: MmaTable) -> list[Outcome]:
     integer = _int_or_bool(call.a)
     if integer is None:
         return _one(None)
@@ -222,7 +237,7 @@ def _pallas_int_acc(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
 
 
 @condition("pallas-float-acc")
-def _pallas_float_acc(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+def _pallas_float_acc(call: MmaCall, table: MmaTable) -> list[Outcome]:
     kind = _kind(call.a)
     if kind is None:
         return _one(None)
@@ -230,11 +245,11 @@ def _pallas_float_acc(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
         return _one(False)
     if call.acc.dtype is None:
         return _one(None)
-    return _one(call.acc.dtype not in table["float_accumulators"], "acc")
+    return _one(call.acc.dtype not in table.float_accumulators, "acc")
 
 
 @condition("pallas-unsupported-operand")
-def _pallas_unsupported(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+def _pallas_unsupported(call: MmaCall, table: MmaTable) -> list[Outcome]:
     kind = _kind(call.a)
     if kind is None:
         return _one(None)
@@ -242,34 +257,21 @@ def _pallas_unsupported(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
 
 
 @condition("pallas-bool-operand")
-def _pallas_bool(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+def _pallas_bool(call: MmaCall, table: MmaTable) -> list[Outcome]:
     kind = _kind(call.a)
     if kind is None:
         return _one(None)
     return _one(kind == "bool", "a")
 
 
-def _lowering_unsupported(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+@condition("lowering-unsupported-operand")
+def _lowering_unsupported(call: MmaCall, table: MmaTable) -> list[Outcome]:
     kind = _kind(call.a)
     if kind is None or call.a.element_type is None:
         return _one(None)
     if kind not in ("int", "uint", "float"):
         return _one(False)  # bool and complex fail earlier, with their own checks
-    return _one(call.a.element_type not in table["operand_types"], "a")
-
-
-CONDITIONS["pallas-lane-unsupported-operand"] = _lowering_unsupported
-CONDITIONS["pallas-wg-unsupported-operand"] = _lowering_unsupported
-
-
-@condition("pallas-f64-acc-not-f64")
-def _pallas_f64_acc(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
-    return _f64_acc(call, table)
-
-
-@condition("pallas-float-acc-not-f32")
-def _pallas_float_acc_lowering(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
-    return _float_acc(call, table)
+    return _one(call.a.element_type not in table.operand_types, "a")
 
 
 # ---------------------------------------------------------------- operands unknown
@@ -290,12 +292,12 @@ def _no_operand_accepts(family: str) -> Condition:
     (MMA102), "int" (MMA101, a width other than 32) or "unsigned" (MMA201, an unsigned int32).
     """
 
-    def check(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+    def check(call: MmaCall, table: MmaTable) -> list[Outcome]:
         if not operands_unknown(call):
             return _one(False)
         acc = call.acc
-        f64 = "f64" in table["operand_types"]
-        if call.api == "plgpu.mma":
+        f64 = F64_ACCUMULATOR in table.operand_types
+        if call.frontend == "pallas":
             info = DTYPES.get(acc.dtype or "")
             if info is None:
                 return _one(None)
@@ -309,7 +311,9 @@ def _no_operand_accepts(family: str) -> Condition:
             if element is None:
                 return _one(None)
             if element.is_floating:
-                bad = family == "float" and acc.element_type not in ("f32", *(("f64",) if f64 else ()))
+                bad = family == "float" and acc.element_type not in (
+                    FLOAT_ACCUMULATOR, *((F64_ACCUMULATOR,) if f64 else ())
+                )
             elif element.is_integer:
                 if family == "int":
                     bad = element.bits != 32
@@ -326,13 +330,12 @@ def _no_operand_accepts(family: str) -> Condition:
     return check
 
 
-for _api in ("", "pallas-"):
-    for _family in ("float", "int", "unsigned"):
-        CONDITIONS[f"{_api}acc-{_family}-no-operand"] = _no_operand_accepts(_family)
+for _family in ("float", "int", "unsigned"):
+    CONDITIONS.add(f"acc-{_family}-no-operand", _no_operand_accepts(_family))
 
 
 @condition("pallas-unsigned-as-signed")
-def _pallas_unsigned(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+def _pallas_unsigned(call: MmaCall, table: MmaTable) -> list[Outcome]:
     outcomes = []
     for role in ("a", "b"):
         kind = _kind(call.operands[role])
@@ -357,14 +360,9 @@ def _bits(op: Operand) -> int | None:
     return info.bits if info is not None else None
 
 
-def k_tile(bits: int) -> int:
-    """The K of an MMA operand tile: 256 bits of elements, 8 for f64 (MMALayouts)."""
-    return 8 * max(32 // bits, 1)
-
-
-def acc_m_warps(call: MmaCall, table: dict[str, Any]) -> int | None:
+def acc_m_warps(call: MmaCall, table: MmaTable) -> int | None:
     """The m_warps jax reads off the accumulator layout (fixed at 4 before jax 0.11)."""
-    if not table.get("infers_m_warps", True):
+    if not table.infers_m_warps:
         return 4
     layout = call.acc.layout
     if layout is None:
@@ -379,35 +377,21 @@ def acc_m_warps(call: MmaCall, table: dict[str, Any]) -> int | None:
     return None
 
 
-def base_tile(role: str, layout_bits: int | None, m_warps: int) -> tuple[int, int] | None:
-    n_warps = 4 // m_warps
-    if role == "acc":
-        return (16 * m_warps, 8 * n_warps)
-    if layout_bits is None:
-        return None
-    if role == "a":
-        return (16 * m_warps, k_tile(layout_bits))
-    return (k_tile(layout_bits), 8 * n_warps)
-
-
 @condition("m-warps-value")
-def _m_warps_value(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+def _m_warps_value(call: MmaCall, table: MmaTable) -> list[Outcome]:
     outcomes = []
     for role in construction_order(call):
         layout = call.operands[role].layout
         if layout is None or layout.kind not in _MMA_KINDS or layout.m_warps is None:
             outcomes.append(Outcome(None, role))
         else:
-            bad = layout.m_warps not in (1, 2, 4)
+            bad = layout.m_warps not in M_WARPS
             outcomes.append(Outcome(bad, role, {"m_warps": str(layout.m_warps)}))
     return outcomes
 
 
-CONDITIONS["pallas-m-warps-value"] = _m_warps_value
-
-
 @condition("tiling")
-def _tiling(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+def _tiling(call: MmaCall, table: MmaTable) -> list[Outcome]:
     outcomes = []
     for role in construction_order(call):
         op = call.operands[role]
@@ -415,7 +399,7 @@ def _tiling(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
         if (
             layout is None
             or layout.kind not in _MMA_KINDS
-            or layout.m_warps not in (1, 2, 4)
+            or layout.m_warps not in M_WARPS
             or op.shape is None
             or len(op.shape) != 2
         ):
@@ -433,10 +417,6 @@ def _tiling(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
             Outcome(bad, role, {"shape": str(tuple(dims)), "tile": str(tile)})
         )
     return outcomes
-
-
-CONDITIONS["pallas-tiling"] = _tiling
-CONDITIONS["pallas-wg-tiling"] = _tiling
 
 
 def _conversion_unsupported(source: Any, target: Any) -> bool | None:
@@ -460,7 +440,7 @@ def _conversion_unsupported(source: Any, target: Any) -> bool | None:
 
 
 def _relayout(role: str) -> Condition:
-    def check(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+    def check(call: MmaCall, table: MmaTable) -> list[Outcome]:
         op = call.operands[role]
         status = _conversion_unsupported(op.converted_from, op.layout)
         if not status or op.layout is None or op.converted_from is None:
@@ -471,10 +451,8 @@ def _relayout(role: str) -> Condition:
     return check
 
 
-CONDITIONS["relayout-lhs"] = _relayout("a")
-CONDITIONS["relayout-rhs"] = _relayout("b")
-CONDITIONS["pallas-relayout-lhs"] = _relayout("a")
-CONDITIONS["pallas-relayout-rhs"] = _relayout("b")
+CONDITIONS.add("relayout-lhs", _relayout("a"))
+CONDITIONS.add("relayout-rhs", _relayout("b"))
 
 
 def _load_fails(kind: str, view: str | None) -> bool | None:
@@ -491,7 +469,7 @@ def _load_fails(kind: str, view: str | None) -> bool | None:
 def _loaded_with(role: str, wrong_kind: str) -> Condition:
     right_kind = "mma_lhs" if wrong_kind == "mma_rhs" else "mma_rhs"
 
-    def check(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+    def check(call: MmaCall, table: MmaTable) -> list[Outcome]:
         op = call.operands[role]
         if op.layout is None or op.how not in ("loaded", "read") or op.converted_from is not None:
             return _one(None, role)
@@ -512,14 +490,12 @@ def _loaded_with(role: str, wrong_kind: str) -> Condition:
     return check
 
 
-CONDITIONS["load-lhs-kind"] = _loaded_with("a", "mma_rhs")
-CONDITIONS["load-rhs-kind"] = _loaded_with("b", "mma_lhs")
-CONDITIONS["pallas-load-lhs-kind"] = _loaded_with("a", "mma_rhs")
-CONDITIONS["pallas-load-rhs-kind"] = _loaded_with("b", "mma_lhs")
+CONDITIONS.add("load-lhs-kind", _loaded_with("a", "mma_rhs"))
+CONDITIONS.add("load-rhs-kind", _loaded_with("b", "mma_lhs"))
 
 
 @condition("acc-not-tiled")
-def _acc_not_tiled(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+def _acc_not_tiled(call: MmaCall, table: MmaTable) -> list[Outcome]:
     layout = call.acc.layout
     if layout is None or layout.kind == "other":
         return _one(None)
@@ -530,7 +506,7 @@ def _acc_not_tiled(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
 
 
 def _operand_layout(role: str) -> Condition:
-    def check(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+    def check(call: MmaCall, table: MmaTable) -> list[Outcome]:
         op = call.operands[role]
         layout = op.layout
         if layout is None or layout.kind == "other":
@@ -542,7 +518,7 @@ def _operand_layout(role: str) -> Condition:
         bits = _bits(op)
         if layout.bits is None or bits is None:
             return _one(None, role)
-        if op.element_type not in table.get("operand_types", ()):
+        if op.element_type not in table.operand_types:
             # A layout for another bit width than an unsupported operand type (f32 data in bf16
             # layouts) is the same mistake as the type itself: MMA104 reports it.
             return _one(None, role)
@@ -552,7 +528,7 @@ def _operand_layout(role: str) -> Condition:
 
 
 def _operand_m_warps(role: str) -> Condition:
-    def check(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+    def check(call: MmaCall, table: MmaTable) -> list[Outcome]:
         layout = call.operands[role].layout
         if layout is None or layout.kind != _ROLE_KIND[role] or layout.m_warps is None:
             return _one(None, role)
@@ -565,20 +541,19 @@ def _operand_m_warps(role: str) -> Condition:
     return check
 
 
-for _prefix in ("", "pallas-lane-"):
-    CONDITIONS[f"{_prefix}acc-not-tiled"] = _acc_not_tiled
-    CONDITIONS[f"{_prefix}lhs-layout"] = _operand_layout("a")
-    CONDITIONS[f"{_prefix}rhs-layout"] = _operand_layout("b")
-    CONDITIONS[f"{_prefix}acc-layout"] = _operand_layout("acc")
-    CONDITIONS[f"{_prefix}lhs-m-warps"] = _operand_m_warps("a")
-    CONDITIONS[f"{_prefix}rhs-m-warps"] = _operand_m_warps("b")
+CONDITIONS.add("lhs-layout", _operand_layout("a"))
+CONDITIONS.add("rhs-layout", _operand_layout("b"))
+CONDITIONS.add("acc-layout", _operand_layout("acc"))
+CONDITIONS.add("lhs-m-warps", _operand_m_warps("a"))
+CONDITIONS.add("rhs-m-warps", _operand_m_warps("b"))
+
 
 def _cast_layout(role: str) -> Condition:
     """Under Warpgroup semantics layouts are inferred: only an explicit MMA/WGMMA layout cast
     can conflict with what mosaic_gpu.mma needs (a splat or strided value gets relaid out)."""
     inner = _operand_layout(role)
 
-    def check(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+    def check(call: MmaCall, table: MmaTable) -> list[Outcome]:
         layout = call.operands[role].layout
         if layout is None or layout.kind not in _TILED_KINDS:
             return _one(None, role)
@@ -587,15 +562,13 @@ def _cast_layout(role: str) -> Condition:
     return check
 
 
-CONDITIONS["pallas-wg-lhs"] = _cast_layout("a")
-CONDITIONS["pallas-wg-rhs"] = _cast_layout("b")
-CONDITIONS["pallas-wg-acc"] = _cast_layout("acc")
-CONDITIONS["pallas-wg-relayout-lhs"] = _relayout("a")
-CONDITIONS["pallas-wg-relayout-rhs"] = _relayout("b")
+CONDITIONS.add("cast-lhs-layout", _cast_layout("a"))
+CONDITIONS.add("cast-rhs-layout", _cast_layout("b"))
+CONDITIONS.add("cast-acc-layout", _cast_layout("acc"))
 
 
 @condition("pallas-wg-m-warps")
-def _wg_m_warps(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+def _wg_m_warps(call: MmaCall, table: MmaTable) -> list[Outcome]:
     outcomes = [_operand_m_warps(role)(call, table)[0] for role in ("a", "b")]
     hits = [o for o in outcomes if o.status]
     if hits:
@@ -623,7 +596,7 @@ def _dims(call: MmaCall) -> tuple[tuple[int | None, int | None], ...] | None:
 
 
 def _dim_check(which: str) -> Condition:
-    def check(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+    def check(call: MmaCall, table: MmaTable) -> list[Outcome]:
         dims = _dims(call)
         if dims is None:
             return _one(None)
@@ -636,13 +609,13 @@ def _dim_check(which: str) -> Condition:
     return check
 
 
-CONDITIONS["m-mismatch"] = _dim_check("m")
-CONDITIONS["n-mismatch"] = _dim_check("n")
-CONDITIONS["k-mismatch"] = _dim_check("k")
+CONDITIONS.add("m-mismatch", _dim_check("m"))
+CONDITIONS.add("n-mismatch", _dim_check("n"))
+CONDITIONS.add("k-mismatch", _dim_check("k"))
 
 
 @condition("pallas-shapes")
-def _pallas_shapes(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
+def _pallas_shapes(call: MmaCall, table: MmaTable) -> list[Outcome]:
     dims = _dims(call)
     if dims is None:
         return _one(None)
@@ -662,29 +635,21 @@ def _pallas_shapes(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
 # ---------------------------------------------------------------- targets (MMA5xx)
 
 
-def _arch_below(call: MmaCall, major: int, minor: int) -> bool | None:
-    if call.target_arch is None:
-        return None
-    return call.target_arch < (major, minor)
+def _arch(feature: str, element_types: tuple[str, ...]) -> Condition:
+    """The operand type needs a newer GPU than the target (`facts.mma.ARCH_MINIMUMS`)."""
+
+    def check(call: MmaCall, table: MmaTable) -> list[Outcome]:
+        element = call.a.element_type
+        if element is None:
+            return _one(None)
+        if element not in element_types:
+            return _one(False)
+        needs = ARCH_MINIMUMS[element]
+        below = None if call.target_arch is None else call.target_arch < needs
+        return [Outcome(below, "a", {"needs": arch_name(needs), "feature": f"{feature} `mma.sync`"})]
+
+    return check
 
 
-@condition("fp8-arch")
-def _fp8_arch(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
-    if call.a.element_type is None:
-        return _one(None)
-    if call.a.element_type not in ("f8E4M3FN", "f8E5M2"):
-        return _one(False)
-    return [Outcome(_arch_below(call, 8, 9), "a", {"needs": "sm_89", "feature": "fp8 `mma.sync`"})]
-
-
-@condition("f64-arch")
-def _f64_arch(call: MmaCall, table: dict[str, Any]) -> list[Outcome]:
-    if call.a.element_type is None:
-        return _one(None)
-    if call.a.element_type != "f64":
-        return _one(False)
-    return [Outcome(_arch_below(call, 9, 0), "a", {"needs": "sm_90", "feature": "f64 `mma.sync`"})]
-
-
-CONDITIONS["pallas-fp8-arch"] = _fp8_arch
-CONDITIONS["pallas-f64-arch"] = _f64_arch
+CONDITIONS.add("fp8-arch", _arch("fp8", ("f8E4M3FN", "f8E5M2")))
+CONDITIONS.add("f64-arch", _arch("f64", ("f64",)))

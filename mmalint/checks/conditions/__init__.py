@@ -1,0 +1,10 @@
+"""The conditions of every instruction family, one module per family, by family name."""
+
+from __future__ import annotations
+
+from mmalint.checks.conditions import mma
+from mmalint.checks.conditions.registry import Condition, Conditions, Outcome
+
+BY_FAMILY: dict[str, Conditions] = {c.family: c for c in (mma.CONDITIONS,)}
+
+__all__ = ["BY_FAMILY", "Condition", "Conditions", "Outcome"]

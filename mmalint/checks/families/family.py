@@ -1,0 +1,67 @@
+"""What an instruction family declares: its operand roles, its APIs and how a site of one of
+them becomes the normalized call the conditions read."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mmalint.analysis.calls import MmaSite
+from mmalint.catalog import Catalog
+from mmalint.checks.call import MmaCall
+from mmalint.checks.conditions import Conditions
+
+
+@dataclass(frozen=True)
+class Role:
+    """One operand of the family's signature: `acc`, read from registers."""
+
+    name: str
+    title: str  # how a message names it: "accumulator", "lhs operand `a`"
+    memory_space: str  # registers, smem, tmem or gmem
+
+
+@dataclass(frozen=True)
+class Api:
+    """One API of the family, by canonical name (`mgpu.mma`).
+
+    `frontend` is "mosaic" (Mosaic GPU itself) or "pallas" (Pallas's primitive, lowered with the
+    kernel's lowering semantics into the Mosaic GPU one); `module` is where jax defines it.
+    """
+
+    name: str
+    frontend: str
+    module: str
+
+
+Normalizer = Callable[[MmaSite, Catalog, str, "tuple[int, int] | None"], MmaCall]
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    roles: tuple[Role, ...]
+    apis: tuple[Api, ...]
+    conditions: Conditions
+    normalize: Normalizer
+    # True when nothing is known of the operands jax checks first: the checks of stage
+    # `any-operand` speak only then.
+    operands_unknown: Callable[[MmaCall], bool]
+
+    def api(self, name: str) -> Api:
+        for api in self.apis:
+            if api.name == name:
+                return api
+        raise KeyError(name)
+
+    def has_api(self, name: str) -> bool:
+        return any(api.name == name for api in self.apis)
+
+    def apis_of(self, frontend: str) -> tuple[Api, ...]:
+        return tuple(api for api in self.apis if api.frontend == frontend)
+
+    def role(self, name: str) -> Role:
+        for role in self.roles:
+            if role.name == name:
+                return role
+        raise KeyError(name)
