@@ -45,6 +45,28 @@ class Example:
     # False for an example whose operand dtype is the caller's on purpose: it shows what mmalint
     # reports without it (an accumulator no operand dtype accepts), not a fully known call.
     operands_known: bool = True
+    # What `mmalint check --fix --unsafe-fixes` changes in it: a unified diff without header
+    # and context lines. Empty: the fix changes nothing (or there is none).
+    fix_diff: str = ""
+    # The lines the example marks (`# error: [MMA101]` at a line's end, as ruff's and ty's
+    # mdtests do), as (row, code, severity), sorted; `code` is the text without the markers.
+    marked: tuple[tuple[int, str, str], ...] = ()
+
+
+# `  # error: [MMA101]`, `  # warning: [MMA001] [MMA102]` at the end of a line.
+_MARKER = re.compile(r"\s*#\s*(?P<severity>error|warning|info):\s*(?P<codes>(?:\[[\w-]+\]\s*)+)$")
+
+
+def split_markers(code: str) -> tuple[str, tuple[tuple[int, str, str], ...]]:
+    """An example's text without its markers, and what they mark: (row, code, severity), sorted."""
+    lines, marked = [], []
+    for row, line in enumerate(code.split("\n"), 1):
+        match = _MARKER.search(line)
+        if match:
+            marked += [(row, c, match["severity"]) for c in re.findall(r"\[([\w-]+)\]", match["codes"])]
+            line = line[: match.start()]
+        lines.append(line)
+    return "\n".join(lines), tuple(sorted(marked))
 
 
 @dataclass(frozen=True)
@@ -60,8 +82,8 @@ class Rule:
     fix_safety: str
     explanation: str
     examples: tuple[Example, ...]
-    # False when no mechanical fix exists (`fixable = false` in the TOML); fix_title then
-    # names what the user has to do by hand.
+    # Derived, never written: True when an invalid example's fix changes it (its `fix_diff`).
+    # Without one, fix_title names what the user has to do by hand.
     fixable: bool = True
     # True when nothing raises: every check of the rule is of stage `silent` (wrong numbers).
     # Derived from the check tables, never written in a rule.
@@ -381,23 +403,25 @@ def _load_rules(path: Path, versions: tuple[str, ...]) -> list[Rule]:
     for i, raw in enumerate(_tables_of(data, "rule", str(path))):
         code = raw.get("code") if isinstance(raw, dict) else None
         where = f"{path}: [[rule]] #{i + 1}" + (f" ({code})" if isinstance(code, str) else "")
-        values = _fields(Rule, raw, where, skip=frozenset({"family", "examples", "variants", "silent"}),
+        values = _fields(Rule, raw, where,
+                         skip=frozenset({"family", "examples", "variants", "silent", "fixable"}),
                          extra=frozenset({"example", "variant"}))
         values["explanation"] = values["explanation"].strip()
-        values.setdefault("fixable", bool(values.get("fix_title")))
         examples = []
         for j, e in enumerate(_tables_of(raw, "example", where)):
             ewhere = f"{where} [[rule.example]] #{j + 1}"
             nested = frozenset({"settings", "options"})
-            ev = _fields(Example, e, ewhere, skip=nested, extra=nested)
+            ev = _fields(Example, e, ewhere, skip=nested | {"marked"}, extra=nested)
             if ev["kind"] not in ("invalid", "valid"):
                 raise CatalogError(f"{ewhere}: key 'kind' must be \"invalid\" or \"valid\", got {ev['kind']!r}")
             _version_keys(ev.get("versions", ()), versions, ewhere, "versions")
             for key in ("settings", "options"):
                 if not isinstance(e.get(key, {}), dict):
                     raise CatalogError(f"{ewhere}: key {key!r} must be a table")
+            code_text, marked = split_markers(ev["code"].lstrip("\n"))
             examples.append(Example(
-                **{**ev, "code": ev["code"].lstrip("\n")},
+                **{**ev, "code": code_text, "fix_diff": ev.get("fix_diff", "").lstrip("\n")},
+                marked=marked,
                 settings=tuple(sorted(e.get("settings", {}).items())),
                 options=tuple(sorted(e.get("options", {}).items())),
             ))
@@ -408,7 +432,9 @@ def _load_rules(path: Path, versions: tuple[str, ...]) -> list[Rule]:
         for name, v in sorted(raw_variants.items()):
             vv = _fields(_Variant, v, f"{where} [rule.variant.{name}]")
             variants.append((name, (vv["message"], vv["help"])))
-        rules.append(Rule(**values, family=head.family, examples=tuple(examples), variants=tuple(variants)))
+        fixable = any(e.fix_diff for e in examples)
+        rules.append(Rule(**values, family=head.family, examples=tuple(examples), variants=tuple(variants),
+                          fixable=fixable))
     return rules
 
 

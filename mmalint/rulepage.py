@@ -61,7 +61,8 @@ def rule_markdown(rule: Rule, catalog: Catalog) -> str:
         for example in rule.examples:
             if example.kind != kind:
                 continue
-            expect = ", ".join(example.expect) if example.expect else "nothing"
+            marked = [f"{code} (line {row})" for row, code, _ in example.marked]
+            expect = ", ".join(marked or example.expect) if example.expect else "nothing"
             parts += [
                 "",
                 f"## {heading}: {example.title}",
@@ -72,6 +73,8 @@ def rule_markdown(rule: Rule, catalog: Catalog) -> str:
                 example.code.rstrip(),
                 "```",
             ]
+            if example.fix_diff:
+                parts += ["", "The fix changes:", "", "```diff", example.fix_diff.rstrip(), "```"]
     return "\n".join(parts) + "\n"
 
 

@@ -11,12 +11,10 @@ without context or file header; an invalid example without one is left as it is.
 from __future__ import annotations
 
 import difflib
-import re
-import tomllib
 
 import pytest
 
-from mmalint.catalog import Example, load_catalog, rules_dir
+from mmalint.catalog import Example, load_catalog, split_markers
 from mmalint.engine import check_text
 from mmalint.fixes.fixer import fix_text
 from mmalint.pipeline.file import LintOptions, lint_text
@@ -31,37 +29,6 @@ CASES = [
     if not example.versions or version in example.versions
 ]
 
-# `  # error: [MMA101]`, `  # warning: [MMA001] [MMA102]` at the end of a line.
-_MARKER = re.compile(r"\s*#\s*(?P<severity>error|warning|info):\s*(?P<codes>(?:\[[\w-]+\]\s*)+)$")
-
-
-def split_markers(code: str) -> tuple[str, list[tuple[int, str, str]]]:
-    """The example without its markers, and what they mark: (row, code, severity), sorted."""
-    lines, marked = [], []
-    for row, line in enumerate(code.split("\n"), 1):
-        match = _MARKER.search(line)
-        if match:
-            marked += [(row, c, match["severity"]) for c in re.findall(r"\[([\w-]+)\]", match["codes"])]
-            line = line[: match.start()]
-        lines.append(line)
-    return "\n".join(lines), sorted(marked)
-
-
-def _fix_diffs() -> dict[tuple[str, int], str]:
-    """Each example's `fix_diff`, by rule code and example index, read from the TOML itself
-    (the catalog's `Example` does not carry it)."""
-    diffs = {}
-    for path in sorted(rules_dir().glob("mma*.toml")):
-        for rule in tomllib.loads(path.read_text(encoding="utf-8")).get("rule", []):
-            for i, example in enumerate(rule.get("example", [])):
-                if "fix_diff" in example:
-                    diffs[rule["code"], i] = example["fix_diff"].lstrip("\n")
-    return diffs
-
-
-FIX_DIFFS = _fix_diffs()
-
-
 def _diff(before: str, after: str) -> str:
     lines = difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
     return "".join(f"{line}\n" for line in list(lines)[2:])  # no `---`/`+++` header
@@ -70,7 +37,7 @@ def _diff(before: str, after: str) -> str:
 @pytest.mark.parametrize(("code", "index", "example", "version"), CASES)
 def test_example(code: str, index: int, example: Example, version: str) -> None:
     filename = f"{code}_{index}.py"
-    text, marked = split_markers(example.code)
+    text, marked = example.code, list(example.marked)
     settings = Settings(target_jax=version, **dict(example.settings))  # type: ignore[arg-type]
     options = LintOptions(**dict(example.options))
     if example.options or "noqa" in text:
@@ -93,7 +60,7 @@ def test_example(code: str, index: int, example: Example, version: str) -> None:
         assert all(d.predicted_error is None and d.unpredicted for d in report.diagnostics)
     if example.kind == "invalid":
         fixed = fix_text(filename, text, settings, options, unsafe=True)
-        assert _diff(text, fixed.text) == FIX_DIFFS.get((code, index), "")
+        assert _diff(text, fixed.text) == example.fix_diff
 
 
 def test_every_rule_has_invalid_and_valid_examples() -> None:
@@ -101,22 +68,22 @@ def test_every_rule_has_invalid_and_valid_examples() -> None:
         kinds = {e.kind for e in rule.examples}
         assert kinds == {"invalid", "valid"}, rule.code
         for example in rule.examples:
-            _, marked = split_markers(example.code)
-            assert sorted(c for _, c, _ in marked) == sorted(example.expect), (rule.code, example.title)
+            assert sorted(c for _, c, _ in example.marked) == sorted(example.expect), (rule.code, example.title)
             if example.kind == "invalid":
                 assert rule.code in example.expect
 
 
 def test_only_fixable_rules_have_fix_diffs() -> None:
-    for code, index in FIX_DIFFS:
-        rule = CATALOG.rules[code]
-        assert rule.fixable and rule.examples[index].kind == "invalid", (code, index)
+    for rule in CATALOG.rules.values():
+        for example in rule.examples:
+            if example.fix_diff:
+                assert rule.fixable and example.kind == "invalid", (rule.code, example.title)
 
 
 def test_markers_are_stripped_and_read() -> None:
     text, marked = split_markers("a = 1\nmma(acc, a, b)  # noqa: X  # error: [MMA101] [MMA201]\n")
     assert text == "a = 1\nmma(acc, a, b)  # noqa: X\n"
-    assert marked == [(2, "MMA101", "error"), (2, "MMA201", "error")]
+    assert marked == ((2, "MMA101", "error"), (2, "MMA201", "error"))
 
 
 def test_every_check_names_a_rule_and_a_known_version() -> None:

@@ -35,9 +35,9 @@ from pathlib import Path
 import pytest
 
 from mmalint.analysis import analyze, index_source
-from mmalint.analysis.values import Array, Fragment, Layout
+from mmalint.analysis.values import Layout
 from mmalint.catalog import load_catalog
-from mmalint.checks import normalize
+from mmalint.checks.families import normalize
 
 DOCS = Path(__file__).resolve().parent
 VERSION = load_catalog().versions[-1]  # the newest jax, as `mmalint check` targets by default
@@ -62,14 +62,12 @@ def _observe(filename: str, text: str, version: str) -> list[Observed]:
     """Every MMA call the analysis reaches in one file, on every path, with its facts.
 
     The one function that reads mmalint's internals: `analyze`'s sites, `normalize`'s operands
-    (as `engine.check_text` does), and the value classes for the memory space.
+    (as `engine.check_text` does), and the family's memory space of each role.
     """
     catalog = load_catalog()
-    table = catalog.table("plgpu.mma", version)
     observed = []
     for site in analyze(index_source(filename, text)).sites:
-        call = normalize(site, version, table.get("default_semantics"), None,
-                         table.get("layout_m_warps") == "ignored")
+        call = normalize(site, catalog, version)
         roles = []
         for role, op in call.operands.items():
             layout = op.layout
@@ -79,7 +77,9 @@ def _observe(filename: str, text: str, version: str) -> list[Observed]:
                 "layout": _layout(layout),
                 "warps": str(layout.m_warps) if layout is not None and layout.m_warps is not None else "?",
                 "shape": _shape(op.shape),
-                "mem": "registers" if isinstance(op.value, (Fragment, Array)) else "?",
+                # The family's role says where the operand lives; an operand the analysis
+                # knows nothing of (no `how`) is not claimed to be anywhere.
+                "mem": (op.memory_space or "?") if op.how else "?",
                 "from": op.how or "?",
                 "data": op.data_dtype or "?",
                 "view": op.view or "?",
