@@ -15,9 +15,9 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from mmalint.analysis import may_contain_mma
 from mmalint.catalog import load_catalog
 from mmalint.pipeline.file import check_bytes
+from mmalint.pipeline.text import worth_running
 from mmalint.settings import Settings
 
 
@@ -35,7 +35,7 @@ def main() -> int:
     for path in files:
         data = path.read_bytes()
         stats["files"] += 1
-        if not may_contain_mma(data):
+        if not worth_running(data):
             continue
         stats["files_parsed"] += 1
         report = check_bytes(str(path), data, settings)

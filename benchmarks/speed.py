@@ -17,8 +17,8 @@ import sys
 import time
 from pathlib import Path
 
-from mmalint.analysis import may_contain_mma
 from mmalint.pipeline.file import check_bytes
+from mmalint.pipeline.text import worth_running
 from mmalint.settings import Settings
 
 
@@ -38,7 +38,7 @@ def main() -> int:
         runs.append(round(time.perf_counter() - start, 2))
     files = sorted(Path(args.path).rglob("*.py"))
     start = time.perf_counter()
-    candidates = [p for p in files if may_contain_mma(p.read_bytes())]
+    candidates = [p for p in files if worth_running(p.read_bytes())]
     prefilter = time.perf_counter() - start
     timings = []
     for path in candidates:

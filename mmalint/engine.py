@@ -26,9 +26,6 @@ from mmalint.diagnostics import (
 from mmalint.fixes.plan import plan_fix
 
 # The text stage's names, for `source_io` and `notebook`, which still import them from here.
-from mmalint.pipeline.text import InputError as InputError
-from mmalint.pipeline.text import decode_source as decode_source
-from mmalint.pipeline.text import not_decodable as not_decodable
 from mmalint.positions import range_of
 from mmalint.settings import Settings
 

@@ -31,7 +31,8 @@ from typing import Any
 
 from mmalint.analysis.source import split_lines
 from mmalint.diagnostics import Diagnostic, Location, Range
-from mmalint.engine import FileReport, InputError
+from mmalint.engine import FileReport
+from mmalint.pipeline.text import InputError
 from mmalint.source_io import SourceText
 
 SUFFIX = ".ipynb"

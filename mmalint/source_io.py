@@ -12,7 +12,7 @@ import io
 import tokenize
 from dataclasses import dataclass
 
-from mmalint.engine import InputError, decode_source, not_decodable
+from mmalint.pipeline.text import InputError, decode_source, not_decodable
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from mmalint.catalog import Catalog, load_catalog
 from mmalint.engine import FileReport
 from mmalint.fixes.apply import apply_fixes
-from mmalint.lint import LintOptions, lint_text
+from mmalint.pipeline.file import LintOptions, lint_text
 from mmalint.settings import Settings
 
 MAX_ITERATIONS = 10

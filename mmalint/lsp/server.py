@@ -9,7 +9,7 @@ actions: each fix (unsafe ones with `unsafe_fixes` only, marked so), "disable fo
 finding, shows the rule's page. A change to a configuration file (watched, or saved in the
 editor) or to the settings checks every open document again.
 
-Everything goes through the same pipeline as `mmalint check` (`lint.py`, `fixes/fixer.py`) with
+Everything goes through the same pipeline as `mmalint check` (`pipeline/file.py`, `fixes/fixer.py`) with
 the settings the configuration gives for the document's path. Positions are converted from
 mmalint's code-point columns to the encoding negotiated with the client (UTF-16 by default).
 
