@@ -1,9 +1,9 @@
 """The bundled reference lowering: confirm findings with ptxas, jax, and a GPU.
 
 It never runs the checked code. Each finding's `call` signature (docs/json-format.md) is
-rebuilt as a minimal kernel: a PTX `mma.sync` for ptxas (ptx tier), a `mgpu.mma`/`plgpu.mma`
-kernel built and lowered with the installed jax on the CPU (jax tier), and that kernel plus
-its fix run on a GPU against NumPy (gpu tier). Importing this package needs neither jax nor
+rebuilt as a minimal kernel by its instruction family (`families/`): the PTX instruction the
+call needs, for ptxas (ptx tier), a kernel around the call built and lowered with the installed
+jax on the CPU (jax tier), and that kernel plus its fix run on a GPU against NumPy (gpu tier). Importing this package needs neither jax nor
 libcst: jax is imported only inside worker processes.
 
 Names are loaded on first use, so a worker started in another interpreter (`--python`, which
@@ -16,7 +16,6 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from mmalint.confirm.fixes import FIX_DESCRIPTIONS, SILENT_CODES
     from mmalint.confirm.report import Summary, print_table, summarize, to_json
     from mmalint.confirm.runner import confirm_findings, parse_tiers
     from mmalint.confirm.signature import Finding, FindingsError, load_findings, read_findings
@@ -29,7 +28,6 @@ if TYPE_CHECKING:
     )
 
 _EXPORTS = {
-    "FIX_DESCRIPTIONS": "fixes", "SILENT_CODES": "fixes",
     "Summary": "report", "print_table": "report", "summarize": "report", "to_json": "report",
     "confirm_findings": "runner", "parse_tiers": "runner",
     "Finding": "signature", "FindingsError": "signature", "load_findings": "signature",
@@ -59,7 +57,16 @@ __all__ = [
 ]
 
 
+# Over every instruction family (`families.fix_descriptions()`, `families.silent_codes()`).
+FIX_DESCRIPTIONS: dict[str, str]
+SILENT_CODES: frozenset[str]
+_FAMILY_TABLES = {"FIX_DESCRIPTIONS": "fix_descriptions", "SILENT_CODES": "silent_codes"}
+
+
 def __getattr__(name: str) -> Any:
+    if name in _FAMILY_TABLES:
+        families = importlib.import_module("mmalint.confirm.families")
+        return getattr(families, _FAMILY_TABLES[name])()
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'mmalint.confirm' has no attribute {name!r}")

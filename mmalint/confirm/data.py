@@ -9,15 +9,20 @@ works where jax is absent).
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-_INT_BITS = {"int2": 2, "int4": 4, "int8": 8, "int16": 16, "int32": 32, "int64": 64}
-_UINT_BITS = {"uint2": 2, "uint4": 4, "uint8": 8, "uint16": 16, "uint32": 32, "uint64": 64,
-              "bool": 1}
-_FLOAT_BITS = {"float16": 16, "bfloat16": 16, "float32": 32, "float64": 64,
-               "float8_e4m3fn": 8, "float8_e5m2": 8}
+from mmalint.confirm.dtypes import DTYPES
+
+# The dtypes test data can be made of, with their bit widths from the one dtype table: every
+# integer (signed, or unsigned with bool), and the floats `decode` has a decoder for.
+_INT_BITS = {d.name: d.bits for d in DTYPES.values() if d.kind == "int"}
+_UINT_BITS = {d.name: d.bits for d in DTYPES.values() if d.kind in ("uint", "bool")}
+_FLOAT_BITS = {name: DTYPES[name].bits for name in (
+    "float16", "bfloat16", "float32", "float64", "float8_e4m3fn", "float8_e5m2")}
 
 
 @dataclass(frozen=True)
@@ -177,3 +182,19 @@ def compare(result: np.ndarray, expected: np.ndarray, *, acc_dtype: str, k: int)
     scale = float(np.abs(want_f).max()) if want_f.size else 1.0
     tol = float_tolerance(acc_dtype, k, scale)
     return Comparison(exact=err == 0, max_abs_error=err, tolerance=tol, within=err <= tol)
+
+
+def ran_record(part: str, result: np.ndarray, expected: np.ndarray | None, *, acc_dtype: str,
+               k: int, start: float, **extra: Any) -> dict[str, Any]:
+    """The `ran` record of a gpu-tier part (`protocol.py`): the result against the NumPy
+    reference, or a note when the shapes gave none."""
+    record: dict[str, Any] = {"part": part, "status": "ran", **extra}
+    if expected is None:
+        record["note"] = "no NumPy reference: the shapes do not multiply"
+    else:
+        cmp = compare(result, expected, acc_dtype=acc_dtype, k=k)
+        record |= {"exact": cmp.exact, "max_abs_error": cmp.max_abs_error,
+                   "tolerance": cmp.tolerance, "within": cmp.within,
+                   "comparison": cmp.describe()}
+    record["seconds"] = time.perf_counter() - start
+    return record

@@ -74,6 +74,10 @@ def dtype_for(element_type: str, signedness: str | None) -> str | None:
     return None
 
 
+# fp8 element types have PTX names of their own.
+_FP8_PTX: dict[str, str] = {"f8E4M3FN": "e4m3", "f8E5M2": "e5m2"}
+
+
 def mosaic_ptx_type(element_type: str, signedness: str | None) -> str:
     """The PTX type name Mosaic's `_ptx_dtype_str` writes for an element type.
 
@@ -81,23 +85,27 @@ def mosaic_ptx_type(element_type: str, signedness: str | None) -> str:
     Warpgroup path forces); fp8 has PTX names of its own; every other type is printed as MLIR
     prints it, which is why an unsupported operand such as `f32` reaches ptxas as `.f32`.
     """
-    if element_type == "f8E4M3FN":
-        return "e4m3"
-    if element_type == "f8E5M2":
-        return "e5m2"
+    if element_type in _FP8_PTX:
+        return _FP8_PTX[element_type]
     if mlir_is_integer(element_type):
         return ("u" if signedness == "unsigned" else "s") + element_type[1:]
     return element_type
 
 
-# A supported stand-in of each bit width: `MMALayouts` depends only on the operand bit width,
-# so a layout "built for 16-bit operands" is rebuilt with any 16-bit type.
-LAYOUT_DTYPE_FOR_BITS: dict[int, str] = {
-    4: "int4",
-    8: "int8",
-    16: "bfloat16",
-    32: "float32",
-    64: "float64",
-    1: "bool",
-    2: "int2",
-}
+def dtype_for_ptx(ptx_type: str) -> str | None:
+    """The NumPy dtype a PTX type name stands for (`s8` int8, `u32` uint32, `e4m3`
+    float8_e4m3fn, `bf16` bfloat16), the inverse of `mosaic_ptx_type`; None for `b32` & co."""
+    for mlir, name in _FP8_PTX.items():
+        if name == ptx_type:
+            return dtype_for(mlir, None)
+    if ptx_type[:1] in ("s", "u") and ptx_type[1:].isdigit():
+        return dtype_for("i" + ptx_type[1:], "unsigned" if ptx_type[0] == "u" else "signed")
+    if ptx_type.startswith("f") or ptx_type == "bf16":
+        return dtype_for(ptx_type, None)
+    return None
+
+
+def bit_width(name: str) -> int | None:
+    """Bits of one element of a NumPy dtype name, or None for a name the table lacks."""
+    info = DTYPES.get(name)
+    return info.bits if info else None

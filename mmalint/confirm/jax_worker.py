@@ -1,72 +1,67 @@
 """jax-tier worker: build the flagged call and its fix with the installed jax, on the CPU.
 
 Run as `python -m mmalint.confirm.jax_worker` with a case (JSON) on stdin; prints records
-(`protocol.py`). Each part is built, then lowered for CUDA (`lowering_platforms=("cuda",)`),
-which needs no GPU: the checks of `mgpu.mma`, `FragmentedArray` and Pallas all run, and the
-lowered module carries the `mma.sync` instruction Mosaic chose.
+(`protocol.py`). Each part is built by its family's worker side (`families/<name>/kernels.py`),
+then lowered for CUDA (`lowering_platforms=("cuda",)`), which needs no GPU: the checks of the
+call, of its operands and of Pallas all run, and the lowered module carries the instruction
+Mosaic chose.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
 import time
+from types import ModuleType
 from typing import Any
 
-from mmalint.confirm.protocol import describe_exception, emit, instructions_in
+from mmalint.confirm import families
+from mmalint.confirm.protocol import describe_exception, emit
 
 
 def _version(jax_version: str) -> str:
     return ".".join(jax_version.split(".")[:2])
 
 
-def environment(api: str, *, probe: bool = False) -> dict[str, Any]:
-    """The env record, or an `unavailable` record saying why this jax cannot build the case
-    (`probe`: an API probe, which needs Mosaic GPU but not `plgpu.mma`)."""
+def environment(family: str, api: str | None, *,
+                pallas: bool = False) -> tuple[dict[str, Any], ModuleType | None]:
+    """The env record and the family's kernels, or an `unavailable` record (and None) saying
+    why this jax cannot build the case. `api` None: an API probe, which needs the family's
+    modules (with Pallas's when `pallas`) but not the API itself."""
     try:
         import jax
     except Exception as e:
         return {"part": "unavailable",
-                "reason": f"jax not importable in {sys.executable}: {type(e).__name__}: {e}"}
+                "reason": f"jax not importable in {sys.executable}: {type(e).__name__}: {e}"}, None
     version = jax.__version__
     try:
-        import jax.experimental.mosaic.gpu
-        if api == "plgpu.mma":
-            import jax.experimental.pallas.mosaic_gpu
+        kernels = families.worker_module(family, "kernels")
+        kernels.import_apis(pallas=pallas if api is None else kernels.uses_pallas(api))
     except Exception as e:
         return {"part": "unavailable", "jax_version": version,
-                "reason": f"jax {version} cannot import Mosaic GPU: {type(e).__name__}: {e}"}
-    if api == "plgpu.mma" and not probe:
-        from mmalint.confirm.kernels import has_plgpu_mma
-
-        if not has_plgpu_mma():
-            return {"part": "unavailable", "jax_version": version,
-                    "reason": f"jax {_version(version)} has no plgpu.mma"}
-    return {"part": "env", "jax_version": version, "python": sys.version.split()[0]}
+                "reason": f"jax {version} cannot import Mosaic GPU: {type(e).__name__}: {e}"}, None
+    if api is not None and (missing := kernels.missing_api(api)) is not None:
+        return {"part": "unavailable", "jax_version": version,
+                "reason": f"jax {_version(version)} has no {missing}"}, None
+    return {"part": "env", "jax_version": version, "python": sys.version.split()[0]}, kernels
 
 
-def build_part(part: str, spec: dict[str, Any]) -> dict[str, Any]:
-    from mmalint.confirm import kernels
-
+def build_part(kernels: ModuleType, part: str, spec: dict[str, Any]) -> dict[str, Any]:
     start = time.perf_counter()
-    context = kernels.mlir_context() if spec["api"] == "mgpu.mma" else contextlib.nullcontext()
     try:
-        with context:
+        with kernels.build_context(spec):
             fn, structs = kernels.build(spec)
             text = kernels.lowered_text(fn, structs)
     except Exception as e:
         return {"part": part, "status": "raised", **describe_exception(e),
                 "seconds": time.perf_counter() - start}
-    return {"part": part, "status": "built", "instructions": instructions_in(text),
+    return {"part": part, "status": "built", "instructions": kernels.instructions_in(text),
             "seconds": time.perf_counter() - start}
 
 
-def probe_part(probe: str) -> dict[str, Any]:
-    """MMA501: try the API with the installed jax (`kernels.probe_api`)."""
-    from mmalint.confirm import kernels
-
+def probe_part(kernels: ModuleType, probe: str) -> dict[str, Any]:
+    """MMA501: try the API with the installed jax (the family's `kernels.probe_api`)."""
     start = time.perf_counter()
     try:
         result = kernels.probe_api(probe)
@@ -83,20 +78,20 @@ def probe_part(probe: str) -> dict[str, Any]:
 def main() -> int:
     case = json.load(sys.stdin)
     if case.get("probe"):
-        env = environment("plgpu.mma" if case.get("pallas") else "mgpu.mma", probe=True)
+        env, kernels = environment(case["family"], None, pallas=bool(case.get("pallas")))
         emit(env)
-        if env["part"] != "unavailable":
-            emit(probe_part(case["probe"]))
+        if kernels is not None:
+            emit(probe_part(kernels, case["probe"]))
         return 0
-    api = case["flagged"]["api"]
-    env = environment(api)
+    flagged = case["flagged"]
+    env, kernels = environment(flagged["family"], flagged["api"])
     emit(env)
-    if env["part"] == "unavailable":
+    if kernels is None:
         return 0
     for part in ("flagged", "fix"):
         spec = case.get(part)
         if spec is not None:
-            emit(build_part(part, spec))
+            emit(build_part(kernels, part, spec))
     return 0
 
 

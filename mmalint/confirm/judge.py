@@ -11,13 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from mmalint.confirm.fixes import SILENT_CODES
+from mmalint.confirm import families
 from mmalint.confirm.signature import PredictedError
 from mmalint.confirm.verdict import CONFIRMED, INCONCLUSIVE, NOT_REPRODUCED, PTX_ALLOWS
 
 Record = dict[str, Any]
-# Rule families only jax can show (register layouts, shapes): the CuPy path has nothing to say.
-JAX_ONLY_FAMILIES = ("MMA3", "MMA4")
 
 
 @dataclass(frozen=True)
@@ -123,7 +121,7 @@ def judge_jax(code: str, predicted: PredictedError | None, target_jax: str | Non
     other_version = (f"; the finding targets jax {_minor(target)}, jax {installed} is installed"
                      if mismatch else "")
 
-    if code in SILENT_CODES:
+    if code in families.silent_codes():
         if flagged.get("status") != "built":
             kind = INCONCLUSIVE if mismatch else NOT_REPRODUCED
             return Judgement(kind, f"expected a silent build, but jax {installed} "
@@ -171,7 +169,8 @@ def judge_gpu(code: str, predicted: PredictedError | None, target_jax: str | Non
         detail["flagged"] = flagged
     if (broken := _harness_failure(fix, flagged)) is not None:
         return Judgement(INCONCLUSIVE, broken, detail)
-    if backend == "cupy" and code.startswith(JAX_ONLY_FAMILIES):
+    # Rules only jax can show (register layouts, shapes): the CuPy path has nothing to say.
+    if backend == "cupy" and code.startswith(families.jax_only_code_prefixes()):
         return Judgement(INCONCLUSIVE, f"tier does not apply to {code} on the CuPy path: it "
                          "runs the instruction, and layouts and shapes are jax's", detail)
 
@@ -194,7 +193,7 @@ def judge_gpu(code: str, predicted: PredictedError | None, target_jax: str | Non
     target = predicted.jax_version if predicted and predicted.jax_version else target_jax
     mismatch = backend == "jax" and _version_mismatch(installed, target)
     where = f"{backend} on {device}"
-    if code in SILENT_CODES:
+    if code in families.silent_codes():
         if status == "ran" and "within" in flagged:
             if flagged["within"]:
                 return Judgement(NOT_REPRODUCED, f"{where}: the flagged kernel is "

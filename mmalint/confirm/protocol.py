@@ -7,15 +7,11 @@ noise, and records are flushed one by one so a crash after the first part still 
 from __future__ import annotations
 
 import json
-import re
 import sys
 import traceback
 from typing import Any
 
 MARKER = "MMALINT-RECORD "
-
-# The PTX instruction as it appears in lowered IR (inside an llvm.inline_asm string).
-MMA_SYNC = re.compile(r"mma\.sync\.aligned\.m\d+n\d+k\d+(?:\.[a-z0-9]+)+")
 
 
 def emit(record: dict[str, Any]) -> None:
@@ -59,7 +55,3 @@ def describe_exception(error: BaseException) -> dict[str, Any]:
 
 
 _HARNESS_ERRORS = (ImportError, NameError, KeyError, IndexError, AttributeError)
-
-
-def instructions_in(text: str) -> list[str]:
-    return sorted(set(MMA_SYNC.findall(text)))

@@ -21,14 +21,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from mmalint.confirm import families
 from mmalint.confirm.availability import probe_for
-from mmalint.confirm.cases import kernel_spec
-from mmalint.confirm.fixes import fixed_call, unmasked_call
-from mmalint.confirm.instruction import data_instruction
-from mmalint.confirm.judge import JAX_ONLY_FAMILIES, judge_availability, judge_gpu, judge_jax
+from mmalint.confirm.judge import judge_availability, judge_gpu, judge_jax
 from mmalint.confirm.process import run_worker
 from mmalint.confirm.ptx_tier import confirm_ptx
-from mmalint.confirm.signature import APIS, Finding, parse_findings
+from mmalint.confirm.signature import Finding, parse_findings
 from mmalint.confirm.verdict import (
     CONFIRMED,
     INCONCLUSIVE,
@@ -99,18 +97,20 @@ class _Confirmer:
             return self._availability(finding, start)
         if finding.call is None:
             return early(finding.problem or "no call signature")
-        if finding.call.api not in APIS:
+        family = families.host(finding.call.family)
+        if family is None:
             return early(f"api {finding.call.api} is not covered by the reference lowering "
-                         "(mgpu.mma and plgpu.mma only)")
+                         f"({families.covered_apis()} only)")
         if tier == "gpu" and self._no_gpu:
             return early(self._no_gpu)
-        call = unmasked_call(finding.call, finding.masked_by)
-        fixed = fixed_call(call, finding.code)
-        flagged_spec = kernel_spec(call, finding.code)
+        call = family.unmasked_call(finding.call, finding.masked_by)
+        fixed = family.fixed_call(call, finding.code)
+        flagged_spec = family.kernel_spec(call, finding.code)
         case: dict[str, Any] = {
             "code": finding.code,
             "flagged": flagged_spec.to_json(),
-            "fix": kernel_spec(fixed, finding.code, conform=True).to_json() if fixed else None,
+            "fix": (family.kernel_spec(fixed, finding.code, conform=True).to_json()
+                    if fixed else None),
             "seed": self.seed + finding.index,
             "gpu_backend": self.gpu_backend,
         }
@@ -123,12 +123,12 @@ class _Confirmer:
                                  timeout=self.timeout, env={"JAX_PLATFORMS": "cpu"},
                                  search_path=self.worker_path)
             judged = judge_jax(finding.code, finding.predicted, call.target_jax,
-                               data_instruction(call).text, outcome)
+                               family.data_instruction(call).text, outcome)
         else:
-            if finding.code == "MMA202" and self.gpu_backend == "cupy":
-                return early("tier does not apply to MMA202 on the CuPy path: is_signed is a "
-                             "jax attribute")
-            if finding.code.startswith(JAX_ONLY_FAMILIES) and self.gpu_backend == "cupy":
+            if (why := family.not_on_cupy.get(finding.code)) and self.gpu_backend == "cupy":
+                return early(f"tier does not apply to {finding.code} on the CuPy path: {why}")
+            if (finding.code.startswith(family.jax_only_code_prefixes)
+                    and self.gpu_backend == "cupy"):
                 return early(f"tier does not apply to {finding.code} on the CuPy path: it runs "
                              "the instruction, and layouts and shapes are jax's")
             with self.devices.device() as device:
@@ -173,10 +173,11 @@ class _Confirmer:
             return make_verdict(finding, "jax", INCONCLUSIVE,
                                 f"cannot tell which API the finding is about: {finding.message!r}",
                                 time.perf_counter() - start)
-        case = {"code": finding.code, "probe": probe.probe, "pallas": probe.pallas}
+        case = {"code": finding.code, "family": probe.family, "probe": probe.probe,
+                "pallas": probe.pallas}
         outcome = run_worker(self.python, "mmalint.confirm.jax_worker", case,
                              timeout=self.timeout, env={"JAX_PLATFORMS": "cpu"},
-                                 search_path=self.worker_path)
+                             search_path=self.worker_path)
         target = finding.predicted.jax_version if finding.predicted else None
         if target is None and finding.call is not None:
             target = finding.call.target_jax

@@ -12,11 +12,13 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 
-from mmalint.confirm import dtypes
+from mmalint.confirm import dtypes, families
 
-APIS = ("mgpu.mma", "plgpu.mma")
+if TYPE_CHECKING:
+    from mmalint.confirm.family import Family
+
 SIGNEDNESS = ("signed", "unsigned", "signless")
 # The order mmalint assumes operands are built in when it knows no program order.
 DEFAULT_CREATION_ORDER: tuple[str, str, str] = ("a", "b", "acc")
@@ -118,6 +120,8 @@ class Call:
     # The roles in the order the program builds them (jax raises at the first bad one): from
     # the creation rows of the finding's `related` notes, else a, b, acc.
     creation_order: tuple[str, str, str] = DEFAULT_CREATION_ORDER
+    # The instruction family (`confirm/families/`), None for an API no family covers.
+    family: str | None = None
 
     @property
     def passed(self) -> tuple[Operand, Operand, Operand]:
@@ -134,7 +138,7 @@ class Call:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "api": self.api, "target_jax": self.target_jax,
+            "api": self.api, "family": self.family, "target_jax": self.target_jax,
             "lowering_semantics": self.lowering_semantics,
             "acc": self.acc.to_json(), "a": self.a.to_json(), "b": self.b.to_json(),
             "argument_order": self.argument_order, "target_arch": self.target_arch,
@@ -404,6 +408,9 @@ def _parse_call(raw: Mapping[str, Any]) -> Call:
     api = raw.get("api")
     if not isinstance(api, str):
         raise _SignatureGap("the call signature has no 'api'")
+    declared = raw.get("family")
+    family = families.family_of(api, declared if isinstance(declared, str) else None)
+    known = families.host(family)
     operands = []
     for role in ("acc", "a", "b"):
         value = raw.get(role)
@@ -411,12 +418,13 @@ def _parse_call(raw: Mapping[str, Any]) -> Call:
             raise _SignatureGap(f"the call signature has no '{role}' value")
         operands.append(_parse_operand(role, value))
     notes = []
+    # A call no family covers is never built: the runner says so, whatever its operands lack.
     for i, role in ((1, "a"), (2, "b")):
-        if operands[i].mlir is None:
-            operands[i], note = _infer_operand(role, operands[i], operands[0])
+        if operands[i].mlir is None and known is not None:
+            operands[i], note = _infer_operand(known, role, operands[i], operands[0])
             notes.append(note)
     for role, op in zip(("acc", "a", "b"), operands, strict=True):
-        if op.mlir is None or dtypes.mlir_bits(op.mlir) is None:
+        if known is not None and (op.mlir is None or dtypes.mlir_bits(op.mlir) is None):
             raise _SignatureGap(f"the {role} element type is unknown (dtype={op.dtype!r}, "
                                 f"element_type={op.element_type!r})")
     order = raw.get("argument_order") or "acc_a_b"
@@ -430,27 +438,20 @@ def _parse_call(raw: Mapping[str, Any]) -> Call:
         target_jax=target if isinstance(target, str) else None,
         lowering_semantics=semantics.lower() if isinstance(semantics, str) else None,
         argument_order=order, target_arch=str(arch) if arch is not None else None,
-        notes=tuple(notes),
+        notes=tuple(notes), family=family,
     )
 
 
-# What an operand of unknown dtype most likely is, from the bit width its MMA layout was built
-# for and the accumulator's kind (an int32 accumulator goes with integer operands).
-_FLOAT_FOR_BITS = {16: "bfloat16", 8: "float8_e4m3fn", 32: "float32", 64: "float64"}
-_INT_FOR_BITS = {8: "int8", 4: "int4", 16: "int16", 32: "int32"}
-
-
-def _infer_operand(role: str, op: Operand, acc: Operand) -> tuple[Operand, str]:
+def _infer_operand(family: Family, role: str, op: Operand,
+                   acc: Operand) -> tuple[Operand, str]:
+    """An operand of unknown dtype, rebuilt as what its family guesses from the bit width its
+    layout was built for and the accumulator's kind."""
     bits = op.layout.bitwidth
     if bits is None or acc.mlir is None:
         raise _SignatureGap(f"the {role} element type is unknown and its layout names no bit "
                             "width")
-    if dtypes.mlir_is_integer(acc.mlir):
-        name = _INT_FOR_BITS.get(bits)
-        if name and op.signedness == "unsigned":
-            name = "u" + name
-    else:
-        name = _FLOAT_FOR_BITS.get(bits)
+    name = family.guess_operand_dtype(bits, integer=dtypes.mlir_is_integer(acc.mlir),
+                                     unsigned=op.signedness == "unsigned")
     info = dtypes.lookup(name)
     if info is None:
         raise _SignatureGap(f"the {role} element type is unknown ({bits}-bit layout)")

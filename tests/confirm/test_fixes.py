@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from mmalint.confirm.cases import kernel_spec
-from mmalint.confirm.fixes import fixed_call, unmasked_call
-from mmalint.confirm.instruction import data_instruction, emitted_instruction
+from mmalint.confirm.families.mma.cases import kernel_spec
+from mmalint.confirm.families.mma.fixes import fixed_call, unmasked_call
+from mmalint.confirm.families.mma.instruction import data_instruction, emitted_instruction
 from mmalint.confirm.signature import Call, Finding, parse_findings
 
 

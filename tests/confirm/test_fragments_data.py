@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from mmalint.confirm import data, fragments
+from mmalint.confirm import data
+from mmalint.confirm.families.mma import fragments
 
 
 def _a_position(bits: int, lane: int, i: int) -> tuple[int, int]:

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from mmalint.confirm import confirm_findings
-from mmalint.confirm.cases import kernel_spec
-from mmalint.confirm.fixes import fixed_call
+from mmalint.confirm.families.mma.cases import kernel_spec
+from mmalint.confirm.families.mma.fixes import fixed_call
 from mmalint.confirm.process import worker_env
 from mmalint.confirm.protocol import parse_records
 from mmalint.confirm.signature import parse_findings

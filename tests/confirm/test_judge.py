@@ -133,7 +133,7 @@ def test_harness_errors_are_never_results() -> None:
 
 
 def test_describe_exception_marks_harness_bugs() -> None:
-    from mmalint.confirm.fixes import _retyped
+    from mmalint.confirm.families.mma.fixes import _retyped
     from mmalint.confirm.protocol import describe_exception
     from mmalint.confirm.signature import Operand
 

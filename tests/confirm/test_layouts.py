@@ -21,8 +21,8 @@ import pytest
 
 from mmalint.confirm import confirm_findings
 from mmalint.confirm.availability import probe_for
-from mmalint.confirm.cases import kernel_spec
-from mmalint.confirm.fixes import FIX_DESCRIPTIONS, fixed_call, largest_m_warps
+from mmalint.confirm.families.mma.cases import kernel_spec
+from mmalint.confirm.families.mma.fixes import FIX_DESCRIPTIONS, fixed_call, largest_m_warps
 from mmalint.confirm.process import worker_env
 from mmalint.confirm.protocol import parse_records
 from mmalint.confirm.signature import Call, Finding, creation_order, parse_findings

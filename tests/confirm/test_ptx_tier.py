@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from mmalint.confirm import confirm_findings
-from mmalint.confirm.instruction import MmaInstruction
-from mmalint.confirm.ptx import cuda_kernel, ptx_kernel
+from mmalint.confirm.families.mma.instruction import MmaInstruction
+from mmalint.confirm.families.mma.ptx import cuda_kernel, ptx_kernel
 from mmalint.confirm.ptxas import assemble, find_ptxas, normalize_arch
 
 pytestmark = pytest.mark.ptxas

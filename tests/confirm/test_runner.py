@@ -96,12 +96,16 @@ def test_unsupported_api(findings: list[dict[str, Any]]) -> None:
 
 def test_a_failing_case_does_not_end_the_run(findings: list[dict[str, Any]],
                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    from mmalint.confirm import runner
+    from dataclasses import replace
+
+    from mmalint.confirm import families
 
     def boom(*args: object, **kwargs: object) -> None:
         raise RuntimeError("synthetic")
 
-    monkeypatch.setattr(runner, "kernel_spec", boom)
+    host = families.host
+    # The family's kernel synthesis fails; the runner must turn that into a verdict.
+    monkeypatch.setattr(families, "host", lambda name: replace(host(name), kernel_spec=boom))
     verdicts = confirm_findings(findings[:2], {"jax"}, jobs=2)
     assert [v.verdict for v in verdicts] == ["inconclusive", "inconclusive"]
     assert "RuntimeError: synthetic" in verdicts[0].evidence

@@ -3,8 +3,8 @@
 It lets the gpu tier's CuPy path run end to end on a machine without a GPU: `RawModule`
 "compiles" by asking the real ptxas about the instruction in the CUDA source, and the kernel
 rebuilds each tile from the lanes' registers with the PTX ISA's fragment tables (written out
-here shape by shape, independently of `mmalint.confirm.fragments`), multiplies in NumPy and
-writes the result registers back.
+here shape by shape, independently of `mmalint.confirm.families.mma.fragments`), multiplies in
+NumPy and writes the result registers back.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from mmalint.confirm import data
-from mmalint.confirm.instruction import MmaInstruction
-from mmalint.confirm.ptx import ptx_kernel
+from mmalint.confirm.families.mma.instruction import MmaInstruction
+from mmalint.confirm.families.mma.ptx import ptx_kernel
 from mmalint.confirm.ptxas import assemble, find_ptxas
 
 __version__ = "0.0-fake"

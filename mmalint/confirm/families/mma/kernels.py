@@ -1,4 +1,5 @@
-"""Synthesized jax kernels around one MMA call (imported only inside worker processes).
+"""Synthesized jax kernels around one warp-level MMA call (imported only inside worker
+processes, through `families.worker_module("mma", "kernels")`).
 
 `mgpu.mma` is built the way jax's own `test_warp_mma` builds it (`as_gpu_kernel`, one
 warpgroup, operands from `load_untiled` with the MMA layouts, B loaded through a transposed
@@ -12,14 +13,21 @@ from __future__ import annotations
 import contextlib
 import importlib
 import inspect
+import re
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
+from mmalint.confirm.families.mma import MGPU_API, PALLAS_API
+
 Spec = dict[str, Any]
+
+# The PTX instruction as it appears in lowered IR (inside an llvm.inline_asm string).
+INSTRUCTION = re.compile(r"mma\.sync\.aligned\.m\d+n\d+k\d+(?:\.[a-z0-9]+)+")
 
 
 def _module(name: str) -> Any:
@@ -64,6 +72,37 @@ def out_struct(spec: Spec) -> jax.ShapeDtypeStruct:
 
 def has_plgpu_mma() -> bool:
     return hasattr(_module("jax.experimental.pallas.mosaic_gpu"), "mma")
+
+
+def uses_pallas(api: str) -> bool:
+    """Whether a call of `api` needs Pallas's Mosaic GPU module."""
+    return api == PALLAS_API
+
+
+def import_apis(*, pallas: bool) -> None:
+    """Import what the family's kernels need; what raises here means this jax cannot build
+    them at all."""
+    importlib.import_module("jax.experimental.mosaic.gpu")
+    if pallas:
+        importlib.import_module("jax.experimental.pallas.mosaic_gpu")
+
+
+def missing_api(api: str) -> str | None:
+    """The API this jax lacks to build a call of `api` (jax 0.10 has no `plgpu.mma`), or None."""
+    if api == PALLAS_API and not has_plgpu_mma():
+        return PALLAS_API
+    return None
+
+
+def build_context(spec: Spec) -> AbstractContextManager[None]:
+    """What `build` and lowering run inside: an MLIR context for `mgpu.mma` (Pallas makes its
+    own)."""
+    return mlir_context() if spec["api"] == MGPU_API else contextlib.nullcontext()
+
+
+def instructions_in(text: str) -> list[str]:
+    """The `mma.sync` instructions of a lowered module, each once."""
+    return sorted(set(INSTRUCTION.findall(text)))
 
 
 def _mma_layouts_takes_m_warps(mma_layouts: Any) -> bool:
@@ -215,7 +254,7 @@ def build(spec: Spec) -> tuple[Callable[..., Any], list[jax.ShapeDtypeStruct]]:
     if spec.get("x64"):
         jax.config.update("jax_enable_x64", True)
     structs = input_structs(spec)
-    if spec["api"] == "plgpu.mma":
+    if spec["api"] == PALLAS_API:
         return build_pallas(spec), structs
     return build_mgpu(spec, structs), structs
 

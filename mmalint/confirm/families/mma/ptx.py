@@ -8,7 +8,7 @@ instruction and store: what ptxas or the GPU judges is the instruction itself.
 
 from __future__ import annotations
 
-from mmalint.confirm.instruction import MmaInstruction, Registers
+from mmalint.confirm.families.mma.instruction import MmaInstruction, Registers
 
 KERNEL_NAME = "mmalint_mma"
 

@@ -10,16 +10,22 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from mmalint.confirm import dtypes
-from mmalint.confirm.instruction import MmaInstruction, emitted_instruction, k_for_bits
+from mmalint.confirm.families.mma import NAME, PALLAS_API
+from mmalint.confirm.families.mma.facts import (
+    DEFAULT_M_WARPS,
+    INSTRUCTION_CODE_PREFIXES,
+    LAYOUT_DTYPE_FOR_BITS,
+    acc_tile,
+    k_tile,
+)
+from mmalint.confirm.families.mma.instruction import MmaInstruction, emitted_instruction
 from mmalint.confirm.signature import Call, Layout, Operand
 
 DEFAULT_M, DEFAULT_N, DEFAULT_K = 64, 32, 128
 # Past this many multiply-adds a case is shrunk to the default shape: the IR (one mma.sync per
-# 16x8xK tile and warp) would take minutes to build, and dtype/sign findings do not depend on it.
+# 16x8xK tile and warp) would take minutes to build, and the findings of the instruction's
+# rule families (dtype, signedness, target) do not depend on it.
 MAX_MNK = 1 << 22
-# Rule families that do not depend on the shape (dtype, signedness, target).
-SHAPE_FREE_FAMILIES = ("MMA1", "MMA2", "MMA5")
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,7 @@ class ConvertSpec:
 class KernelSpec:
     """Everything a worker needs to build one synthesized kernel around one MMA call."""
 
+    family: str  # the family whose worker side builds it (`families.worker_module`)
     api: str
     semantics: str  # "lane" or "warpgroup" (plgpu.mma only; "lane" for mgpu.mma)
     values: tuple[ValueSpec, ValueSpec, ValueSpec]  # in the order passed
@@ -107,7 +114,7 @@ def _layout_dtype(op: Operand, role: str, a: Operand, layout: Layout | None = No
         return own
     if a.bits == bits and a.memory_dtype:
         return a.memory_dtype
-    return dtypes.LAYOUT_DTYPE_FOR_BITS.get(bits, own)
+    return LAYOUT_DTYPE_FOR_BITS.get(bits, own)
 
 
 def _layout_kind(op: Operand, role: str, layout: Layout | None = None) -> str:
@@ -128,7 +135,7 @@ def kernel_spec(call: Call, code: str, *, conform: bool = False) -> KernelSpec:
     """The kernel for `call`. `conform` rounds M/N/K up to the tiles (used for fixes, whose
     dtype may have changed the K tile under the user's shape)."""
     m, n, k, notes = _dims(call)
-    exact_shapes = not code.startswith(SHAPE_FREE_FAMILIES)
+    exact_shapes = not code.startswith(INSTRUCTION_CODE_PREFIXES)
     if m * n * k > MAX_MNK and not exact_shapes:
         notes.append(f"shape {m}x{n}x{k} reduced to {DEFAULT_M}x{DEFAULT_N}x{DEFAULT_K} "
                      f"({code} does not depend on it)")
@@ -138,9 +145,9 @@ def kernel_spec(call: Call, code: str, *, conform: bool = False) -> KernelSpec:
     acc, a, b = call.intended
     m_warps = acc.layout.m_warps or a.layout.m_warps or b.layout.m_warps
     if conform:
-        mw = m_warps or 4
-        k_tile = k_for_bits(a.bits or 16)
-        m, n, k = (_round_up(m, 16 * mw), _round_up(n, 8 * (4 // mw)), _round_up(k, k_tile))
+        tile_m, tile_n = acc_tile(m_warps or DEFAULT_M_WARPS)
+        m, n, k = (_round_up(m, tile_m), _round_up(n, tile_n),
+                   _round_up(k, k_tile(a.bits or 16)))
     by_role_shape = {"acc": (m, n), "lhs": (m, k), "rhs": (k, n)}
     positions = ("acc", "a", "b") if call.argument_order == "acc_a_b" else ("a", "b", "acc")
     values = []
@@ -159,7 +166,7 @@ def kernel_spec(call: Call, code: str, *, conform: bool = False) -> KernelSpec:
             zeros = convert.layout_kind == "splat"
         else:
             zeros = (op.source in ("splatted", "created", "zeros") or layout_kind == "splat"
-                     or (call.api == "plgpu.mma" and role == "acc" and op.source is None))
+                     or (call.api == PALLAS_API and role == "acc" and op.source is None))
         values.append(ValueSpec(
             role=role,
             dtype=op.memory_dtype or "float32",
@@ -181,6 +188,7 @@ def kernel_spec(call: Call, code: str, *, conform: bool = False) -> KernelSpec:
     instr: MmaInstruction = emitted_instruction(call)
     data = tuple(op.memory_dtype or "float32" for op in call.intended)
     return KernelSpec(
+        family=NAME,
         api=call.api,
         semantics=call.lowering_semantics or "lane",
         values=(values[0], values[1], values[2]),

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mmalint.confirm import dtypes
+from mmalint.confirm.families.mma import PALLAS_API
+from mmalint.confirm.families.mma.facts import accumulator_dtype, k_tile
 from mmalint.confirm.signature import Call, Operand
 
 
@@ -61,13 +63,6 @@ class MmaInstruction:
         return self.text
 
 
-def k_for_bits(bits: int) -> int:
-    """Mosaic's `k_tile = 256 // bitwidth`, with the f64 shape m16n8k8 jax 0.12 uses."""
-    if bits >= 64:
-        return 8
-    return 256 // max(bits, 1)
-
-
 def _ptx(op: Operand, signedness: str | None) -> str:
     return dtypes.mosaic_ptx_type(op.mlir or "?", signedness)
 
@@ -78,7 +73,7 @@ def _operand_signedness(call: Call, op: Operand) -> str | None:
     `mgpu.mma` and Pallas under Lane semantics take it from the operand (Pallas derives it
     from the dtype); the Warpgroup dialect lowering sets `is_signed=True` for every integer.
     """
-    if call.api == "plgpu.mma":
+    if call.api == PALLAS_API:
         if call.lowering_semantics == "warpgroup":
             return "signed"
         info = dtypes.lookup(op.resolved_dtype)
@@ -93,14 +88,14 @@ def emitted_instruction(call: Call) -> MmaInstruction:
     acc, a, b = call.passed
     d = _ptx(acc, acc.signedness if acc.signedness != "signless" else "signed")
     return MmaInstruction(
-        k=k_for_bits(a.bits or 16), d=d,
+        k=k_tile(a.bits or 16), d=d,
         a=_ptx(a, _operand_signedness(call, a)), b=_ptx(b, _operand_signedness(call, b)), c=d,
     )
 
 
 def data_instruction(call: Call) -> MmaInstruction:
-    """The instruction the data needs: roles by meaning, A/B signs from the data's dtype, D as
-    Mosaic picks it (s32 for integers, f64 for f64, f32 otherwise)."""
+    """The instruction the data needs: roles by meaning, A/B signs from the data's dtype, D the
+    accumulator `mma` accepts for the operands (s32 for integers, f64 for f64, f32 otherwise)."""
     _, a, b = call.intended
 
     def data_type(op: Operand) -> str:
@@ -109,10 +104,5 @@ def data_instruction(call: Call) -> MmaInstruction:
             return dtypes.mosaic_ptx_type(data.mlir, data.natural_signedness)
         return _ptx(op, op.signedness)
 
-    if dtypes.mlir_is_integer(a.mlir or ""):
-        d = "s32"
-    elif a.mlir == "f64":
-        d = "f64"
-    else:
-        d = "f32"
-    return MmaInstruction(k=k_for_bits(a.bits or 16), d=d, a=data_type(a), b=data_type(b), c=d)
+    d = dtypes.mosaic_ptx_type(dtypes.DTYPES[accumulator_dtype(a.mlir or "")].mlir, "signed")
+    return MmaInstruction(k=k_tile(a.bits or 16), d=d, a=data_type(a), b=data_type(b), c=d)

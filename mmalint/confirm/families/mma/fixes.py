@@ -1,4 +1,5 @@
-"""The fixed signature per rule code: what the flagged call should have been.
+"""The fixed signature per rule code of the warp-level family: what the flagged call should
+have been.
 
 The GPU tier runs the fix next to the flagged call and wants it to match NumPy; the ptx tier
 assembles the fix's instruction to show the flagged one fails for the finding's reason and not
@@ -11,11 +12,18 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from mmalint.confirm import dtypes
-from mmalint.confirm.instruction import k_for_bits
+from mmalint.confirm.families.mma.facts import (
+    ARCH_MINIMUM,
+    BASE_ARCH,
+    DEFAULT_M_WARPS,
+    SIGNED_OF_MIX,
+    SUPPORTED_SUBSTITUTE,
+    VALID_M_WARPS,
+    acc_tile,
+    accumulator_dtype,
+    k_tile,
+)
 from mmalint.confirm.signature import Call, Layout, Operand
-
-# Rules whose mistake raises nothing: the numbers are silently wrong.
-SILENT_CODES = frozenset({"MMA203", "MMA204"})
 
 FIX_DESCRIPTIONS: dict[str, str] = {
     "MMA101": "accumulator -> int32, is_signed=True",
@@ -78,13 +86,6 @@ def _with_intended(call: Call, acc: Operand, a: Operand, b: Operand) -> Call:
     return replace(call, acc=acc, a=a, b=b)
 
 
-def _acc_for(a: Operand) -> str:
-    info = dtypes.lookup(a.resolved_dtype)
-    if info is not None and info.is_integer:
-        return "int32"
-    return "float64" if a.mlir == "f64" else "float32"
-
-
 def _fix_101(call: Call) -> Call:
     acc, a, b = call.intended
     return _with_intended(call, _retyped(acc, "int32", "signed"), a, b)
@@ -92,16 +93,13 @@ def _fix_101(call: Call) -> Call:
 
 def _fix_102(call: Call) -> Call:
     acc, a, b = call.intended
-    return _with_intended(call, _retyped(acc, _acc_for(a)), a, b)
-
-
-_SIGNED_OF_MIX = {frozenset({"int8", "uint8"}): "int8", frozenset({"int4", "uint4"}): "int4"}
+    return _with_intended(call, _retyped(acc, accumulator_dtype(a.mlir or "")), a, b)
 
 
 def _fix_103(call: Call) -> Call:
     acc, a, b = call.intended
     a_dtype = a.resolved_dtype or dtypes.dtype_for(a.mlir or "", a.signedness) or "int8"
-    signed = _SIGNED_OF_MIX.get(frozenset({a_dtype, b.resolved_dtype or ""}))
+    signed = SIGNED_OF_MIX.get(frozenset({a_dtype, b.resolved_dtype or ""}))
     if signed is not None:
         # An int8 x uint8 mix becomes int8 x int8: unsigned operands are computed as signed
         # under Pallas warpgroup semantics (MMA204), so the signed type is the fix that holds.
@@ -112,26 +110,15 @@ def _fix_103(call: Call) -> Call:
     return _with_intended(call, acc, a, replace(fixed_b, data_dtype=a.data_dtype or a_dtype))
 
 
-_SUBSTITUTES: dict[str, str] = {
-    "float32": "bfloat16", "float64": "bfloat16", "complex64": "bfloat16",
-    "complex128": "bfloat16", "float8_e4m3fnuz": "float8_e4m3fn",
-    "float8_e5m2fnuz": "float8_e5m2", "float8_e4m3b11fnuz": "float8_e4m3fn",
-    "float8_e4m3": "float8_e4m3fn", "float8_e3m4": "float8_e4m3fn",
-    "float4_e2m1fn": "float8_e4m3fn", "int16": "int8", "int32": "int8", "int64": "int8",
-    "uint16": "uint8", "uint32": "uint8", "uint64": "uint8", "int2": "int4", "uint2": "uint4",
-    "bool": "uint8",
-}
-
-
 def _fix_104(call: Call) -> Call:
     acc, a, b = call.intended
 
     def substitute(op: Operand) -> Operand:
         name = op.resolved_dtype or ""
-        return _retyped(op, _SUBSTITUTES[name]) if name in _SUBSTITUTES else op
+        return _retyped(op, SUPPORTED_SUBSTITUTE[name]) if name in SUPPORTED_SUBSTITUTE else op
 
     a2, b2 = substitute(a), substitute(b)
-    want = _acc_for(a2)
+    want = accumulator_dtype(a2.mlir or "")
     acc2 = acc if acc.resolved_dtype == want and acc.signedness != "unsigned" else _retyped(
         acc, want)
     return _with_intended(call, acc2, a2, b2)
@@ -175,15 +162,11 @@ def _fix_204(call: Call) -> Call:
 
 def _fix_502(call: Call) -> Call:
     _, a, b = call.intended
-    needs = {"f8E4M3FN": "sm_89", "f8E5M2": "sm_89", "f64": "sm_90"}
-    arch = needs.get(a.mlir or "") or needs.get(b.mlir or "") or "sm_80"
+    arch = ARCH_MINIMUM.get(a.mlir or "") or ARCH_MINIMUM.get(b.mlir or "") or BASE_ARCH
     return replace(call, target_arch=arch)
 
 
 # ---------------------------------------------------------------- layouts (MMA3xx)
-
-VALID_M_WARPS = (4, 2, 1)
-
 
 def acc_m_warps(call: Call) -> int:
     """The m_warps jax reads off the accumulator layout (4 for WGMMA_LAYOUT, for the m_warps=4
@@ -191,14 +174,14 @@ def acc_m_warps(call: Call) -> int:
     layout = call.acc.layout
     if layout.kind == "mma_acc" and layout.m_warps in VALID_M_WARPS:
         return layout.m_warps
-    return 4
+    return DEFAULT_M_WARPS
 
 
 def _operand_m_warps(call: Call) -> int:
     for op in (call.a, call.b):
         if op.layout.kind in ("mma_lhs", "mma_rhs") and op.layout.m_warps in VALID_M_WARPS:
             return op.layout.m_warps
-    return 4
+    return DEFAULT_M_WARPS
 
 
 def _mma_layout(op: Operand, kind: str, m_warps: int) -> Operand:
@@ -243,11 +226,12 @@ def largest_m_warps(m: int | None, n: int | None) -> int:
     """What `MMALayouts.for_shape` picks: the largest m_warps whose accumulator tile
     (16 * m_warps, 8 * (4 // m_warps)) divides (m, n); 4 when none does or a dim is unknown."""
     if m is None or n is None:
-        return 4
+        return DEFAULT_M_WARPS
     for m_warps in VALID_M_WARPS:
-        if m % (16 * m_warps) == 0 and n % (8 * (4 // m_warps)) == 0:
+        tile_m, tile_n = acc_tile(m_warps)
+        if m % tile_m == 0 and n % tile_n == 0:
             return m_warps
-    return 4
+    return DEFAULT_M_WARPS
 
 
 def _fix_304(call: Call) -> Call:
@@ -292,8 +276,9 @@ def _fix_402(call: Call) -> Call:
     m, n, k = _dims(call)
     mw = acc_m_warps(call)
     acc, a, b = call.intended
-    m2, n2 = _round_up(m, 16 * mw), _round_up(n, 8 * (4 // mw))
-    k2 = _round_up(k, k_for_bits(a.bits or 16))
+    tile_m, tile_n = acc_tile(mw)
+    m2, n2 = _round_up(m, tile_m), _round_up(n, tile_n)
+    k2 = _round_up(k, k_tile(a.bits or 16))
     return _with_intended(call, replace(acc, shape=(m2, n2)), replace(a, shape=(m2, k2)),
                           replace(b, shape=(k2, n2)))
 

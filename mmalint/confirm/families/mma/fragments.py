@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from mmalint.confirm.families.mma.facts import k_tile
+
 LANES = np.arange(32)
 _G = LANES >> 2
 _T = LANES & 3
@@ -21,8 +23,6 @@ def _per_reg(bits: int) -> int:
     return max(32 // bits, 1)
 
 
-def k_tile(bits: int) -> int:
-    return 8 * _per_reg(bits)
 
 
 def _pack(codes: np.ndarray, bits: int) -> np.ndarray:
