@@ -4,8 +4,12 @@ mma", jax's `mma.py`)."""
 
 from __future__ import annotations
 
-# The m_warps `MMALayouts` accepts, in the order `MMALayouts.for_shape` tries them.
+# One `mma.sync.m16n8k{K}` covers a 16 x 8 accumulator tile per warp.
+TILE_M, TILE_N = 16, 8
+# The m_warps `MMALayouts` accepts, in the order `MMALayouts.for_shape` tries them; 4 is the
+# default (the four warps of a warpgroup).
 M_WARPS: tuple[int, ...] = (4, 2, 1)
+DEFAULT_M_WARPS = 4
 
 # The accumulator element type the MMA takes per operand element type's kind: integers
 # accumulate in (signed) i32, f64 in f64 (jax 0.12), every other float in f32.
@@ -23,6 +27,10 @@ ARCH_MINIMUMS: dict[str, tuple[int, int]] = {
     "f8E5M2": (8, 9),
     "f64": (9, 0),
 }
+
+
+# Every other operand element type has its `mma.sync` from here (jax's minimum GPU).
+BASE_ARCH: tuple[int, int] = (8, 0)
 
 
 def arch_name(arch: tuple[int, int]) -> str:
@@ -43,7 +51,7 @@ def k_tile(bits: int) -> int:
 
 def acc_tile(m_warps: int) -> tuple[int, int]:
     """The accumulator base tile of `MMALayouts(T, m_warps=...).acc`: (16 m_warps, 8 n_warps)."""
-    return (16 * m_warps, 8 * (4 // m_warps))
+    return (TILE_M * m_warps, TILE_N * (DEFAULT_M_WARPS // m_warps))
 
 
 def base_tile(role: str, bits: int | None, m_warps: int) -> tuple[int, int] | None:

@@ -1,48 +1,38 @@
-"""The warp-level family's domain facts, as the reference lowering uses them (no imports but
-`confirm.dtypes`, so workers and the host read the same table).
+"""The warp-level family's facts as the reference lowering uses them.
 
-Each fact is written once here; `instruction.py`, `fragments.py`, `cases.py` and `fixes.py`
-read it. They mirror jax's `mma.py` (`_mma_single_tile`, `MMALayouts`, the dtype checks of
-`mma`) and the PTX ISA's `mma.sync` table (docs: mma-facts.md, sections 2.1, 2.2 and 9).
+Tiles, m_warps, accepted accumulators and arch minimums are `mmalint.facts.mma`'s, the tables
+the rules read too (dependency-free, so workers import them); what is only confirm's (fix
+substitutes, operand guesses, which tier can show which rule) is written once here.
+`instruction.py`, `fragments.py`, `cases.py` and `fixes.py` read this module.
 """
 
 from __future__ import annotations
 
 from mmalint.confirm import dtypes
+from mmalint.facts import mma as shared
 
-# ---------------------------------------------------------------- tiles
+# ---------------------------------------------------------------- tiles and accumulators
 
-# One `mma.sync.m16n8k{K}` covers a 16 x 8 accumulator tile per warp.
-TILE_M, TILE_N = 16, 8
-# The m_warps `MMALayouts` accepts, in the order `MMALayouts.for_shape` tries them.
-VALID_M_WARPS = (4, 2, 1)
-DEFAULT_M_WARPS = 4
+TILE_M, TILE_N = shared.TILE_M, shared.TILE_N
+VALID_M_WARPS = shared.M_WARPS
+DEFAULT_M_WARPS = shared.DEFAULT_M_WARPS
+k_tile = shared.k_tile
+acc_tile = shared.acc_tile
 
-
-def k_tile(bits: int) -> int:
-    """K of one instruction: Mosaic's `k_tile = 256 // bitwidth`, with the f64 shape m16n8k8
-    jax 0.12 uses (so 8 for 64-bit operands); the PTX fragment of A then holds 4 registers of
-    32 // bits elements each (one element per register from 32 bits up)."""
-    if bits >= 64:
-        return 8
-    return 256 // max(bits, 1)
-
-
-def acc_tile(m_warps: int) -> tuple[int, int]:
-    """The accumulator base tile of `MMALayouts(T, m_warps).acc`: (16 m_warps, 8 n_warps),
-    n_warps = 4 // m_warps (the four warps of a warpgroup)."""
-    return TILE_M * m_warps, TILE_N * (DEFAULT_M_WARPS // m_warps)
-
-
-# ---------------------------------------------------------------- element types
 
 def accumulator_dtype(operand_element_type: str) -> str:
-    """The one accumulator `mma` accepts for an operand element type (M4, M6, M7 of `mma.py`):
-    a (signed) int32 for integers, float64 for f64, float32 for every other float. Mosaic keys
-    it on the MLIR element type, so this does too."""
+    """The one accumulator `mma` accepts for an operand element type, as a NumPy dtype. Mosaic
+    keys it on the MLIR element type (`isinstance(element_type, ir.IntegerType)`), so this does
+    too: bool (i1) counts as an integer here."""
     if dtypes.mlir_is_integer(operand_element_type):
-        return "int32"
-    return "float64" if operand_element_type == "f64" else "float32"
+        accumulator = shared.INT_ACCUMULATOR
+    elif operand_element_type == shared.F64_ACCUMULATOR:
+        accumulator = shared.F64_ACCUMULATOR
+    else:
+        accumulator = shared.FLOAT_ACCUMULATOR
+    dtype = dtypes.dtype_for(accumulator, "signed")
+    assert dtype is not None  # the three accumulators are NumPy dtypes
+    return dtype
 
 
 # An unsupported operand dtype -> the supported one of its kind a fix moves to (`mma` takes
@@ -93,8 +83,8 @@ def guess_operand_dtype(bits: int, *, integer: bool, unsigned: bool) -> str | No
 # The first architecture with the `mma.sync` of an operand element type (PTX ISA; ptxas:
 # "Feature 'mma with FP8 floating point type' requires .target sm_89 or higher", "'.m16n8k8
 # with double types' requires .target sm_90"); every other operand type has it from sm_80.
-ARCH_MINIMUM: dict[str, str] = {"f8E4M3FN": "sm_89", "f8E5M2": "sm_89", "f64": "sm_90"}
-BASE_ARCH = "sm_80"
+ARCH_MINIMUM: dict[str, str] = {t: shared.arch_name(a) for t, a in shared.ARCH_MINIMUMS.items()}
+BASE_ARCH = shared.arch_name(shared.BASE_ARCH)
 
 # ---------------------------------------------------------------- rule codes
 
