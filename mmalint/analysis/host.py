@@ -12,6 +12,7 @@ neither side, so neither side imports the other.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -231,6 +232,24 @@ class Bound:
 
 # ---------------------------------------------------------------------- the registry
 
+
+@dataclass(frozen=True)
+class TestIdioms:
+    """How test code says a path ends or is meant to fail, read from the syntax before anything
+    is evaluated (`self.skipTest(...)`, `with self.assertRaises(...)`)."""
+
+    skip_methods: frozenset[str] = frozenset()  # `self.skipTest(...)`: the path ends
+    skip_receivers: frozenset[str] = frozenset()  # whose skip methods those are (`self`, `pytest`)
+    # Skips that hold only under a condition: run when the module defines them.
+    conditional_skips: frozenset[str] = frozenset()
+    # `with <dotted name>(...)`: the body is expected to fail.
+    expected_failure_contexts: re.Pattern[str] | None = None
+    # `self.assertRaises(E, fn, *args)`: the position of the function called to fail, by method.
+    failing_call_argument: Callable[[str], int | None] = lambda name: None
+    # `except E:` with one of these: the body may fail on purpose.
+    expected_exceptions: frozenset[str] = frozenset()
+
+
 ModelFn = Callable[[Host, Bound, Call], Value]
 MethodFn = Callable[[Host, Value, Bound, Call], Value]
 
@@ -325,6 +344,7 @@ class Registry:
     partial_kinds: TypeTable[PartialFn] = field(default_factory=TypeTable)
     # Words without which a file cannot make a call any model records (the prefilter's).
     trigger_words: list[str] = field(default_factory=list)
+    tests: TestIdioms = field(default_factory=TestIdioms)
     _pattern_cache: dict[str, Model | None] = field(default_factory=dict)
     _method_method_cache: dict[tuple[type, str], MethodModel | None] = field(default_factory=dict)
 
@@ -545,6 +565,7 @@ __all__ = [
     "Model",
     "Registry",
     "Signature",
+    "TestIdioms",
     "attribute",
     "binary",
     "callable_kind",

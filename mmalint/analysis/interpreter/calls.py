@@ -37,12 +37,6 @@ from mmalint.analysis.values import (
     join,
 )
 
-_SKIP_CALLS = frozenset({"skipTest", "skip", "fail", "skip_if_wg_semantics", "skip_if_lane_semantics"})
-
-# jax's test helpers that skip only under one lowering semantics: run them when this module
-# defines them (their condition is then known); an unseen one ends the path, to stay safe.
-_CONDITIONAL_SKIPS = frozenset({"skip_if_wg_semantics", "skip_if_lane_semantics"})
-
 
 class Calls(Machine):
     """"""
@@ -180,27 +174,21 @@ class Calls(Machine):
     def eval_call(self, node: cst.Call, frame: Frame, block: Block) -> Value:
         func_node = node.func
         # `self.skipTest(...)`, `pytest.skip(...)`: the path ends here.
-        if isinstance(func_node, cst.Attribute) and func_node.attr.value in _SKIP_CALLS:
+        tests = REGISTRY.tests
+        if isinstance(func_node, cst.Attribute) and func_node.attr.value in tests.skip_methods:
             receiver = _dotted(func_node.value)
-            if receiver in ("self", "pytest", "cls", "unittest", "absltest") and not (
-                func_node.attr.value in _CONDITIONAL_SKIPS and self._defined_here(func_node, frame, block)
+            if receiver in tests.skip_receivers and not (
+                func_node.attr.value in tests.conditional_skips and self._defined_here(func_node, frame, block)
             ):
                 raise Diverges
         callee = self.eval(func_node, frame, block)
         args = self.eval_args(node, frame, block)
         # `self.assertRaises(Error, fn, *args)`: fn is called on purpose with failing arguments.
-        if (
-            isinstance(func_node, cst.Attribute)
-            and func_node.attr.value.startswith("assertRaises")
-            and len(args.positional) >= 2
-        ):
+        at = tests.failing_call_argument(func_node.attr.value) if isinstance(func_node, cst.Attribute) else None
+        if at is not None and len(args.positional) >= 2:
             with self.with_context(expected_failure=Origin(block, node)):
-                inner = Args(args.positional[2:], {}, args.nodes[2:], {}, args.complete)
-                if func_node.attr.value.endswith("Regex") or "Literal" in func_node.attr.value:
-                    inner = Args(args.positional[3:], {}, args.nodes[3:], {}, args.complete)
-                    target = args.positional[2] if len(args.positional) > 2 else UNKNOWN
-                else:
-                    target = args.positional[1]
+                inner = Args(args.positional[at + 1 :], {}, args.nodes[at + 1 :], {}, args.complete)
+                target = args.positional[at] if len(args.positional) > at else UNKNOWN
                 with suppress(Diverges):
                     self.call_value(target, inner, node, frame, block)
             return UNKNOWN

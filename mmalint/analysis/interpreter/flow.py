@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 
 import libcst as cst
 
 from mmalint.analysis.calls import WorldBinding
+from mmalint.analysis.host import REGISTRY
 from mmalint.analysis.interpreter.core import (
     MAX_UNROLL,
     Flow,
@@ -33,15 +33,6 @@ from mmalint.analysis.values import (
     join,
 )
 
-_EXPECTED_FAILURE_CONTEXTS = re.compile(r"(?:^|\.)(assertRaises\w*|raises)$")
-
-# `except` clauses that expect a failing MMA on purpose. A catch-all (`except Exception`) only
-# records whatever goes wrong, so the calls it wraps are still checked.
-_HANDLED_EXCEPTIONS = frozenset(
-    {"ValueError", "NotImplementedError", "TypeError", "RuntimeError", "LoweringError",
-     "VerificationError", "MLIRError", "UnsupportedTransferError", "JaxRuntimeError",
-     "XlaRuntimeError"}
-)
 
 def _handled_exception_names(handler: cst.ExceptHandler) -> set[str]:
     if handler.type is None:
@@ -308,7 +299,8 @@ class FlowControl(Machine):
             expr = item.item
             if isinstance(expr, cst.Call):
                 dotted = _dotted(expr.func) or ""
-                if _EXPECTED_FAILURE_CONTEXTS.search(dotted):
+                contexts = REGISTRY.tests.expected_failure_contexts
+                if contexts is not None and contexts.search(dotted):
                     expected = Origin(block, expr)
                     continue
             value = self.eval(expr, frame, block)
@@ -330,7 +322,7 @@ class FlowControl(Machine):
             flow = self.exec_block(body_of(stmt.body), frame, block)
             outcomes = [(flow, frame.env)]
         else:
-            if handled & _HANDLED_EXCEPTIONS:
+            if handled & REGISTRY.tests.expected_exceptions:
                 # The author expects the body may fail: a call inside fails on purpose.
                 with self.with_context(expected_failure=Origin(block, stmt)):
                     flow = self.exec_block(body_of(stmt.body), frame, block)
