@@ -346,7 +346,7 @@ class Registry:
     trigger_words: list[str] = field(default_factory=list)
     tests: TestIdioms = field(default_factory=TestIdioms)
     _pattern_cache: dict[str, Model | None] = field(default_factory=dict)
-    _method_method_cache: dict[tuple[type, str], MethodModel | None] = field(default_factory=dict)
+    _method_cache: dict[tuple[type, str], MethodModel | None] = field(default_factory=dict)
 
     def model_for(self, name: str) -> Model | None:
         found = self.models.get(name)
@@ -376,7 +376,7 @@ class Registry:
     def method_for(self, kind: type, name: str) -> MethodModel | None:
         key = (kind, name)
         try:
-            return self._method_method_cache[key]
+            return self._method_cache[key]
         except KeyError:
             pass
         found: MethodModel | None = None
@@ -388,7 +388,7 @@ class Registry:
                 )
             if found is not None:
                 break
-        self._method_method_cache[key] = found
+        self._method_cache[key] = found
         return found
 
     def binary_for(self, left: Value, right: Value) -> BinaryFn | None:
@@ -460,7 +460,7 @@ def method(
             REGISTRY.methods[(kind, name)] = entry
         if prefix is not None:
             REGISTRY.method_prefixes.append((kind, prefix, entry))
-        REGISTRY._method_method_cache.clear()
+        REGISTRY._method_cache.clear()
         return fn
 
     return register

@@ -39,7 +39,8 @@ from mmalint.analysis.values import (
 
 
 class Calls(Machine):
-    """"""
+    """Calling values: user functions with their parameters bound, methods, partials, classes, and
+    what the models answer for everything else."""
 
     def make_function(
         self,

@@ -29,7 +29,7 @@ from mmalint.analysis.values import (
 
 
 class Classes(Machine):
-    """"""
+    """Classes of the module and their objects."""
 
     def define_class_block(self, block: Block) -> None:
         stmts = block.statements()

@@ -26,7 +26,6 @@ from mmalint.analysis.values import (
 )
 
 MAX_CALL_DEPTH = 12
-
 MAX_UNROLL = 64
 
 # What ends a run early without deciding anything: the file's budget, or checked code nested

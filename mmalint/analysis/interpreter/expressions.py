@@ -50,7 +50,7 @@ _BIN_OPS: dict[type, str] = {
 
 
 class Expressions(Machine):
-    """"""
+    """Evaluating expressions to abstract values."""
 
     def eval(self, node: cst.BaseExpression, frame: Frame, block: Block) -> Value:
         self.step()

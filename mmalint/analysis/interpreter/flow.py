@@ -90,7 +90,7 @@ def _is_range_call(node: cst.BaseExpression) -> bool:
 
 
 class FlowControl(Machine):
-    """"""
+    """Branches, loops, `with` and `try`."""
 
     def exec_if(self, stmt: cst.If, frame: Frame, block: Block) -> Flow:
         test = self.eval(stmt.test, frame, block)

@@ -28,7 +28,7 @@ from mmalint.analysis.worlds import worlds_for
 
 
 class Roots(Machine):
-    """"""
+    """Which code runs, in which worlds, within which budget."""
 
     def run_roots(self, roots: Sequence[Block]) -> None:
         """Run each root within an equal share of half the file's budget, so that no runaway

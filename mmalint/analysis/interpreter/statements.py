@@ -44,7 +44,7 @@ _AUG_OPS: dict[type, str] = {
 
 
 class Statements(Machine):
-    """"""
+    """Executing statements."""
 
     def exec_block(
         self,
