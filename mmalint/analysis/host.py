@@ -322,6 +322,8 @@ class Registry:
     # What a canonical name denotes when it is not a module (a dtype, a layout constant...).
     resolvers: list[tuple[str, Resolver]] = field(default_factory=list)
     builtin_names: set[str] = field(default_factory=set)
+    # Names true at run time whose `if` is taken both ways (one for the type checker).
+    both_ways: set[str] = field(default_factory=set)
     attributes: TypeTable[AttributeFn] = field(default_factory=TypeTable)
     # `obj.name` on an object of the module with no such attribute: a known base class's.
     instance_attributes: dict[str, Callable[[], Value]] = field(default_factory=dict)

@@ -101,7 +101,7 @@ class FlowControl(Machine):
             else_body = [orelse]
         elif isinstance(orelse, cst.Else):
             else_body = body_of(orelse.body)
-        if isinstance(test, Api) and test.name == "typing.TYPE_CHECKING":
+        if isinstance(test, Api) and test.name in REGISTRY.both_ways:
             # Both run for real at some point (type checker / interpreter); names bound only in
             # the runtime branch stay visible, and the typed branch wins where both bind.
             self.exec_block(else_body, frame, block)

@@ -90,7 +90,7 @@ class Operators(Machine):
                 return None
         if isinstance(value, TupleVal | DictVal):
             return bool(value.items)
-        if isinstance(value, Api) and value.name == "typing.TYPE_CHECKING":
+        if isinstance(value, Api) and value.name in REGISTRY.both_ways:
             return True
         if isinstance(value, Func | ClassVal) or REGISTRY.truthy.get(type(value)):
             return True

@@ -178,11 +178,12 @@ class Statements(Machine):
             frame.env[bound] = self.api_value(name, is_module)
 
     def _relative_package(self, level: int, module: cst.Attribute | cst.Name | None) -> str | None:
-        """`from . import utils` inside jax's own sources: resolve against the file's path."""
+        """`from . import utils` inside the checked library's own sources (`names.SOURCE_PACKAGE`):
+        resolve against the file's path."""
         parts = re.split(r"[\\/]", self.source.filename)
-        if "jax" not in parts:
+        if names.SOURCE_PACKAGE not in parts:
             return None
-        start = len(parts) - 1 - parts[::-1].index("jax")
+        start = len(parts) - 1 - parts[::-1].index(names.SOURCE_PACKAGE)
         package_parts = parts[start:-1]
         if level > 1:
             package_parts = package_parts[: len(package_parts) - (level - 1)]

@@ -84,6 +84,9 @@ model("math.gcd", signature="(*args, **kwargs)")(_math(math.gcd))
 model("math.lcm", signature="(*args, **kwargs)")(_math(math.lcm))
 
 
+REGISTRY.both_ways.add("typing.TYPE_CHECKING")
+
+
 @resolver("typing.TYPE_CHECKING")
 @resolver("TYPE_CHECKING")
 def _type_checking(name: str) -> Value | None:
