@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from mmalint.analysis.budget import Budget, Limits
 from mmalint.analysis.calls import ApiUse, Context, MmaSite, WorldBinding
 from mmalint.analysis.interpreter import Interpreter
-from mmalint.analysis.source import TRIGGER, Block, SourceFile, index_source, may_contain_mma
+from mmalint.analysis.prefilter import TRIGGER_TEXT, may_contain_mma
+from mmalint.analysis.source import Block, SourceFile, index_source
 
 __all__ = [
     "Analysis",
@@ -24,9 +25,6 @@ __all__ = [
     "index_source",
     "may_contain_mma",
 ]
-
-_TRIGGER_TEXT = re.compile(TRIGGER.pattern.decode())
-
 
 def find_roots(source: SourceFile) -> list[Block]:
     """The blocks worth running: those that mention an MMA API, and those that call them.
@@ -52,7 +50,7 @@ def find_roots(source: SourceFile) -> list[Block]:
             bare.update(block.bound_names)
 
     for block in blocks:
-        if _TRIGGER_TEXT.search(block.text):
+        if TRIGGER_TEXT.search(block.text):
             relevant.add(id(block))
             if _is_import(block):
                 bare.update(block.bound_names)

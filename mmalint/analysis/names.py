@@ -114,6 +114,11 @@ _SUBMODULE_ATTRS: dict[str, dict[str, str]] = {
 }
 
 
+# The top-level package whose own sources are checked too: a relative import inside them
+# (`from . import utils`) resolves against the file's path.
+SOURCE_PACKAGE = "jax"
+
+
 def module_for_import(dotted: str) -> str:
     """The canonical module an `import a.b.c` statement names."""
     return MODULES.get(dotted, dotted)

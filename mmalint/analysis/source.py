@@ -152,19 +152,6 @@ class Block:
             raise BlockParseError(self.label) from exc
 
 
-# What can start an MMA call or the layouts that feed one. A cheap byte scan, before any parse.
-# Warp-level `mma` as a word (`mgpu.mma(`, `plgpu.mma(`, `from ...mma import`), not `wgmma`,
-# `tcgen05_mma` or `do_mma`; and the MMA layouts that only matter on the way to one.
-TRIGGER = re.compile(
-    rb"(?<!tcgen05\.)(?<!dialect\.)(?<![A-Za-z0-9_])mma(?![A-Za-z0-9_])|MMALayouts|MMA_(?:LHS|RHS|ACC)"
-)
-
-
-def may_contain_mma(data: bytes) -> bool:
-    """The prefilter: False when the file cannot contain an MMA call."""
-    return TRIGGER.search(data) is not None
-
-
 @dataclass(eq=False)
 class SourceFile:
     filename: str

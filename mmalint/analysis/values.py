@@ -52,6 +52,11 @@ class Value:
     def known(self) -> bool:
         return True
 
+    def joined(self, other: Any) -> Value:
+        """The join with a different value of the same kind (`join` has ruled out equality):
+        what both say. A kind that keeps no partial facts joins to UNKNOWN."""
+        return UNKNOWN
+
 
 @dataclass(frozen=True)
 class Unknown(Value):
@@ -103,6 +108,11 @@ class TupleVal(Value):
 
     def __post_init__(self) -> None:
         _measure(self, self.items)
+
+    def joined(self, other: TupleVal) -> Value:
+        if len(self.items) != len(other.items) or self.is_list != other.is_list:
+            return UNKNOWN
+        return TupleVal(tuple(join(x, y) for x, y in zip(self.items, other.items, strict=True)), self.is_list)
 
 
 @dataclass(frozen=True)
@@ -182,6 +192,15 @@ class Layout(Value):
     built: Origin | None = field(default=None, compare=False, repr=False)  # MMALayouts(...) call
     m_warps_origin: Origin | None = field(default=None, compare=False, repr=False)
 
+    def joined(self, other: Layout) -> Value:
+        if self.kind != other.kind:
+            return UNKNOWN
+        return Layout(
+            self.kind,
+            self.bits if self.bits == other.bits else None,
+            self.m_warps if self.m_warps == other.m_warps else None,
+        )
+
 
 @dataclass(frozen=True)
 class MMALayoutsVal(Value):
@@ -215,6 +234,18 @@ class Fragment(Value):
     # is), "transposed" (`memref_transpose(ref, (1, 0))`, `ref.T`), or None when unknown.
     view: str | None = None
 
+    def joined(self, other: Fragment) -> Value:
+        return Fragment(
+            ir_type=join(self.ir_type, other.ir_type),
+            signed=join(self.signed, other.signed),
+            layout=join(self.layout, other.layout),
+            shape=join(self.shape, other.shape),
+            data_dtype=join(self.data_dtype, other.data_dtype),
+            created=self.created,
+            how=self.how,
+            view=self.view if self.view == other.view else None,
+        )
+
 
 @dataclass(frozen=True)
 class Array(Value):
@@ -229,6 +260,16 @@ class Array(Value):
     converted_at: Origin | None = field(default=None, compare=False, repr=False)
     view: str | None = None  # as Fragment.view, for `plgpu.load`
 
+    def joined(self, other: Array) -> Value:
+        return Array(
+            dtype=join(self.dtype, other.dtype),
+            shape=join(self.shape, other.shape),
+            layout=join(self.layout, other.layout),
+            created=self.created,
+            how=self.how,
+            view=self.view if self.view == other.view else None,
+        )
+
 
 @dataclass(frozen=True)
 class Ref(Value):
@@ -242,6 +283,10 @@ class Ref(Value):
     dtype: Value = UNKNOWN
     shape: Value = UNKNOWN
     view: str | None = None
+
+    def joined(self, other: Ref) -> Value:
+        return Ref(dtype=join(self.dtype, other.dtype), shape=join(self.shape, other.shape),
+                   view=self.view if self.view == other.view else None)
 
 
 @dataclass(frozen=True)
@@ -324,6 +369,9 @@ class Instance(Value):
     cls: ClassVal
     attrs: dict[str, Value] = field(default_factory=dict, compare=False, repr=False)
 
+    def joined(self, other: Instance) -> Value:
+        return self if self.attrs is other.attrs else UNKNOWN  # one object, read on two paths
+
 
 @dataclass(frozen=True, eq=False)
 class Partial(Value):
@@ -354,47 +402,13 @@ class Kernel(Value):
 
 
 def join(a: Value, b: Value) -> Value:
-    """The value that is true of both `a` and `b` (control-flow merge)."""
+    """The value that is true of both `a` and `b` (control-flow merge); each kind says how
+    two of its values join (`Value.joined`)."""
     if a == b:
         return a
     if type(a) is not type(b):
         return UNKNOWN
-    if isinstance(a, Instance) and isinstance(b, Instance) and a.attrs is b.attrs:
-        return a
-    if isinstance(a, TupleVal) and isinstance(b, TupleVal):
-        if len(a.items) != len(b.items) or a.is_list != b.is_list:
-            return UNKNOWN
-        return TupleVal(tuple(join(x, y) for x, y in zip(a.items, b.items, strict=True)), a.is_list)
-    if isinstance(a, Fragment) and isinstance(b, Fragment):
-        return Fragment(
-            ir_type=join(a.ir_type, b.ir_type),
-            signed=join(a.signed, b.signed),
-            layout=join(a.layout, b.layout),
-            shape=join(a.shape, b.shape),
-            data_dtype=join(a.data_dtype, b.data_dtype),
-            created=a.created,
-            how=a.how,
-            view=a.view if a.view == b.view else None,
-        )
-    if isinstance(a, Array) and isinstance(b, Array):
-        return Array(
-            dtype=join(a.dtype, b.dtype),
-            shape=join(a.shape, b.shape),
-            layout=join(a.layout, b.layout),
-            created=a.created,
-            how=a.how,
-            view=a.view if a.view == b.view else None,
-        )
-    if isinstance(a, Ref) and isinstance(b, Ref):
-        return Ref(dtype=join(a.dtype, b.dtype), shape=join(a.shape, b.shape),
-                   view=a.view if a.view == b.view else None)
-    if isinstance(a, Layout) and isinstance(b, Layout) and a.kind == b.kind:
-        return Layout(
-            a.kind,
-            a.bits if a.bits == b.bits else None,
-            a.m_warps if a.m_warps == b.m_warps else None,
-        )
-    return UNKNOWN
+    return a.joined(b)
 
 
 def as_int(value: Value) -> int | None:

@@ -19,7 +19,7 @@ from mmalint.analysis.calls import WorldBinding
 from mmalint.analysis.values import Api, Const, DictVal, TupleVal, Value
 
 if TYPE_CHECKING:
-    from mmalint.analysis.interpreter import Frame, Interpreter
+    from mmalint.analysis.interpreter.core import Frame, Machine
     from mmalint.analysis.source import Block
 
 MAX_WORLDS = 256
@@ -47,7 +47,7 @@ class World:
 
 
 def worlds_for(
-    interp: Interpreter, node: cst.FunctionDef, block: Block, frame: Frame
+    interp: Machine, node: cst.FunctionDef, block: Block, frame: Frame
 ) -> list[World]:
     """The worlds a root function runs in; one blind world when it is not parameterized."""
     param_names = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
@@ -71,7 +71,7 @@ def worlds_for(
 
 
 def _cases(
-    interp: Interpreter,
+    interp: Machine,
     kind: str,
     call: cst.Call,
     frame: Frame,

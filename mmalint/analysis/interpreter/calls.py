@@ -1,0 +1,306 @@
+"""Calls: user functions (binding their parameters), bound methods, partials, classes, and
+the models of library APIs and domain values."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import suppress
+
+import libcst as cst
+
+from mmalint.analysis.host import REGISTRY, Args, Call, Diverges
+from mmalint.analysis.interpreter.core import (
+    MAX_CALL_DEPTH,
+    Flow,
+    Frame,
+    Machine,
+    all_params,
+)
+from mmalint.analysis.scopes import LocalNames
+from mmalint.analysis.scopes import dotted_name as _dotted
+from mmalint.analysis.source import Block
+from mmalint.analysis.values import (
+    NONE,
+    UNKNOWN,
+    Api,
+    BoundMethod,
+    ClassVal,
+    Const,
+    DictVal,
+    Func,
+    Instance,
+    Method,
+    Origin,
+    Partial,
+    TupleVal,
+    Value,
+    join,
+)
+
+
+class Calls(Machine):
+    """Calling values: user functions with their parameters bound, methods, partials, classes, and
+    what the models answer for everything else."""
+
+    def make_function(
+        self,
+        node: cst.FunctionDef | cst.Lambda,
+        block: Block,
+        closure: Frame,
+        owner: ClassVal | None = None,
+    ) -> Func:
+        defaults: list[tuple[str, Value]] = []
+        for param in all_params(node.params):
+            if param.default is not None:
+                defaults.append((param.name.value, self.eval(param.default, closure, block)))
+        name = node.name.value if isinstance(node, cst.FunctionDef) else "<lambda>"
+        return Func(
+            node, block, closure, tuple(defaults), name, owner, origin=Origin(block, node)
+        )
+
+    def local_names(self, node: cst.FunctionDef | cst.Lambda) -> frozenset[str]:
+        key = id(node)
+        cached = self._local_names_cache.get(key)
+        if cached is None:
+            collector = LocalNames()
+            for param in all_params(node.params):
+                collector.names.add(param.name.value)
+            if isinstance(node.params.star_arg, cst.Param):
+                collector.names.add(node.params.star_arg.name.value)
+            if node.params.star_kwarg is not None:
+                collector.names.add(node.params.star_kwarg.name.value)
+            if isinstance(node, cst.FunctionDef):
+                node.body.visit(collector)
+            cached = frozenset(collector.names - collector.nonlocal_names)
+            self._local_names_cache[key] = cached
+        return cached
+
+    def call_function(
+        self, func: Func, args: Args, call_node: cst.CSTNode, root: bool = False
+    ) -> Value:
+        node = func.node
+        if len(self._stack) >= MAX_CALL_DEPTH or any(n is node for n in self._stack):
+            return UNKNOWN
+        if args.complete:
+            self._invoked.add(id(node))
+        frame = Frame(self, func.closure, self.local_names(node), func.block)
+        self._bind(func, args, frame)
+        self._stack.append(node)
+        try:
+            if isinstance(node, cst.Lambda):
+                return self.eval(node.body, frame, func.block)
+            body = node.body
+            stmts: Sequence[cst.BaseStatement | cst.BaseSmallStatement]
+            if isinstance(body, cst.IndentedBlock):
+                stmts = body.body
+            else:
+                stmts = body.body
+            flow = self.exec_block(stmts, frame, func.block)
+        finally:
+            self._stack.pop()
+        if flow is Flow.RAISE and not frame.returns:
+            if root:
+                return UNKNOWN
+            raise Diverges
+        result: Value | None = None
+        returns = list(frame.returns)
+        if flow is Flow.NORMAL:
+            returns.append(NONE)
+        for value in returns:
+            result = value if result is None else join(result, value)
+        return result if result is not None else UNKNOWN
+
+    def _bind(self, func: Func, args: Args, frame: Frame) -> None:
+        params = func.node.params
+        defaults = dict(func.defaults)
+        positional = list(args.positional)
+        keywords = dict(args.keywords)
+        ordered = [*params.posonly_params, *params.params]
+        for param in ordered:
+            name = param.name.value
+            if positional:
+                frame.env[name] = positional.pop(0)
+            elif name in keywords:
+                frame.env[name] = keywords.pop(name)
+            elif not args.complete:
+                frame.env[name] = UNKNOWN
+            else:
+                frame.env[name] = defaults.get(name, UNKNOWN)
+        if isinstance(params.star_arg, cst.Param):
+            frame.env[params.star_arg.name.value] = (
+                TupleVal(tuple(positional)) if args.complete else UNKNOWN
+            )
+        for param in params.kwonly_params:
+            name = param.name.value
+            if name in keywords:
+                frame.env[name] = keywords.pop(name)
+            elif not args.complete:
+                frame.env[name] = UNKNOWN
+            else:
+                frame.env[name] = defaults.get(name, UNKNOWN)
+        if params.star_kwarg is not None:
+            frame.env[params.star_kwarg.name.value] = (
+                DictVal(tuple(keywords.items())) if args.complete else UNKNOWN
+            )
+
+    def eval_args(self, node: cst.Call, frame: Frame, block: Block) -> Args:
+        args = Args([], {}, [], {})
+        for arg in node.args:
+            if arg.star == "*":
+                items = self.iterate(self.eval(arg.value, frame, block))
+                if items is None:
+                    args.complete = False
+                else:
+                    args.positional.extend(items)
+                    args.nodes.extend([None] * len(items))
+            elif arg.star == "**":
+                mapping = self.eval(arg.value, frame, block)
+                if isinstance(mapping, DictVal):
+                    args.keywords.update(mapping.items)
+                else:
+                    args.complete = False
+            elif arg.keyword is not None:
+                args.keywords[arg.keyword.value] = self.eval(arg.value, frame, block)
+                args.keyword_nodes[arg.keyword.value] = arg.value
+            else:
+                args.positional.append(self.eval(arg.value, frame, block))
+                args.nodes.append(arg.value)
+        return args
+
+    def _defined_here(self, func_node: cst.Attribute, frame: Frame, block: Block) -> bool:
+        receiver = self.eval(func_node.value, frame, block)
+        cls = receiver.cls if isinstance(receiver, Instance) else receiver if isinstance(receiver, ClassVal) else None
+        return cls is not None and isinstance(self.class_attr(cls, func_node.attr.value), Func)
+
+    def eval_call(self, node: cst.Call, frame: Frame, block: Block) -> Value:
+        func_node = node.func
+        # `self.skipTest(...)`, `pytest.skip(...)`: the path ends here.
+        tests = REGISTRY.tests
+        if isinstance(func_node, cst.Attribute) and func_node.attr.value in tests.skip_methods:
+            receiver = _dotted(func_node.value)
+            if receiver in tests.skip_receivers and not (
+                func_node.attr.value in tests.conditional_skips and self._defined_here(func_node, frame, block)
+            ):
+                raise Diverges
+        callee = self.eval(func_node, frame, block)
+        args = self.eval_args(node, frame, block)
+        # `self.assertRaises(Error, fn, *args)`: fn is called on purpose with failing arguments.
+        at = tests.failing_call_argument(func_node.attr.value) if isinstance(func_node, cst.Attribute) else None
+        if at is not None and len(args.positional) >= 2:
+            with self.with_context(expected_failure=Origin(block, node)):
+                inner = Args(args.positional[at + 1 :], {}, args.nodes[at + 1 :], {}, args.complete)
+                target = args.positional[at] if len(args.positional) > at else UNKNOWN
+                with suppress(Diverges):
+                    self.call_value(target, inner, node, frame, block)
+            return UNKNOWN
+        return self.call_value(callee, args, node, frame, block)
+
+    def call_value(
+        self, callee: Value, args: Args, node: cst.CSTNode, frame: Frame, block: Block
+    ) -> Value:
+        if isinstance(callee, Func):
+            return self.call_function(callee, args, node)
+        if isinstance(callee, BoundMethod):
+            bound = Args(
+                [callee.self_value, *args.positional],
+                args.keywords,
+                [None, *args.nodes],
+                args.keyword_nodes,
+                args.complete,
+            )
+            return self.call_function(callee.func, bound, node)
+        if isinstance(callee, Partial):
+            merged = Args(
+                [*callee.args, *args.positional],
+                {**dict(callee.kwargs), **args.keywords},
+                [*([None] * len(callee.args)), *args.nodes],
+                args.keyword_nodes,
+                args.complete,
+            )
+            return self.call_value(callee.func, merged, node, frame, block)
+        if isinstance(callee, ClassVal):
+            return self.instantiate(callee, args, node)
+        if isinstance(callee, Instance):
+            call = self.getattr(callee, "__call__", node)
+            if isinstance(call, BoundMethod | Func):
+                return self.call_value(call, args, node, frame, block)
+            return UNKNOWN
+        return self.call_model(callee, args, node, frame, block)
+
+    def note_escaped(self, values: Sequence[Value]) -> None:
+        """Functions handed to code we do not model still get a blind analysis at the end."""
+        for value in values:
+            if isinstance(value, Func) and value not in self._defined:
+                self._defined.append(value)
+
+
+    # ------------------------------------------------------------------ models
+
+    def call_model(self, callee: Value, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
+        """A call of something the module does not define: an API's model, a method of a value,
+        a value of a kind that models call (a kernel). Without one the result is unknown, and
+        functions passed along are still analysed, blind."""
+        if isinstance(callee, Api):
+            found = REGISTRY.model_for(callee.name)
+            if found is not None:
+                return found(self, args, Call(node, frame, block))
+        elif isinstance(callee, Method):
+            return self._call_method(callee, args, node, frame, block)
+        else:
+            calls = REGISTRY.callables.get(type(callee))
+            if calls is not None:
+                return calls(self, callee, args, Call(node, frame, block))
+        self.note_escaped([*args.positional, *args.keywords.values()])
+        return UNKNOWN
+
+    def _call_method(self, method: Method, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
+        receiver, name = method.receiver, method.name
+        if isinstance(receiver, DictVal | TupleVal):
+            return self._container_method(receiver, name, args, frame)
+        found = REGISTRY.method_for(type(receiver), name)
+        return found(self, receiver, args, Call(node, frame, block)) if found is not None else UNKNOWN
+
+    def _container_method(self, receiver: DictVal | TupleVal, name: str, args: Args, frame: Frame) -> Value:
+        """Methods of dicts and lists: reads of known keys, and mutations (which rebind)."""
+        if name in _MUTATING_METHODS:
+            if isinstance(receiver, DictVal) and name == "update" and not args.positional and args.complete:
+                updated = dict(receiver.items)
+                updated.update(args.keywords)
+                self.rebind(receiver, DictVal(tuple(updated.items())), frame)
+            elif name != "pop":
+                self.rebind(receiver, UNKNOWN, frame)
+        if isinstance(receiver, DictVal):
+            if name in ("pop", "get") and args.positional:
+                key = args.positional[0]
+                default = args.positional[1] if len(args.positional) > 1 else NONE
+                if isinstance(key, Const) and isinstance(key.value, str):
+                    found = receiver.get(key.value)
+                    if name == "pop":
+                        self.rebind(receiver, receiver.without(key.value), frame)
+                    return found if found is not None else default
+            if name == "copy":
+                return receiver
+            # Iterating a config table: `for name, cfg in CONFIGS.items()`.
+            if name == "items" and not args.positional and not args.keywords:
+                return TupleVal(tuple(TupleVal((Const(k), v)) for k, v in receiver.items), True)
+            if name == "keys" and not args.positional and not args.keywords:
+                return TupleVal(tuple(Const(k) for k, _ in receiver.items), True)
+            if name == "values" and not args.positional and not args.keywords:
+                return TupleVal(tuple(v for _, v in receiver.items), True)
+        return UNKNOWN
+
+    def rebind(self, old: Value, new: Value, frame: Frame) -> None:
+        """`kwargs.pop(k)` mutates; values are immutable, so every name holding it is rebound."""
+        scope: Frame | None = frame
+        while scope is not None:
+            for name, value in list(scope.env.items()):
+                # Reading a name gives a copy that carries where it was read: match by facts.
+                if value is old or (type(value) is type(old) and value == old):
+                    scope.env[name] = new
+            scope = scope.parent
+
+
+_MUTATING_METHODS = frozenset(
+    {"update", "append", "extend", "insert", "pop", "popitem", "setdefault", "clear", "remove",
+     "sort", "reverse", "__setitem__", "__delitem__"}
+)

@@ -1,0 +1,217 @@
+"""Classes and objects of the checked module: class bodies, attribute lookup through bases and
+metaclasses, instantiation (`__init__`, dataclass fields), attribute stores."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import libcst as cst
+
+from mmalint.analysis.calls import Context
+from mmalint.analysis.host import Args, Diverges
+from mmalint.analysis.interpreter.core import (
+    GAVE_UP,
+    Frame,
+    Machine,
+    walk_statements,
+)
+from mmalint.analysis.scopes import dotted_name as _dotted
+from mmalint.analysis.source import Block, BlockParseError
+from mmalint.analysis.values import (
+    UNKNOWN,
+    ClassVal,
+    Func,
+    Instance,
+    Origin,
+    Value,
+)
+
+
+class Classes(Machine):
+    """Classes of the module and their objects."""
+
+    def define_class_block(self, block: Block) -> None:
+        stmts = block.statements()
+        node = stmts[0] if stmts else None
+        if not isinstance(node, cst.ClassDef):
+            return
+        cls = self.make_class(node, block, self.module)
+        self.module.env[node.name.value] = cls
+        attrs: dict[str, object] = cls.attrs
+        for member in block.members:
+            for member_name in member.bound_names:
+                attrs.setdefault(member_name, member)
+
+    def class_attr(self, cls: ClassVal, name: str) -> Value | None:
+        """A class attribute, looked up through the bases defined in this module."""
+        for klass in self.mro(cls):
+            set_by_metaclass = self._metaclass_attrs(klass)
+            if name in set_by_metaclass:
+                return set_by_metaclass[name]
+            attrs = klass.attrs
+            if name not in attrs:
+                continue
+            entry = attrs[name]
+            if isinstance(entry, Block):
+                attrs[name] = UNKNOWN  # guards recursion while the member runs
+                value = self._class_member_value(klass, entry, name)
+                attrs[name] = value
+                return value
+            assert isinstance(entry, Value)
+            return entry
+        return None
+
+    def _metaclass_attrs(self, cls: ClassVal) -> dict[str, Value]:
+        """Attributes a metaclass of the module sets from class keywords.
+
+        jax's Pallas tests declare `class PallasCallWGTest(PallasCallTest,
+        lowering_semantics=plgpu.LoweringSemantics.Warpgroup)`, and the metaclass's `__new__`
+        does `cls.LOWERING_SEMANTICS = lowering_semantics`: each class gets its own keyword's
+        value, or the parameter's default.
+        """
+        cached = self._metaclass_cache.get(id(cls))
+        if cached is not None:
+            return cached
+        self._metaclass_cache[id(cls)] = {}
+        meta: Value | None = None
+        for klass in self.mro(cls):
+            meta = dict(klass.keywords).get("metaclass")
+            if meta is not None:
+                break
+        result: dict[str, Value] = {}
+        new = self.class_attr(meta, "__new__") if isinstance(meta, ClassVal) else None
+        if isinstance(new, Func) and isinstance(new.node, cst.FunctionDef):
+            defaults = dict(new.defaults)
+            keywords = dict(cls.keywords)
+            params = {p.name.value for p in new.node.params.kwonly_params}
+            for statement in walk_statements(new.node.body):
+                if not isinstance(statement, cst.Assign) or len(statement.targets) != 1:
+                    continue
+                target, value = statement.targets[0].target, statement.value
+                if (
+                    isinstance(target, cst.Attribute)
+                    and isinstance(value, cst.Name)
+                    and value.value in params
+                ):
+                    result[target.attr.value] = keywords.get(value.value, defaults.get(value.value, UNKNOWN))
+        self._metaclass_cache[id(cls)] = result
+        return result
+
+    def mro(self, cls: ClassVal) -> Iterator[ClassVal]:
+        seen: set[int] = set()
+        todo = [cls]
+        while todo:
+            klass = todo.pop(0)
+            if id(klass) in seen:
+                continue
+            seen.add(id(klass))
+            yield klass
+            todo.extend(b for b in klass.bases if isinstance(b, ClassVal))
+
+    def _class_member_value(self, cls: ClassVal, member: Block, name: str) -> Value:
+        try:
+            stmts = member.statements()
+        except BlockParseError:
+            return UNKNOWN
+        frame = Frame(self, self.module, frozenset(), member)
+        frame.env["__class__"] = cls
+        saved_context, saved_stack = self.context, self._stack
+        self.context, self._stack = Context(), []
+        try:
+            for stmt in stmts:
+                if isinstance(stmt, cst.FunctionDef):
+                    frame.env[stmt.name.value] = self.make_function(stmt, member, self.module, cls)
+                else:
+                    self.exec_block([stmt], frame, member)
+        except Diverges:
+            pass
+        except GAVE_UP as exc:
+            self._note_gave_up(exc)
+            return UNKNOWN
+        finally:
+            self.context, self._stack = saved_context, saved_stack
+        return frame.env.get(name, UNKNOWN)
+
+    def make_class(self, node: cst.ClassDef, block: Block, frame: Frame) -> ClassVal:
+        bases = tuple(self.eval(arg.value, frame, block) for arg in node.bases if arg.keyword is None)
+        keywords = tuple(
+            (arg.keyword.value, self.eval(arg.value, frame, block))
+            for arg in (*node.bases, *node.keywords)
+            if arg.keyword is not None
+        )
+        return ClassVal(node.name.value, block, bases, {}, keywords, origin=Origin(block, node))
+
+    def store_attribute(self, owner: Value, attr: str | None, value: Value) -> None:
+        """`obj.attr = value`: objects of the module are mutable; class attributes are forgotten
+        (they are read lazily, so the store's order relative to reads is unknown); stores into
+        jax modules (monkeypatching) are ignored."""
+        if isinstance(owner, Instance):
+            if attr is None:
+                owner.attrs.clear()
+                owner.attrs["__unknown__"] = UNKNOWN
+            else:
+                owner.attrs[attr] = UNKNOWN if self._uncertainty else value
+        elif isinstance(owner, ClassVal):
+            if attr is None:
+                for key in list(owner.attrs):
+                    owner.attrs[key] = UNKNOWN
+            else:
+                owner.attrs[attr] = UNKNOWN
+
+    def instantiate(self, cls: ClassVal, args: Args, node: cst.CSTNode) -> Value:
+        """`Cls(...)`: a new object, initialised by the module's `__init__` or dataclass fields."""
+        instance = Instance(cls)
+        init = self.class_attr(cls, "__init__")
+        if isinstance(init, Func):
+            bound = Args([instance, *args.positional], args.keywords, [None, *args.nodes],
+                         args.keyword_nodes, args.complete)
+            self.call_function(init, bound, node)
+            return instance
+        fields = self._dataclass_fields(cls)
+        if fields is None:
+            if args.positional or args.keywords:
+                instance.attrs["__unknown__"] = UNKNOWN
+            return instance
+        positional = list(args.positional)
+        for name in fields:
+            if positional:
+                instance.attrs[name] = positional.pop(0)
+            elif name in args.keywords:
+                instance.attrs[name] = args.keywords[name]
+            elif not args.complete:
+                instance.attrs[name] = UNKNOWN
+        return instance
+
+    def _dataclass_fields(self, cls: ClassVal) -> list[str] | None:
+        """The `__init__` parameters of a `@dataclass` (its annotated fields, bases first)."""
+        fields: list[str] = []
+        for klass in reversed(list(self.mro(cls))):
+            block = klass.block
+            if block is None:
+                return None
+            try:
+                stmts = block.statements()
+            except BlockParseError:
+                return None
+            node = stmts[0] if stmts else None
+            if not isinstance(node, cst.ClassDef):
+                return None
+            decorated = any(
+                (_dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or "")
+                .endswith("dataclass")
+                for d in node.decorators
+            )
+            if not decorated:
+                if klass is cls:
+                    return None
+                continue
+            members = [m.text for m in block.members] if block.members else [
+                block.code(s) for s in (node.body.body if isinstance(node.body, cst.IndentedBlock) else [])
+            ]
+            for text in members:
+                match = re.match(r"\s*(\w+)\s*:(?!=)\s*(?!ClassVar|typing\.ClassVar)", text)
+                if match and not text.lstrip().startswith(("def ", "class ", "@")) and match.group(1) not in fields:
+                    fields.append(match.group(1))
+        return fields
+

@@ -1,0 +1,228 @@
+"""Expressions: names, literals, containers, operators, comprehensions, comparisons."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from contextlib import suppress
+
+import libcst as cst
+
+from mmalint.analysis import bounds
+from mmalint.analysis.interpreter.core import (
+    MAX_UNROLL,
+    Frame,
+    Machine,
+)
+from mmalint.analysis.source import Block
+from mmalint.analysis.values import (
+    FALSE,
+    NONE,
+    TRUE,
+    UNKNOWN,
+    ClassVal,
+    Const,
+    DictVal,
+    Func,
+    Origin,
+    TupleVal,
+    Unknown,
+    Value,
+    join,
+)
+
+_KEYWORD_CONSTANTS: dict[str, Value] = {"True": TRUE, "False": FALSE, "None": NONE}
+
+_BIN_OPS: dict[type, str] = {
+    cst.Add: "+",
+    cst.Subtract: "-",
+    cst.Multiply: "*",
+    cst.Divide: "/",
+    cst.FloorDivide: "//",
+    cst.Modulo: "%",
+    cst.Power: "**",
+    cst.MatrixMultiply: "@",
+    cst.BitAnd: "&",
+    cst.BitOr: "|",
+    cst.BitXor: "^",
+    cst.LeftShift: "<<",
+    cst.RightShift: ">>",
+}
+
+
+class Expressions(Machine):
+    """Evaluating expressions to abstract values."""
+
+    def eval(self, node: cst.BaseExpression, frame: Frame, block: Block) -> Value:
+        self.step()
+        value = self._eval(node, frame, block)
+        if isinstance(value, TupleVal | DictVal) and (
+            value.size > bounds.MAX_SIZE or value.depth > bounds.MAX_DEPTH
+        ):
+            return UNKNOWN  # `t = (t, t)` in a loop: no fact about a kernel is that large
+        if value.origin is None and not isinstance(value, Unknown | Func | ClassVal):
+            with suppress(TypeError):
+                value = value.with_origin(Origin(block, node))
+        return value
+
+    def _eval(self, node: cst.BaseExpression, frame: Frame, block: Block) -> Value:
+        if isinstance(node, cst.Name):
+            keyword = _KEYWORD_CONSTANTS.get(node.value)
+            return keyword if keyword is not None else frame.lookup(node.value)
+        if isinstance(node, cst.Attribute):
+            return self.getattr(self.eval(node.value, frame, block), node.attr.value, node)
+        if isinstance(node, cst.Call):
+            return self.eval_call(node, frame, block)
+        if isinstance(node, cst.Integer | cst.Float | cst.Imaginary | cst.SimpleString | cst.ConcatenatedString):
+            # libcst evaluates literals with ast.literal_eval: worth doing once per node.
+            cached = self._literals.get(id(node))
+            if cached is None:
+                try:
+                    evaluated = node.evaluated_value
+                    cached = Const(evaluated) if evaluated is not None or not isinstance(
+                        node, cst.ConcatenatedString) else UNKNOWN
+                except (ValueError, SyntaxError, RecursionError):  # 1,000 implicitly joined parts
+                    cached = UNKNOWN
+                self._literals[id(node)] = cached
+            return cached
+        if isinstance(node, cst.Tuple | cst.List):
+            items = self._eval_elements(node.elements, frame, block)
+            if items is None:
+                return UNKNOWN
+            return TupleVal(tuple(items), isinstance(node, cst.List))
+        if isinstance(node, cst.Dict):
+            entries: list[tuple[str, Value]] = []
+            for element in node.elements:
+                if not isinstance(element, cst.DictElement):
+                    return UNKNOWN
+                key = self.eval(element.key, frame, block)
+                if not (isinstance(key, Const) and isinstance(key.value, str)):
+                    return UNKNOWN
+                entries.append((key.value, self.eval(element.value, frame, block)))
+            return DictVal(tuple(entries))
+        if isinstance(node, cst.BinaryOperation):
+            left = self.eval(node.left, frame, block)
+            right = self.eval(node.right, frame, block)
+            return self.binary(_BIN_OPS.get(type(node.operator)), left, right, node)
+        if isinstance(node, cst.UnaryOperation):
+            operand = self.eval(node.expression, frame, block)
+            return self.unary(type(node.operator).__name__, operand)
+        if isinstance(node, cst.BooleanOperation):
+            left = self.eval(node.left, frame, block)
+            truth = self.truth(left)
+            is_and = isinstance(node.operator, cst.And)
+            if truth is None:
+                right = self.eval(node.right, frame, block)
+                right_truth = self.truth(right)
+                if is_and and right_truth is False:
+                    return FALSE
+                if not is_and and right_truth is True:
+                    return TRUE
+                return UNKNOWN
+            if is_and:
+                return self.eval(node.right, frame, block) if truth else left
+            return left if truth else self.eval(node.right, frame, block)
+        if isinstance(node, cst.Comparison):
+            return self._eval_comparison(node, frame, block)
+        if isinstance(node, cst.IfExp):
+            truth = self.truth(self.eval(node.test, frame, block))
+            if truth is True:
+                return self.eval(node.body, frame, block)
+            if truth is False:
+                return self.eval(node.orelse, frame, block)
+            return join(self.eval(node.body, frame, block), self.eval(node.orelse, frame, block))
+        if isinstance(node, cst.Subscript):
+            value = self.eval(node.value, frame, block)
+            index = self.eval_slice(node, frame, block)
+            return self.subscript(value, index, node, block)
+        if isinstance(node, cst.Lambda):
+            return self.make_function(node, block, frame)
+        if isinstance(node, cst.NamedExpr):
+            value = self.eval(node.value, frame, block)
+            self.assign(node.target, value, frame, block)
+            return value
+        if isinstance(node, cst.Ellipsis):
+            return Const(...)
+        if isinstance(node, cst.ListComp | cst.GeneratorExp | cst.SetComp):
+            items = self._comprehension(node, frame, block)
+            if items is None:
+                return UNKNOWN
+            # A generator is an iterable that is not a tuple, like a list: absl's
+            # `parameters(gen)` takes it as the test cases, where a lone tuple is one case.
+            return TupleVal(tuple(items), True)
+        # Dict comprehensions, f-strings, await, yield, sets: not modelled.
+        return UNKNOWN
+
+    def _comprehension(
+        self, node: cst.ListComp | cst.GeneratorExp | cst.SetComp, frame: Frame, block: Block
+    ) -> list[Value] | None:
+        """`[f(x) for x in KNOWN if cond]` over known, small iterables; None otherwise."""
+        scope = Frame(self, frame, frozenset(), block)
+        results: list[Value] = []
+
+        def run(clause: cst.CompFor | None) -> bool:
+            if clause is None:
+                results.append(self.eval(node.elt, scope, block))
+                return len(results) <= MAX_UNROLL * 4
+            iterable = self.eval(clause.iter, scope, block)
+            items = self.iterate(iterable)
+            if items is None:
+                return False
+            for item in items:
+                self.assign(clause.target, item, scope, block)
+                keep: bool | None = True
+                for condition in clause.ifs:
+                    keep = self.truth(self.eval(condition.test, scope, block))
+                    if keep is not True:
+                        break
+                if keep is None:
+                    return False
+                if keep and not run(clause.inner_for_in):
+                    return False
+            return True
+
+        return results if run(node.for_in) else None
+
+    def _eval_elements(
+        self, elements: Sequence[cst.BaseElement], frame: Frame, block: Block
+    ) -> list[Value] | None:
+        items: list[Value] = []
+        for element in elements:
+            if isinstance(element, cst.StarredElement):
+                inner = self.iterate(self.eval(element.value, frame, block))
+                if inner is None:
+                    return None
+                items.extend(inner)
+            else:
+                items.append(self.eval(element.value, frame, block))
+        return items
+
+    def eval_slice(self, node: cst.Subscript, frame: Frame, block: Block) -> Value:
+        parts: list[Value] = []
+        for element in node.slice:
+            inner = element.slice
+            if isinstance(inner, cst.Index):
+                parts.append(self.eval(inner.value, frame, block))
+            else:
+                assert isinstance(inner, cst.Slice)
+                bounds = [
+                    self.eval(b, frame, block) if b is not None else NONE
+                    for b in (inner.lower, inner.upper, inner.step)
+                ]
+                parts.append(TupleVal((Const("slice"), *bounds)))
+        if len(parts) == 1 and not isinstance(node.slice[0].comma, cst.Comma):
+            return parts[0]
+        return TupleVal(tuple(parts))
+
+    def _eval_comparison(self, node: cst.Comparison, frame: Frame, block: Block) -> Value:
+        left = self.eval(node.left, frame, block)
+        result: Value = TRUE
+        for target in node.comparisons:
+            right = self.eval(target.comparator, frame, block)
+            outcome = self.compare(type(target.operator).__name__, left, right)
+            if outcome is False:
+                return FALSE
+            if outcome is None:
+                result = UNKNOWN
+            left = right
+        return result
+

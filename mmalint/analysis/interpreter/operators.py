@@ -1,0 +1,279 @@
+"""Python's operators over abstract values: attribute access, truth, comparison, arithmetic,
+iteration and subscripts.
+
+Core Python values (constants, tuples, dicts, functions, classes, objects, API names) are
+handled here; a domain value (a fragment, an array, a dtype...) answers through the entries
+its model registered for its kind (`host.REGISTRY`), so nothing here names a library.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import libcst as cst
+
+from mmalint.analysis import bounds, names
+from mmalint.analysis.host import REGISTRY
+from mmalint.analysis.interpreter.core import Machine
+from mmalint.analysis.source import Block
+from mmalint.analysis.values import (
+    UNKNOWN,
+    Api,
+    BoundMethod,
+    ClassVal,
+    Const,
+    DictVal,
+    Func,
+    Instance,
+    Method,
+    TupleVal,
+    Unknown,
+    Value,
+    as_int,
+)
+
+
+class Operators(Machine):
+    """Attribute access and the operators."""
+
+    # ------------------------------------------------------------------ names
+
+    def builtin(self, name: str) -> Value:
+        return Api(f"builtins.{name}") if name in REGISTRY.builtin_names else UNKNOWN
+
+    def api_value(self, name: str, is_module: bool) -> Value:
+        """The value a canonical name denotes: a module, what a model says it is (a dtype, a
+        layout constant...), or the API itself."""
+        if is_module:
+            return Api(name, True)
+        found = REGISTRY.resolve(name)
+        return found if found is not None else Api(name)
+
+    # ------------------------------------------------------------------ attributes
+
+    def getattr(self, value: Value, attr: str, node: cst.CSTNode) -> Value:
+        if isinstance(value, Api):
+            if value.is_module:
+                name, is_module = names.attribute(value.name, attr)
+                return self.api_value(name, is_module)
+            return self.api_value(f"{value.name}.{attr}", False)
+        if isinstance(value, Instance):
+            if attr in value.attrs:
+                return value.attrs[attr]
+            found = self.class_attr(value.cls, attr)
+            if isinstance(found, Func):
+                if found.owner is None:
+                    return found
+                return BoundMethod(found, value)
+            if found is not None:
+                return found
+            # A method of a base class defined elsewhere, that a model knows.
+            fallback = REGISTRY.instance_attributes.get(attr)
+            return fallback() if fallback is not None else UNKNOWN
+        if isinstance(value, ClassVal):
+            found = self.class_attr(value, attr)
+            return found if found is not None else UNKNOWN
+        if isinstance(value, DictVal | TupleVal):
+            return Method(value, attr)
+        answer = REGISTRY.attributes.get(type(value))
+        return answer(self, value, attr, node) if answer is not None else UNKNOWN
+
+    # ------------------------------------------------------------------ operators
+
+    def truth(self, value: Value) -> bool | None:
+        if isinstance(value, Const):
+            try:
+                return bool(value.value)
+            except Exception:
+                return None
+        if isinstance(value, TupleVal | DictVal):
+            return bool(value.items)
+        if isinstance(value, Api) and value.name in REGISTRY.both_ways:
+            return True
+        if isinstance(value, Func | ClassVal) or REGISTRY.truthy.get(type(value)):
+            return True
+        return None
+
+    def compare(self, op: str, left: Value, right: Value) -> bool | None:
+        if op in ("Equal", "NotEqual"):
+            eq = self._equal(left, right)
+            if eq is None:
+                return None
+            return eq if op == "Equal" else not eq
+        if op in ("Is", "IsNot"):
+            same: bool | None
+            if isinstance(left, Const) and isinstance(right, Const):
+                same = left.value is right.value or (left.value is None and right.value is None)
+            elif _is_none(left) or _is_none(right):
+                other = right if _is_none(left) else left
+                same = False if other.known and not isinstance(other, Unknown | Instance) else None
+                if _is_none(left) and _is_none(right):
+                    same = True
+            elif type(left) is type(right) and (identical := REGISTRY.identities.get(type(left))) is not None:
+                same = identical(left, right)
+            else:
+                same = None
+            if same is None:
+                return None
+            return same if op == "Is" else not same
+        if op in ("In", "NotIn"):
+            items = self.iterate(right)
+            if items is None:
+                if isinstance(right, Const) and isinstance(right.value, str) and isinstance(left, Const):
+                    try:
+                        found = left.value in right.value
+                    except TypeError:
+                        return None
+                    return found if op == "In" else not found
+                return None
+            results = [self._equal(left, item) for item in items]
+            if any(r is True for r in results):
+                found_any = True
+            elif all(r is False for r in results):
+                found_any = False
+            else:
+                return None
+            return found_any if op == "In" else not found_any
+        if isinstance(left, Const) and isinstance(right, Const):
+            fn = _ORDERINGS.get(op)
+            if fn is None:
+                return None
+            try:
+                return bool(fn(left.value, right.value))
+            except Exception:
+                return None
+        return None
+
+    def _equal(self, left: Value, right: Value) -> bool | None:
+        if isinstance(left, Unknown) or isinstance(right, Unknown):
+            return None
+        # A domain kind may decide first (`dtype == "int8"`, a layout of unknown width).
+        for one, other in ((left, right), (right, left)):
+            decide = REGISTRY.equalities.get(type(one))
+            if decide is not None:
+                decided = decide(one, other)
+                if decided is not NotImplemented:
+                    return decided
+        if _by_facts(left) and _by_facts(right):
+            if type(left) is not type(right):
+                return False
+            if isinstance(left, TupleVal) and isinstance(right, TupleVal):
+                if len(left.items) != len(right.items):
+                    return False
+                parts = [self._equal(a, b) for a, b in zip(left.items, right.items, strict=True)]
+                if any(p is False for p in parts):
+                    return False
+                return True if all(p is True for p in parts) else None
+            if isinstance(left, Const) and isinstance(right, Const):
+                try:
+                    return bool(left.value == right.value)
+                except Exception:
+                    return None
+            return left == right
+        if isinstance(left, Api) and isinstance(right, Api) and not (left.is_module or right.is_module):
+            return True if left.name == right.name else None
+        return None
+
+    def binary(self, op: str | None, left: Value, right: Value, node: cst.CSTNode) -> Value:
+        if op is None:
+            return UNKNOWN
+        if isinstance(left, Const) and isinstance(right, Const):
+            fn = _CONST_OPS.get(op)
+            if fn is None:
+                return UNKNOWN
+            try:
+                if op == "**" and isinstance(right.value, int) and abs(right.value) > 64:
+                    return UNKNOWN
+                if not bounds.affordable(op, left.value, right.value):
+                    return UNKNOWN  # priced before it is done: `'a' * 10**9`, `1 << 10**10`
+                result = fn(left.value, right.value)
+            except Exception:
+                return UNKNOWN
+            if isinstance(result, int) and abs(result) > 1 << 64:
+                return UNKNOWN
+            return Const(result)
+        if isinstance(left, TupleVal) and isinstance(right, TupleVal) and op == "+":
+            return TupleVal(left.items + right.items, left.is_list)
+        if isinstance(left, TupleVal) and isinstance(right, Const) and op == "*":
+            count = right.value
+            if isinstance(count, int) and 0 <= count * len(left.items) <= 256:
+                return TupleVal(left.items * count, left.is_list)
+            return UNKNOWN
+        answer = REGISTRY.binary_for(left, right)
+        return answer(op, left, right) if answer is not None else UNKNOWN
+
+    def unary(self, op: str, operand: Value) -> Value:
+        if op == "Not":
+            truth = self.truth(operand)
+            return UNKNOWN if truth is None else Const(not truth)
+        if isinstance(operand, Const) and isinstance(operand.value, int | float):
+            if op == "Minus":
+                return Const(-operand.value)
+            if op == "Plus":
+                return operand
+            if op == "BitInvert" and isinstance(operand.value, int):
+                return Const(~operand.value)
+        if REGISTRY.unaries.get(type(operand)):
+            return operand
+        return UNKNOWN
+
+    def iterate(self, value: Value) -> list[Value] | None:
+        if isinstance(value, TupleVal):
+            return list(value.items)
+        if isinstance(value, DictVal):
+            return [Const(k) for k, _ in value.items]
+        return None
+
+    def subscript(self, value: Value, index: Value, node: cst.CSTNode, block: Block) -> Value:
+        if isinstance(value, TupleVal):
+            i = as_int(index)
+            if i is not None:
+                if -len(value.items) <= i < len(value.items):
+                    return value.items[i]
+                return UNKNOWN
+            if isinstance(index, TupleVal) and index.items and index.items[0] == Const("slice"):
+                limits = [b.value if isinstance(b, Const) else ... for b in index.items[1:]]
+                ints = [b for b in limits if b is None or isinstance(b, int)]
+                if len(ints) == len(limits):
+                    lo, hi, step = ([*ints, None, None, None])[:3]
+                    return TupleVal(value.items[slice(lo, hi, step)], value.is_list)
+            return UNKNOWN
+        if isinstance(value, DictVal) and isinstance(index, Const) and isinstance(index.value, str):
+            found = value.get(index.value)
+            return found if found is not None else UNKNOWN
+        answer = REGISTRY.subscripts.get(type(value))
+        return answer(value, index, node, block) if answer is not None else UNKNOWN
+
+
+def _is_none(value: Value) -> bool:
+    return isinstance(value, Const) and value.value is None
+
+
+def _by_facts(value: Value) -> bool:
+    """Constants, tuples and the domain kinds registered as compared by their facts."""
+    return isinstance(value, Const | TupleVal) or type(value) in REGISTRY.equality_kinds
+
+
+_ORDERINGS: dict[str, Callable[[Any, Any], object]] = {
+    "LessThan": operator.lt,
+    "GreaterThan": operator.gt,
+    "LessThanEqual": operator.le,
+    "GreaterThanEqual": operator.ge,
+}
+
+_CONST_OPS: dict[str, Callable[[object, object], object]] = {
+    "+": operator.add,
+    "-": operator.sub,
+    "*": operator.mul,
+    "/": operator.truediv,
+    "//": operator.floordiv,
+    "%": operator.mod,
+    "**": operator.pow,
+    "&": operator.and_,
+    "|": operator.or_,
+    "^": operator.xor,
+    "<<": operator.lshift,
+    ">>": operator.rshift,
+}

@@ -1,0 +1,178 @@
+"""Running the roots: each function that can reach a recorded call, once per parameter world
+and receiver class, within its share of the budget."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from contextlib import suppress
+
+import libcst as cst
+
+from mmalint.analysis.budget import BudgetExceeded, Window
+from mmalint.analysis.calls import Context, WorldBinding
+from mmalint.analysis.host import Args, Diverges
+from mmalint.analysis.interpreter.core import (
+    GAVE_UP,
+    Frame,
+    Machine,
+)
+from mmalint.analysis.source import Block, BlockParseError
+from mmalint.analysis.values import (
+    ClassVal,
+    Func,
+    Instance,
+    Value,
+)
+from mmalint.analysis.worlds import worlds_for
+
+
+class Roots(Machine):
+    """Which code runs, in which worlds, within which budget."""
+
+    def run_roots(self, roots: Sequence[Block]) -> None:
+        """Run each root within an equal share of half the file's budget, so that no runaway
+        root starves the others; then run again, from the start, those that ran out, sharing
+        all that is left (one heavy root among light ones needs more than an equal share)."""
+        unfinished = self._run_pass(roots, self.budget.share(2, run=False))
+        if unfinished and not self.budget.exhausted:
+            for block in self._abandoned_blocks:
+                self._forget_module_block(block)
+            self._abandoned_blocks = []
+            unfinished = self._run_pass(unfinished, self.budget.file)
+        self._unfinished = bool(unfinished)
+
+    def _run_pass(self, roots: Sequence[Block], window: Window) -> list[Block]:
+        """Run the roots, each in its share of `window`; those that ran out of budget."""
+        unfinished: list[Block] = []
+        for i, block in enumerate(roots):
+            stops = self.budget.stops
+            try:
+                if block.parent is None and block.kind == "stmt":
+                    self.budget.enter(self.budget.share(len(roots) - i, within=window))
+                    self.execute_module_block(block)
+                elif block.kind == "def":
+                    self.budget.enter(self.budget.share(len(roots) - i, within=window, run=False))
+                    self._run_function_root(block)
+            except (BlockParseError, Diverges):
+                pass
+            except GAVE_UP as exc:
+                self._note_gave_up(exc)
+            finally:
+                self.context = Context()
+                self._stack = []
+            if self.budget.stops != stops:
+                unfinished.append(block)
+        return unfinished
+
+    def _forget_module_block(self, block: Block) -> None:
+        """A module-level block that ran out of budget may run again (its names were unknown)."""
+        self._executed_blocks.discard(id(block))
+        for bound in block.bound_names:
+            self._block_values.pop((id(block), bound), None)
+            self._globals.pop(bound, None)
+
+    def _run_function_root(self, block: Block) -> None:
+        stmts = block.statements()
+        node = stmts[0] if stmts else None
+        if not isinstance(node, cst.FunctionDef):
+            return
+        cls: ClassVal | None = None
+        decorator_frame = self.module
+        if block.parent is not None:
+            if block.parent.name is None:
+                return
+            owner = self.global_value(block.parent.name)
+            if not isinstance(owner, ClassVal):
+                return
+            cls = owner
+            decorator_frame = Frame(self, self.module, frozenset(), block.parent)
+        func = self.make_function(node, block, self.module, cls)
+        worlds = worlds_for(self, node, block, decorator_frame)
+        is_static = any(
+            isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
+            for d in node.decorators
+        )
+        receivers: list[tuple[ClassVal | None, tuple[WorldBinding, ...]]] = [(cls, ())]
+        if cls is not None and node.name.value.startswith("test"):
+            # A test method runs once per concrete class that inherits it (jax's WG subclasses).
+            receivers += [
+                (sub, (WorldBinding("class", sub.name, sub.origin),))
+                for sub in self._subclasses_inheriting(cls, node.name.value)
+            ]
+        is_test = cls is not None and node.name.value.startswith("test")
+        root_window = self.budget.window
+        for (receiver, class_binding), world in itertools.product(receivers, worlds):
+            positional: list[Value] = []
+            instance: Instance | None = None
+            if receiver is not None and not is_static:
+                instance = Instance(receiver)
+                positional.append(instance)
+            positional.extend(world.positional)
+            args = Args(positional, dict(world.keywords), [], {}, world.complete)
+            self.context = Context(world=(*class_binding, *world.bindings))
+            self._defined = []
+            self._invoked = set()
+            # Each world may use what its root has left: worlds of one root run the same code,
+            # and one of them that runs away ends only its root, not the others.
+            self.budget.enter(self.budget.share(1, within=root_window))
+            try:
+                if is_test and instance is not None:
+                    # unittest runs setUp on the test's object first: what it stores on `self`
+                    # (`self.prng`, dtypes, shapes) is what the test reads; a skip there ends it.
+                    self._set_up(instance, node)
+                self.call_function(func, args, node, root=True)
+                self._run_uninvoked()
+            except Diverges:
+                pass
+            except RecursionError as exc:
+                self._note_gave_up(exc)  # this world is too deep to follow; the next may not be
+            except BudgetExceeded:
+                if self.budget.exhausted:
+                    raise  # the file's budget: no other world of this root will run either
+            finally:
+                self.context = Context()
+                self._stack = []
+
+    def _set_up(self, instance: Instance, node: cst.CSTNode) -> None:
+        set_up = self.class_attr(instance.cls, "setUp")
+        if isinstance(set_up, Func):
+            self.call_function(set_up, Args([instance], {}, [None], {}, True), node)
+
+    def _subclasses_inheriting(self, cls: ClassVal, method: str) -> list[ClassVal]:
+        found = []
+        for block in self.source.blocks:
+            if block.kind != "class" or block.name is None or block.name == cls.name:
+                continue
+            try:
+                sub = self.global_value(block.name)
+            except BlockParseError:
+                continue
+            if not isinstance(sub, ClassVal) or sub is cls:
+                continue
+            chain = list(self.mro(sub))
+            if cls not in chain:
+                continue
+            # Not if a class between them overrides the method.
+            overridden = False
+            for klass in chain:
+                if klass is cls:
+                    break
+                if method in klass.attrs:
+                    overridden = True
+                    break
+            if not overridden:
+                found.append(sub)
+        return found
+
+    def _run_uninvoked(self) -> None:
+        """Nested functions never called with known arguments still get analysed, blind."""
+        while True:
+            pending = [f for f in self._defined if id(f.node) not in self._invoked]
+            if not pending:
+                return
+            func = pending[0]
+            self._invoked.add(id(func.node))
+            with suppress(Diverges):
+                self.call_function(func, Args([], {}, [], {}, complete=False), func.node)
+

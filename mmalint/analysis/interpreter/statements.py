@@ -1,0 +1,250 @@
+"""Statements: simple statements, definitions, imports, assignment targets."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import libcst as cst
+
+from mmalint.analysis import names
+from mmalint.analysis.host import Args, Diverges
+from mmalint.analysis.interpreter.core import (
+    Flow,
+    Frame,
+    Machine,
+)
+from mmalint.analysis.scopes import dotted_name as _dotted
+from mmalint.analysis.source import Block
+from mmalint.analysis.values import (
+    NONE,
+    UNKNOWN,
+    Api,
+    Const,
+    DictVal,
+    TupleVal,
+    Value,
+)
+
+_AUG_OPS: dict[type, str] = {
+    cst.AddAssign: "+",
+    cst.SubtractAssign: "-",
+    cst.MultiplyAssign: "*",
+    cst.DivideAssign: "/",
+    cst.FloorDivideAssign: "//",
+    cst.ModuloAssign: "%",
+    cst.PowerAssign: "**",
+    cst.MatrixMultiplyAssign: "@",
+    cst.BitAndAssign: "&",
+    cst.BitOrAssign: "|",
+    cst.BitXorAssign: "^",
+    cst.LeftShiftAssign: "<<",
+    cst.RightShiftAssign: ">>",
+}
+
+
+class Statements(Machine):
+    """Executing statements."""
+
+    def exec_block(
+        self,
+        stmts: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
+        frame: Frame,
+        block: Block,
+    ) -> Flow:
+        for stmt in stmts:
+            try:
+                flow = self.exec_stmt(stmt, frame, block)
+            except Diverges:
+                return Flow.RAISE
+            if flow is not Flow.NORMAL:
+                return flow
+        return Flow.NORMAL
+
+    def exec_stmt(
+        self, stmt: cst.BaseStatement | cst.BaseSmallStatement, frame: Frame, block: Block
+    ) -> Flow:
+        self.step()
+        if isinstance(stmt, cst.SimpleStatementLine):
+            return self.exec_block(stmt.body, frame, block)
+        if isinstance(stmt, cst.Expr):
+            self.eval(stmt.value, frame, block)
+            return Flow.NORMAL
+        if isinstance(stmt, cst.Assign):
+            value = self.eval(stmt.value, frame, block)
+            for target in stmt.targets:
+                self.assign(target.target, value, frame, block)
+            return Flow.NORMAL
+        if isinstance(stmt, cst.AnnAssign):
+            if stmt.value is not None:
+                self.assign(stmt.target, self.eval(stmt.value, frame, block), frame, block)
+            return Flow.NORMAL
+        if isinstance(stmt, cst.AugAssign):
+            current = self.eval(stmt.target, frame, block)
+            right = self.eval(stmt.value, frame, block)
+            op = _AUG_OPS.get(type(stmt.operator))
+            value = self.binary(op, current, right, stmt) if op else UNKNOWN
+            self.assign(stmt.target, value, frame, block)
+            return Flow.NORMAL
+        if isinstance(stmt, cst.Return):
+            frame.returns.append(
+                self.eval(stmt.value, frame, block) if stmt.value is not None else NONE
+            )
+            return Flow.RETURN
+        if isinstance(stmt, cst.Raise):
+            return Flow.RAISE
+        if isinstance(stmt, cst.Assert):
+            test = self.truth(self.eval(stmt.test, frame, block))
+            return Flow.RAISE if test is False else Flow.NORMAL
+        if isinstance(stmt, cst.Break):
+            return Flow.BREAK
+        if isinstance(stmt, cst.Continue):
+            return Flow.CONTINUE
+        if isinstance(stmt, cst.Import | cst.ImportFrom):
+            self.exec_import(stmt, frame, block)
+            return Flow.NORMAL
+        if isinstance(stmt, cst.FunctionDef):
+            self.exec_def(stmt, frame, block)
+            return Flow.NORMAL
+        if isinstance(stmt, cst.ClassDef):
+            cls = self.make_class(stmt, block, frame)
+            body_frame = Frame(self, frame, frozenset(), block)
+            if isinstance(stmt.body, cst.IndentedBlock):
+                for inner in stmt.body.body:
+                    if isinstance(inner, cst.FunctionDef):
+                        body_frame.env[inner.name.value] = self.make_function(
+                            inner, block, frame, cls
+                        )
+                    else:
+                        self.exec_stmt(inner, body_frame, block)
+            cls.attrs.update(body_frame.env)
+            frame.env[stmt.name.value] = cls
+            return Flow.NORMAL
+        if isinstance(stmt, cst.If):
+            return self.exec_if(stmt, frame, block)
+        if isinstance(stmt, cst.Match):
+            return self.exec_match(stmt, frame, block)
+        if isinstance(stmt, cst.For):
+            return self.exec_for(stmt, frame, block)
+        if isinstance(stmt, cst.While):
+            return self.exec_while(stmt, frame, block)
+        if isinstance(stmt, cst.With):
+            return self.exec_with(stmt, frame, block)
+        if isinstance(stmt, cst.Try):
+            return self.exec_try(stmt, frame, block)
+        if isinstance(stmt, cst.Del):
+            return Flow.NORMAL
+        # Global, Nonlocal, Pass, Match, TryStar... nothing we model changes.
+        return Flow.NORMAL
+
+    def exec_def(self, stmt: cst.FunctionDef, frame: Frame, block: Block) -> None:
+        func = self.make_function(stmt, block, frame)
+        if not frame.is_module:
+            self._defined.append(func)
+        value: Value = func
+        for decorator in reversed(stmt.decorators):
+            dec = self.eval(decorator.decorator, frame, block)
+            value = self.call_value(dec, Args([value], {}, [stmt], {}), decorator.decorator, frame, block)
+        frame.env[stmt.name.value] = value
+
+    def exec_import(self, stmt: cst.Import | cst.ImportFrom, frame: Frame, block: Block) -> None:
+        if isinstance(stmt, cst.Import):
+            for alias in stmt.names:
+                dotted = _dotted(alias.name)
+                if dotted is None:
+                    continue
+                if alias.asname is not None:
+                    target = alias.asname.name
+                    if isinstance(target, cst.Name):
+                        frame.env[target.value] = Api(names.module_for_import(dotted), True)
+                else:
+                    top = dotted.split(".")[0]
+                    frame.env[top] = Api(names.module_for_import(top), True)
+            return
+        if stmt.relative or stmt.module is None:
+            package = self._relative_package(len(stmt.relative), stmt.module)
+        else:
+            package = _dotted(stmt.module)
+        if package is None or isinstance(stmt.names, cst.ImportStar):
+            return
+        for alias in stmt.names:
+            attr = _dotted(alias.name)
+            if attr is None:
+                continue
+            name, is_module = names.from_import(package, attr)
+            bound = attr
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                bound = alias.asname.name.value
+            frame.env[bound] = self.api_value(name, is_module)
+
+    def _relative_package(self, level: int, module: cst.Attribute | cst.Name | None) -> str | None:
+        """`from . import utils` inside the checked library's own sources (`names.SOURCE_PACKAGE`):
+        resolve against the file's path."""
+        parts = re.split(r"[\\/]", self.source.filename)
+        if names.SOURCE_PACKAGE not in parts:
+            return None
+        start = len(parts) - 1 - parts[::-1].index(names.SOURCE_PACKAGE)
+        package_parts = parts[start:-1]
+        if level > 1:
+            package_parts = package_parts[: len(package_parts) - (level - 1)]
+        if not package_parts:
+            return None
+        package = ".".join(package_parts)
+        if module is not None:
+            sub = _dotted(module)
+            if sub is None:
+                return None
+            package = f"{package}.{sub}"
+        return package
+
+    def assign(self, target: cst.BaseExpression, value: Value, frame: Frame, block: Block) -> None:
+        if isinstance(target, cst.Name):
+            frame.env[target.value] = value
+        elif isinstance(target, cst.Tuple | cst.List):
+            elements = target.elements
+            items = self.iterate(value)
+            starred = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
+            if items is None or (not starred and len(items) != len(elements)):
+                for e in elements:
+                    self.assign(e.value, UNKNOWN, frame, block)
+                return
+            if starred:
+                star = starred[0]
+                after = len(elements) - star - 1
+                if len(items) < len(elements) - 1:
+                    for e in elements:
+                        self.assign(e.value, UNKNOWN, frame, block)
+                    return
+                head, middle = items[:star], items[star : len(items) - after]
+                tail = items[len(items) - after :]
+                for e, v in zip(elements[:star], head, strict=True):
+                    self.assign(e.value, v, frame, block)
+                self.assign(elements[star].value, TupleVal(tuple(middle), True), frame, block)
+                for e, v in zip(elements[star + 1 :], tail, strict=True):
+                    self.assign(e.value, v, frame, block)
+                return
+            for e, v in zip(elements, items, strict=True):
+                self.assign(e.value, v, frame, block)
+        elif isinstance(target, cst.StarredElement):
+            self.assign(target.value, value, frame, block)
+        elif isinstance(target, cst.Attribute):
+            owner = self.eval(target.value, frame, block)
+            self.store_attribute(owner, target.attr.value, value)
+        elif isinstance(target, cst.Subscript):
+            # `o_ref[...] = x` stores into a kernel ref: nothing to track. `cfg["acc"] = x` on a
+            # dict or list bound to a name: follow a constant key, otherwise forget the container.
+            container = self.eval(target.value, frame, block)
+            if isinstance(container, DictVal | TupleVal):
+                index = self.eval_slice(target, frame, block)
+                updated: Value = UNKNOWN
+                if (
+                    isinstance(container, DictVal)
+                    and isinstance(index, Const)
+                    and isinstance(index.value, str)
+                    and not self._uncertainty
+                ):
+                    entries = dict(container.items)
+                    entries[index.value] = value
+                    updated = DictVal(tuple(entries.items()))
+                self.rebind(container, updated, frame)
+

@@ -1,0 +1,22 @@
+"""Library knowledge, one module per library; importing this package registers every model
+in `host.REGISTRY`."""
+
+from mmalint.analysis.models import builtins, mlir, numpy, stdlib, testing
+from mmalint.analysis.models.mosaic import fragments, launch, layouts, memrefs, mma
+from mmalint.analysis.models.pallas import launch as pallas_launch
+from mmalint.analysis.models.pallas import mosaic_gpu
+
+__all__ = [
+    "builtins",
+    "fragments",
+    "launch",
+    "layouts",
+    "memrefs",
+    "mlir",
+    "mma",
+    "mosaic_gpu",
+    "numpy",
+    "pallas_launch",
+    "stdlib",
+    "testing",
+]

@@ -1,0 +1,253 @@
+"""Python's builtins, as far as kernels and their tests use them to build facts.
+
+`range`, `len`, `zip`, `sorted`... over known values give known values; the three decorators
+`call_blind_decorator`, `never_decorator` and `identity_decorator` are what other models return
+for decorators that run their function with unknown arguments, never, or unchanged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from typing import Any
+
+from mmalint.analysis.host import REGISTRY, Args, Bound, Call, Diverges, Host, model
+from mmalint.analysis.values import (
+    FALSE,
+    NONE,
+    TRUE,
+    UNKNOWN,
+    Api,
+    Const,
+    DictVal,
+    Func,
+    TupleVal,
+    Value,
+    as_int,
+)
+
+BUILTIN_NAMES = frozenset(
+    {
+        "range", "len", "isinstance", "tuple", "list", "dict", "int", "float", "bool", "str",
+        "min", "max", "sum", "abs", "getattr", "enumerate", "zip", "print", "staticmethod",
+        "classmethod", "property", "super", "type", "object", "set", "frozenset", "sorted",
+        "reversed", "map", "filter", "any", "all", "hasattr", "setattr", "iter", "next", "slice",
+        "call_blind_decorator", "never_decorator", "identity_decorator", "ValueError",
+        "TypeError", "NotImplementedError", "RuntimeError", "Exception",
+    }
+)
+REGISTRY.builtin_names.update(BUILTIN_NAMES)
+
+
+@model("builtins.range", signature="(*args)")
+def _range(host: Host, args: Bound, call: Call) -> Value:
+    ints = [as_int(v) for v in args.positional]
+    if not ints or any(i is None for i in ints) or args.keywords:
+        return UNKNOWN
+    r = range(*ints)  # type: ignore[arg-type]
+    if len(r) > 256:
+        return UNKNOWN
+    return TupleVal(tuple(Const(i) for i in r))
+
+
+@model("builtins.slice", signature="(*args)")
+def _slice(host: Host, args: Bound, call: Call) -> Value:
+    values = list(args.positional)
+    if len(values) == 1:
+        values = [NONE, values[0], NONE]
+    while len(values) < 3:
+        values.append(NONE)
+    return TupleVal((Const("slice"), *values[:3]))
+
+
+@model("builtins.len", signature="(obj)")
+def _len(host: Host, args: Bound, call: Call) -> Value:
+    v = args["obj"]
+    if isinstance(v, TupleVal | DictVal):
+        return Const(len(v.items))
+    if isinstance(v, Const) and isinstance(v.value, str):
+        return Const(len(v.value))
+    return UNKNOWN
+
+
+@model("builtins.isinstance", signature="(obj, class_or_tuple)")
+def _isinstance(host: Host, args: Bound, call: Call) -> Value:
+    obj = args["obj"]
+    cls = args["class_or_tuple"]
+    classes = list(cls.items) if isinstance(cls, TupleVal) else [cls]
+    results = []
+    for c in classes:
+        if not isinstance(c, Api):
+            return UNKNOWN
+        check = next(((p, fn) for p, fn in REGISTRY.class_checks if c.name.startswith(p)), None)
+        if check is None:
+            return UNKNOWN
+        results.append(check[1](obj, c.name[len(check[0]) :]))
+    if any(r == TRUE for r in results):
+        return TRUE
+    if all(r == FALSE for r in results):
+        return FALSE
+    return UNKNOWN
+
+
+@model("builtins.tuple", signature="(*args)")
+def _tuple(host: Host, args: Bound, call: Call) -> Value:
+    if not args.positional:
+        return TupleVal(())
+    items = host.iterate(args.positional[0])
+    return TupleVal(tuple(items)) if items is not None else UNKNOWN
+
+
+@model("builtins.list", signature="(*args)")
+def _list(host: Host, args: Bound, call: Call) -> Value:
+    if not args.positional:
+        return TupleVal((), True)
+    items = host.iterate(args.positional[0])
+    return TupleVal(tuple(items), True) if items is not None else UNKNOWN
+
+
+@model("builtins.sorted", signature="(*args, **kwargs)")
+def _sorted(host: Host, args: Bound, call: Call) -> Value:
+    """`sorted(CONFIGS)`: the same items (worlds do not depend on their order), sorted when
+    they are constants that compare."""
+    if len(args.positional) != 1 or not args.complete:
+        return UNKNOWN
+    items = host.iterate(args.positional[0])
+    if items is None:
+        return UNKNOWN
+    unsorted = TupleVal(tuple(items), True)
+    consts = [i.value for i in items if isinstance(i, Const)]
+    reverse = args.keywords.get("reverse", FALSE)
+    if len(consts) != len(items) or "key" in args.keywords or not isinstance(reverse, Const):
+        return unsorted
+    try:
+        ordered = sorted(consts, reverse=bool(reverse.value))
+    except TypeError:  # constants that do not compare
+        return unsorted
+    return TupleVal(tuple(Const(v) for v in ordered), True)
+
+
+@model("builtins.reversed", signature="(*args)")
+def _reversed(host: Host, args: Bound, call: Call) -> Value:
+    items = host.iterate(args.positional[0]) if len(args.positional) == 1 else None
+    return TupleVal(tuple(reversed(items)), True) if items is not None else UNKNOWN
+
+
+@model("builtins.dict", signature="(*args, **kwargs)")
+def _dict(host: Host, args: Bound, call: Call) -> Value:
+    if args.positional or not args.complete:
+        return UNKNOWN
+    return DictVal(tuple(args.keywords.items()))
+
+
+def _convert(fn: Callable[[Any], object]) -> Callable[[Host, Bound, Call], Value]:
+    def convert(host: Host, args: Bound, call: Call) -> Value:
+        v = args["x"]
+        if isinstance(v, Const) and len(args.positional) == 1:
+            try:
+                return Const(fn(v.value))
+            except Exception:
+                return UNKNOWN
+        return UNKNOWN
+
+    return convert
+
+
+model("builtins.int", signature="(x, ...)")(_convert(int))
+model("builtins.float", signature="(x, ...)")(_convert(float))
+model("builtins.str", signature="(x, ...)")(_convert(str))
+model("builtins.abs", signature="(x, ...)")(_convert(abs))
+
+
+@model("builtins.bool", signature="(x=False)")
+def _bool(host: Host, args: Bound, call: Call) -> Value:
+    truth = host.truth(args["x"])
+    return UNKNOWN if truth is None else Const(truth)
+
+
+def _reduce(fn: Callable[..., object], single_iterable: bool = False) -> Callable[[Host, Bound, Call], Value]:
+    def reduce(host: Host, args: Bound, call: Call) -> Value:
+        values = list(args.positional)
+        if len(values) == 1 or single_iterable:
+            items = host.iterate(values[0]) if values else None
+            if items is None:
+                return UNKNOWN
+            values = items
+        if args.keywords or not values:
+            return UNKNOWN
+        if not all(isinstance(v, Const) and isinstance(v.value, int | float) for v in values):
+            return UNKNOWN
+        try:
+            return Const(fn([v.value for v in values if isinstance(v, Const)]))
+        except Exception:
+            return UNKNOWN
+
+    return reduce
+
+
+model("builtins.min", signature="(*args, **kwargs)")(_reduce(min))
+model("builtins.max", signature="(*args, **kwargs)")(_reduce(max))
+model("builtins.sum", signature="(*args, **kwargs)")(_reduce(sum, single_iterable=True))
+
+
+@model("builtins.getattr", signature="(o, name, ...)")
+def _getattr(host: Host, args: Bound, call: Call) -> Value:
+    name = args["name"]
+    if isinstance(name, Const) and isinstance(name.value, str) and len(args.positional) == 2:
+        return host.getattr(args["o"], name.value, call.node)
+    return UNKNOWN
+
+
+@model("builtins.setattr", signature="(obj, name, value)")
+def _setattr(host: Host, args: Bound, call: Call) -> Value:
+    name = args["name"]
+    target = args["obj"]
+    attr = name.value if isinstance(name, Const) and isinstance(name.value, str) else None
+    host.store_attribute(target, attr, args["value"])
+    return NONE
+
+
+@model("builtins.enumerate", signature="(iterable, ...)")
+def _enumerate(host: Host, args: Bound, call: Call) -> Value:
+    items = host.iterate(args["iterable"])
+    if items is None:
+        return UNKNOWN
+    return TupleVal(tuple(TupleVal((Const(i), v)) for i, v in enumerate(items)))
+
+
+@model("builtins.zip", signature="(*iterables, ...)")
+def _zip(host: Host, args: Bound, call: Call) -> Value:
+    lists = [host.iterate(v) for v in args.positional]
+    if not lists or any(x is None for x in lists):
+        return UNKNOWN
+    return TupleVal(tuple(TupleVal(tuple(t)) for t in zip(*[x or [] for x in lists], strict=False)))
+
+
+@model("builtins.print", signature="(...)")
+def _print(host: Host, args: Bound, call: Call) -> Value:
+    return NONE
+
+
+@model("builtins.staticmethod", signature="(f)")
+def _staticmethod(host: Host, args: Bound, call: Call) -> Value:
+    f = args["f"]
+    if isinstance(f, Func):
+        return Func(f.node, f.block, f.closure, f.defaults, f.qualname, None, origin=f.origin)
+    return f
+
+
+@model("builtins.call_blind_decorator", signature="(f)")
+def _call_blind_decorator(host: Host, args: Bound, call: Call) -> Value:
+    with contextlib.suppress(Diverges):
+        host.call_value(args["f"], Args([], {}, [], {}, False), call.node, call.frame, call.block)
+    return UNKNOWN
+
+
+@model("builtins.never_decorator", signature="(...)")
+def _never_decorator(host: Host, args: Bound, call: Call) -> Value:
+    return UNKNOWN
+
+
+@model("builtins.identity_decorator", signature="(f)")
+def _identity_decorator(host: Host, args: Bound, call: Call) -> Value:
+    return args["f"]

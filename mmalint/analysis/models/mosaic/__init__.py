@@ -1,0 +1,2 @@
+"""Mosaic GPU (`jax.experimental.mosaic.gpu`): memrefs, fragmented arrays, layouts, the
+instruction families and kernel launches."""

@@ -1,0 +1,1 @@
+"""Pallas (`jax.experimental.pallas`) and its Mosaic GPU backend (`plgpu`)."""

@@ -1,0 +1,94 @@
+"""The standard library the checked code builds its parameters with: functools, itertools,
+math, typing."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+from mmalint.analysis import bounds
+from mmalint.analysis.host import REGISTRY, Bound, Call, Host, model, resolver
+from mmalint.analysis.values import UNKNOWN, Api, Const, Func, Partial, TupleVal, Value, as_int
+
+
+@model("functools.partial", signature="(func, *args, **keywords)")
+def _partial(host: Host, args: Bound, call: Call) -> Value:
+    if not args.positional:
+        return UNKNOWN
+    func = args.positional[0]
+    special = REGISTRY.partials.get(func.name) if isinstance(func, Api) else REGISTRY.partial_kinds.get(type(func))
+    if special is not None:
+        found = special(func, args.raw)
+        if found is not None:
+            return found
+    if not args.complete:
+        return UNKNOWN
+    return Partial(func, tuple(args.positional[1:]), tuple(args.keywords.items()))
+
+
+@model("functools.cache", signature="(user_function)")
+def _cache(host: Host, args: Bound, call: Call) -> Value:
+    return args["user_function"]
+
+
+@model("functools.lru_cache", signature="(*args, **kwargs)")
+def _lru_cache(host: Host, args: Bound, call: Call) -> Value:
+    first = args.positional[0] if args.positional else None
+    if first is not None and (isinstance(first, Func | Partial) or REGISTRY.callables.get(type(first))):
+        return first  # `@functools.lru_cache` on a function (or a kernel)
+    return Api("builtins.identity_decorator")  # `@functools.lru_cache(maxsize=None)`
+
+
+@model("functools.wraps", signature="(wrapped, ...)")
+def _wraps(host: Host, args: Bound, call: Call) -> Value:
+    return Api("builtins.identity_decorator")
+
+
+@model("itertools.product", signature="(*iterables, **kwargs)")
+def _product(host: Host, args: Bound, call: Call) -> Value:
+    if args.keywords or not args.complete:
+        return UNKNOWN
+    pools = [host.iterate(v) for v in args.positional]
+    if any(p is None for p in pools):
+        return UNKNOWN
+    combos: list[tuple[Value, ...]] = [()]
+    for pool in pools:
+        assert pool is not None
+        combos = [(*c, item) for c in combos for item in pool]
+        if len(combos) > 256:
+            return UNKNOWN
+    return TupleVal(tuple(TupleVal(c) for c in combos))
+
+
+def _math(fn: Callable[..., object]) -> Callable[[Host, Bound, Call], Value]:
+    def compute(host: Host, args: Bound, call: Call) -> Value:
+        values = args.positional
+        if len(values) == 1 and isinstance(values[0], TupleVal):
+            values = list(values[0].items)
+        ints = [as_int(v) for v in values]
+        if any(i is None for i in ints):
+            return UNKNOWN
+        if not bounds.affordable_ints([i for i in ints if i is not None]):
+            return UNKNOWN
+        try:
+            return Const(fn(*ints))
+        except Exception:
+            return UNKNOWN
+
+    return compute
+
+
+model("math.prod", signature="(*args, **kwargs)")(_math(lambda *xs: math.prod(xs)))
+model("math.ceil", signature="(*args, **kwargs)")(_math(math.ceil))
+model("math.gcd", signature="(*args, **kwargs)")(_math(math.gcd))
+model("math.lcm", signature="(*args, **kwargs)")(_math(math.lcm))
+
+
+REGISTRY.both_ways.add("typing.TYPE_CHECKING")
+
+
+@resolver("typing.TYPE_CHECKING")
+@resolver("TYPE_CHECKING")
+def _type_checking(name: str) -> Value | None:
+    # Both branches of `if TYPE_CHECKING:` run (see the interpreter's `if`).
+    return Api("typing.TYPE_CHECKING") if name in ("typing.TYPE_CHECKING", "TYPE_CHECKING") else None
