@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from mmalint.confirm.signature import Call
+from mmalint.confirm.call import Call
 
 
 @dataclass(frozen=True)
