@@ -20,6 +20,7 @@ import tokenize
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
+from mmalint.analysis.source import split_lines as source_lines
 from mmalint.catalog import Catalog, Rule
 from mmalint.diagnostics import Diagnostic, Edit, Fix, Location, Range
 
@@ -30,7 +31,6 @@ _CODE = r"[A-Z]+[0-9]+"
 _CODES = rf"(?P<codes>{_CODE}(?:(?:\s*,\s*|\s+){_CODE})*)"
 LINE_NOQA = re.compile(rf"#\s*(?i:noqa)(?::[ \t]*{_CODES}?)?")
 FILE_NOQA = re.compile(rf"^#\s*mmalint:\s*(?i:noqa)(?::[ \t]*{_CODES}?)?")
-_NEWLINE = re.compile(r"\r\n|\r|\n")
 _MMA = re.compile(r"MMA\d{1,3}")
 _STRING_TOKENS = {tokenize.STRING, getattr(tokenize, "FSTRING_MIDDLE", tokenize.STRING)}
 
@@ -65,15 +65,9 @@ class Directives:
 
 
 def split_lines(text: str) -> list[str]:
-    """Lines as Python, libcst and the LSP count them (\\r\\n, \\r and \\n only), ends kept."""
-    lines: list[str] = []
-    pos = 0
-    for m in _NEWLINE.finditer(text):
-        lines.append(text[pos : m.end()])
-        pos = m.end()
-    if pos < len(text) or not lines:
-        lines.append(text[pos:])
-    return lines
+    """A document's lines as the analysis splits them (`analysis.source.split_lines`: \\r\\n,
+    \\r and \\n only, ends kept), but never none: an editor's empty document has a line 0."""
+    return source_lines(text) or [""]
 
 
 def _comments(text: str) -> Iterable[tuple[int, int, str]]:

@@ -9,7 +9,7 @@ from mmalint.facts.dtypes import IrType as IrTypeInfo
 
 __all__ = [
     "DTYPES", "DTYPE_CLASSES", "IR_TYPES", "IR_TYPE_CLASSES", "DTypeInfo", "IrTypeInfo",
-    "dtype_of_ir_type", "ir_type_of_dtype", "lookup_dtype",
+    "dtype_of_ir_type", "lookup_dtype",
 ]
 
 # Other spellings of the same dtypes: `jnp.bool_`, `np.float_`, `"f4"`, `"i1"`...
@@ -86,12 +86,6 @@ IR_TYPE_CLASSES: dict[str, str] = {
     "Float4E2M1FNType": "f4E2M1FN",
     "IndexType": "index",
 }
-
-
-def ir_type_of_dtype(name: str) -> str | None:
-    """`utils.dtype_to_ir_type`: the signless MLIR type of a dtype name."""
-    info = DTYPES.get(name)
-    return info.mlir if info is not None else None
 
 
 def dtype_of_ir_type(ir_name: str, is_signed: bool | None) -> str | None:

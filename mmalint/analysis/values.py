@@ -426,12 +426,6 @@ def as_shape(value: Value) -> tuple[int | None, ...] | None:
     return None
 
 
-def const_shape(dims: tuple[int | None, ...], origin: Origin | None = None) -> Value:
-    return TupleVal(
-        tuple(Const(d) if d is not None else UNKNOWN for d in dims), origin=origin
-    )
-
-
 @dataclass(frozen=True, eq=False)
 class Method(Value):
     """A method of a modelled value, not yet called: `frag.astype`, `ref.at`, `kwargs.pop`."""

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from mmalint.analysis.calls import MmaSite
 from mmalint.catalog import Catalog
-from mmalint.checks.call import MmaCall
+from mmalint.checks.call import MEMORY_SPACES, MmaCall
 from mmalint.checks.conditions import Conditions
 
 
@@ -19,6 +19,10 @@ class Role:
     name: str
     title: str  # how a message names it: "accumulator", "lhs operand `a`"
     memory_space: str  # registers, smem, tmem or gmem
+
+    def __post_init__(self) -> None:
+        if self.memory_space not in MEMORY_SPACES:
+            raise ValueError(f"role {self.name}: unknown memory space {self.memory_space!r}")
 
 
 @dataclass(frozen=True)
@@ -56,9 +60,6 @@ class Family:
 
     def has_api(self, name: str) -> bool:
         return any(api.name == name for api in self.apis)
-
-    def apis_of(self, frontend: str) -> tuple[Api, ...]:
-        return tuple(api for api in self.apis if api.frontend == frontend)
 
     def role(self, name: str) -> Role:
         for role in self.roles:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from mmalint.analysis.calls import MmaSite, SiteOperand
 from mmalint.analysis.host import Bound, Call, Host, ModelFn, model, record_use, trigger
 from mmalint.analysis.values import UNKNOWN, Array, DType, Fragment, IrType, Value
+from mmalint.facts.mma import ACCUMULATOR_DTYPES, ACCUMULATOR_TYPES
 
 FAMILY = "mma"
 ROLES = ("acc", "a", "b")
@@ -45,15 +46,13 @@ for _api in APIS:
     model(_api, signature=SIGNATURE)(_mma(_api))
 
 
-_ACC_IR_TYPES = frozenset({"i32", "f32", "f64"})
-_ACC_DTYPES = frozenset({"int32", "float32", "float64"})
 
 
 def _acc_like(value: Value) -> bool | None:
     if isinstance(value, Fragment) and isinstance(value.ir_type, IrType):
-        return value.ir_type.name in _ACC_IR_TYPES
+        return value.ir_type.name in ACCUMULATOR_TYPES
     if isinstance(value, Array) and isinstance(value.dtype, DType):
-        return value.dtype.name in _ACC_DTYPES
+        return value.dtype.name in ACCUMULATOR_DTYPES
     return None
 
 
