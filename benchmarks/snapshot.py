@@ -40,17 +40,19 @@ def _key(d: dict[str, Any]) -> tuple[object, ...]:
     return (d.get("filename"), loc.get("row"), loc.get("column"), d.get("code"), d.get("message"))
 
 
-def _diff(old: Any, new: Any, path: str, changes: list[str], added: set[str]) -> None:
+def _diff(old: Any, new: Any, path: str, rel: str, changes: list[str], added: set[str]) -> None:
+    """Changes from `old` to `new` into `changes`; keys only `new` has, by their path inside a
+    diagnostic (`call.family`), into `added`."""
     if isinstance(old, dict) and isinstance(new, dict):
         for key in old:
             if key not in new:
                 changes.append(f"{path}.{key}: removed")
             else:
-                _diff(old[key], new[key], f"{path}.{key}", changes, added)
-        added.update(f"{path.split(']', 1)[-1]}.{k}" for k in new if k not in old)
+                _diff(old[key], new[key], f"{path}.{key}", f"{rel}.{key}", changes, added)
+        added.update(f"{rel}.{k}".lstrip(".") for k in new if k not in old)
     elif isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
         for i, (a, b) in enumerate(zip(old, new, strict=True)):
-            _diff(a, b, f"{path}[{i}]", changes, added)
+            _diff(a, b, f"{path}[{i}]", f"{rel}[]", changes, added)
     elif old != new:
         changes.append(f"{path}: {json.dumps(old)[:120]} -> {json.dumps(new)[:120]}")
 
@@ -68,7 +70,7 @@ def _compare(before: Path, after: Path) -> int:
         for key in now.keys() - then.keys():
             changes.append(f"jax {version}: new: {key}")
         for key in then.keys() & now.keys():
-            _diff(then[key], now[key], f"jax {version} {key}", changes, added)
+            _diff(then[key], now[key], f"jax {version} {key}", "", changes, added)
         print(f"jax {version}: {len(then)} before, {len(now)} after")
     for line in changes:
         print(line)
