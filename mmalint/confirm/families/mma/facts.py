@@ -88,8 +88,6 @@ BASE_ARCH = shared.arch_name(shared.BASE_ARCH)
 
 # ---------------------------------------------------------------- rule codes
 
-# Rules whose mistake raises nothing: the numbers are silently wrong.
-SILENT_CODES = frozenset({"MMA203", "MMA204"})
 # Rule families whose mistake is in the instruction's types or target (dtype, signedness,
 # target): the instruction shows it (ptxas, CuPy), and it does not depend on the shape.
 INSTRUCTION_CODE_PREFIXES = ("MMA1", "MMA2", "MMA5")

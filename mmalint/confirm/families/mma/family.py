@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from mmalint.catalog import load_catalog
 from mmalint.confirm.families.mma import APIS, NAME, facts, probes
 from mmalint.confirm.families.mma.cases import kernel_spec
 from mmalint.confirm.families.mma.fixes import FIX_DESCRIPTIONS, fixed_call, unmasked_call
@@ -28,7 +29,8 @@ FAMILY = Family(
     emitted_instruction=emitted_instruction,
     data_instruction=data_instruction,
     ptx_module=_ptx_module,
-    silent_codes=facts.SILENT_CODES,
+    # The catalog's: the rules whose checks on this family's APIs raise nothing.
+    silent_codes=frozenset(c.rule for c in load_catalog().checks if c.stage == "silent" and c.api in APIS),
     instruction_code_prefixes=facts.INSTRUCTION_CODE_PREFIXES,
     jax_only_code_prefixes=facts.JAX_ONLY_CODE_PREFIXES,
     not_in_instruction=facts.NOT_IN_INSTRUCTION,
