@@ -1,7 +1,7 @@
 """MMA501 for the warp-level family: the jax APIs whose presence depends on the jax version.
 
 An MMA501 finding has no call signature (`call` is null): it is about an API, not an MMA call.
-The API is named in the finding's message (the `feature` of `rules/checks.toml`'s
+The API is named in the finding's message (the `feature` of `rules/checks/mma.toml`'s
 `[[availability]]` entries, e.g. "`plgpu.mma` does not exist in jax 0.10"); `kernels.probe_api`
 tries each probe named here with the installed jax, in a worker.
 """
