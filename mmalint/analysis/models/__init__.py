@@ -2,9 +2,10 @@
 in `host.REGISTRY`."""
 
 from mmalint.analysis.models import builtins, mlir, numpy, stdlib, testing
-from mmalint.analysis.models.mosaic import fragments, launch, layouts, memrefs, mma
+from mmalint.analysis.models.mosaic import fragments, launch, layouts, memrefs, mma, wgmma
 from mmalint.analysis.models.pallas import launch as pallas_launch
 from mmalint.analysis.models.pallas import mosaic_gpu
+from mmalint.analysis.models.pallas import wgmma as pallas_wgmma
 
 __all__ = [
     "builtins",
@@ -17,6 +18,8 @@ __all__ = [
     "mosaic_gpu",
     "numpy",
     "pallas_launch",
+    "pallas_wgmma",
     "stdlib",
     "testing",
+    "wgmma",
 ]

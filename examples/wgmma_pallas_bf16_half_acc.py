@@ -1,0 +1,46 @@
+"""A Hopper bf16 GEMM tile in Pallas: the accumulator was made float16 to save registers.
+
+wgmma has no bf16 x bf16 -> f16 form: bfloat16 operands accumulate in float32 only.
+"""
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+TILE_M, TILE_N, TILE_K = 128, 128, 64
+ACC_DTYPE = jnp.float16  # half the accumulator registers
+
+
+def gemm_tile(a, b):
+  m, k = a.shape
+  _, n = b.shape
+  transforms = (plgpu.TilingTransform((8, 64)), plgpu.SwizzleTransform(128))
+
+  def kernel(a_gmem, b_gmem, o_gmem, a_smem, b_smem, barrier):
+    plgpu.copy_gmem_to_smem(a_gmem, a_smem, barrier)
+    plgpu.copy_gmem_to_smem(b_gmem, b_smem, barrier)
+    plgpu.barrier_wait(barrier)
+
+    def scope(acc_ref):
+      plgpu.wgmma(acc_ref, a_smem, b_smem)
+      return acc_ref[...]
+
+    acc = pl.run_scoped(scope, plgpu.ACC((TILE_M, TILE_N), ACC_DTYPE))
+    o_gmem[...] = acc.astype(o_gmem.dtype)
+
+  return plgpu.kernel(
+      kernel,
+      out_shape=jax.ShapeDtypeStruct((m, n), jnp.bfloat16),
+      scratch_shapes=[
+          plgpu.SMEM((TILE_M, TILE_K), jnp.bfloat16, transforms=transforms),
+          plgpu.SMEM((TILE_K, TILE_N), jnp.bfloat16, transforms=transforms),
+          plgpu.Barrier(num_arrivals=2),
+      ],
+  )(a, b)
+
+
+if __name__ == "__main__":
+  a = jnp.ones((TILE_M, TILE_K), jnp.bfloat16)
+  b = jnp.ones((TILE_K, TILE_N), jnp.bfloat16)
+  print(gemm_tile(a, b))

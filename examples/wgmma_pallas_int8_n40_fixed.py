@@ -1,0 +1,34 @@
+"""An int8 Pallas wgmma over 40 output channels, padded to 48: integer wgmma needs N of 8, 16,
+24 or a multiple of 16 (the caller drops the 8 padding channels)."""
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+BLOCK_M, CHANNELS, K = 64, 48, 128
+
+
+def conv1x1(x, w):
+  transforms = (plgpu.TilingTransform((8, 128)), plgpu.SwizzleTransform(128))
+
+  def kernel(x_gmem, w_gmem, o_gmem, x_smem, w_smem, barrier):
+    plgpu.copy_gmem_to_smem(x_gmem, x_smem, barrier)
+    plgpu.copy_gmem_to_smem(w_gmem, w_smem, barrier)
+    plgpu.barrier_wait(barrier)
+
+    def scope(acc_ref):
+      plgpu.wgmma(acc_ref, x_smem, w_smem.T)
+      return acc_ref[...]
+
+    o_gmem[...] = pl.run_scoped(scope, plgpu.ACC((BLOCK_M, CHANNELS), jnp.int32))
+
+  return plgpu.kernel(
+      kernel,
+      out_shape=jax.ShapeDtypeStruct((BLOCK_M, CHANNELS), jnp.int32),
+      scratch_shapes=[
+          plgpu.SMEM((BLOCK_M, K), jnp.int8, transforms=transforms),
+          plgpu.SMEM((CHANNELS, K), jnp.int8, transforms=transforms),
+          plgpu.Barrier(num_arrivals=2),
+      ],
+  )(x, w)

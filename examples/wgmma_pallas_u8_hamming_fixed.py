@@ -1,0 +1,38 @@
+"""Binary-code similarity on Hopper: the feature bytes are stored as int8 (each byte minus 128),
+since jax's wgmma computes every 8-bit integer operand as signed. The caller adds back
+128 * (sum(q) + sum(d)) - 128 * 128 * K.
+"""
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+BLOCK_Q, BLOCK_D, CODE_BYTES = 64, 128, 128
+FEATURE_DTYPE = jnp.int8
+
+
+def similarity(queries, database):
+  transforms = (plgpu.TilingTransform((8, 128)), plgpu.SwizzleTransform(128))
+
+  def kernel(q_gmem, d_gmem, o_gmem, q_smem, d_smem, barrier):
+    plgpu.copy_gmem_to_smem(q_gmem, q_smem, barrier)
+    plgpu.copy_gmem_to_smem(d_gmem, d_smem, barrier)
+    plgpu.barrier_wait(barrier)
+
+    def scope(acc_ref):
+      # 8-bit wgmma needs a K-major B: the database tile is (d, k), transposed.
+      plgpu.wgmma(acc_ref, q_smem, plgpu.transpose_ref(d_smem, (1, 0)))
+      return acc_ref[...]
+
+    o_gmem[...] = pl.run_scoped(scope, plgpu.ACC((BLOCK_Q, BLOCK_D), jnp.int32))
+
+  return plgpu.kernel(
+      kernel,
+      out_shape=jax.ShapeDtypeStruct((BLOCK_Q, BLOCK_D), jnp.int32),
+      scratch_shapes=[
+          plgpu.SMEM((BLOCK_Q, CODE_BYTES), FEATURE_DTYPE, transforms=transforms),
+          plgpu.SMEM((BLOCK_D, CODE_BYTES), FEATURE_DTYPE, transforms=transforms),
+          plgpu.Barrier(num_arrivals=2),
+      ],
+  )(queries, database)

@@ -1,0 +1,69 @@
+"""The warpgroup MMA family (`wgmma.mma_async`, Hopper): jax's `mosaic/gpu/wgmma.py` and
+Pallas's `plgpu.wgmma`.
+
+`wgmma(acc, a, b)` keeps the accumulator in registers, reads A from registers or SMEM and B
+from SMEM. A Pallas call lowers with the kernel's lowering semantics, whose default depends on
+the jax version (the `default_semantics` of the API's table in `rules/checks/wgmma.toml`).
+"""
+
+from __future__ import annotations
+
+from mmalint.analysis.calls import MmaSite
+from mmalint.analysis.values import Array, Fragment, Ref, Semantics, Value
+from mmalint.catalog import Catalog
+from mmalint.checks.call import MmaCall, Operand, operand
+from mmalint.checks.conditions import wgmma as conditions
+from mmalint.checks.conditions.wgmma import WgmmaTable
+from mmalint.checks.families.family import Api, Family, Role
+
+ROLES = (
+    Role("acc", "accumulator", "registers"),
+    Role("a", "lhs operand `a`", "registers"),  # or SMEM: decided per call
+    Role("b", "rhs operand `b`", "smem"),
+)
+
+MGPU = Api("mgpu.wgmma", "mosaic", "jax.experimental.mosaic.gpu")
+PLGPU = Api("plgpu.wgmma", "pallas", "jax.experimental.pallas.mosaic_gpu")
+
+# How an accumulator allocated by `plgpu.ACC` reads in the call (the conditions' `how`).
+ALLOCATED = "allocated"
+
+
+def _operand(position: int, value: Value, site: MmaSite, role: str) -> Operand:
+    """An operand with the memory space its value lives in: a ref is SMEM (B, or A) except the
+    accumulator, which `plgpu.ACC` allocates in registers; arrays and fragments are registers."""
+    origin = site.operands[position].origin
+    if isinstance(value, Ref):
+        as_array = Array(value.dtype, value.shape, created=value.origin,
+                         how=ALLOCATED if role == "acc" else "ref", view=value.view)
+        return operand(position, as_array, origin, role, "registers" if role == "acc" else "smem")
+    if isinstance(value, Fragment | Array):
+        return operand(position, value, origin, role, "registers")
+    return operand(position, value, origin, role, None)
+
+
+def normalize(
+    site: MmaSite, catalog: Catalog, version: str, target_arch: tuple[int, int] | None = None
+) -> MmaCall:
+    """The call's facts for one jax version: operands by role with their memory spaces, the
+    lowering semantics of a Pallas call (its kernel's, or that jax's default)."""
+    api = FAMILY.api(site.api)
+    acc, a, b = (_operand(i, op.value, site, op.role) for i, op in enumerate(site.operands))
+    semantics = None
+    if api.frontend == "pallas" and isinstance(site.context.semantics, Semantics):
+        semantics = site.context.semantics.name
+        if semantics == "default":
+            table: WgmmaTable = catalog.table(api.name, version)
+            semantics = table.default_semantics
+    return MmaCall(site.api, site, version, semantics, acc, a, b, target_arch=target_arch,
+                   frontend=api.frontend)
+
+
+FAMILY = Family(
+    name="wgmma",
+    roles=ROLES,
+    apis=(MGPU, PLGPU),
+    conditions=conditions.CONDITIONS,
+    normalize=normalize,
+    operands_unknown=conditions.operands_unknown,
+)
