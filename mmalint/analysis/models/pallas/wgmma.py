@@ -18,7 +18,7 @@ def _acc(host: Host, args: Bound, call: Call) -> Value:
     """`plgpu.ACC((m, n))` is float32 (`WGMMAAccumulatorRef.dtype = jnp.float32`)."""
     dtype = to_dtype(args["dtype"])
     if is_none(dtype):
-        dtype = DType("float32", origin=call.origin) if not args.given("dtype") or args.complete else UNKNOWN
+        dtype = DType("float32", origin=call.origin) if args.complete else UNKNOWN
     return Array(dtype, as_shape_value(args["shape"]), UNKNOWN, created=call.origin, how="scratch")
 
 
