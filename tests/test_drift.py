@@ -13,8 +13,11 @@ from mmalint.catalog import load_catalog
 from mmalint.drift import (
     MMA_PY,
     PALLAS_CORE,
+    PALLAS_LOWERING,
     PALLAS_PRIMITIVES,
+    WGMMA_PY,
     compare,
+    compare_wgmma,
     installed_jax_file,
     normalize,
     raises_in,
@@ -66,3 +69,45 @@ def mma(acc, a, b):
 
     assert operand_types(source) == ["bf16", "i8"]
     assert normalize("Dtype mismatch: {a_type} != {b_type}") == "Dtype mismatch: {} != {}"
+
+
+def test_wgmma_catalog_matches_the_installed_jax() -> None:
+    """`rules/checks/wgmma.toml` against the installed jax's wgmma.py and Pallas's wgmma."""
+    version = installed_jax_version()
+    wgmma_py = _read(WGMMA_PY)
+    if version is None or wgmma_py is None:
+        pytest.skip("jax is not installed")
+    catalog = load_catalog()
+    key = catalog.resolve_version(version)
+    if key != ".".join(version.split(".")[:2]):
+        pytest.skip(f"jax {version} is not in the catalog ({', '.join(catalog.versions)}): add it")
+    drifts = compare_wgmma(catalog, key, wgmma_py, _read(PALLAS_PRIMITIVES), _read(PALLAS_LOWERING),
+                           _read(PALLAS_CORE))
+    assert not drifts, "\n".join(str(d) for d in drifts)
+
+
+def test_the_wgmma_reader_sees_a_changed_message() -> None:
+    """The wgmma reader on a snippet shaped like jax's wgmma.py whose s32 message changed."""
+    source = '''
+def wgmma(acc, a, b, *, swizzle=128):
+  if element_type != element_type2 and not both_fp8:
+    raise ValueError(
+        "WGMMA requires A and B to have the same element type (or be a mix of"
+        f" the e4m3/e5m2 FP8 types), got: {element_type2} and {element_type}"
+    )
+  if element_type == f32:
+    raise ValueError(f"WGMMA with element type {element_type} only supports accumulators"
+                     f" of type f32, but got: {acc}")
+  elif element_type == f16:
+    raise ValueError(f"WGMMA with element type {element_type} only supports accumulators "
+                     f"of type f32 or f16, but got: {acc}")
+  elif element_type == i8:
+    if a_in_regs and not a.is_signed:
+      raise NotImplementedError("WGMMA with lhs of type u8")
+    raise ValueError(f"WGMMA with element type {element_type} only supports accumulators "
+                     f"of type i32, but got: {acc}")
+  if n > 256 or n % 8:
+    raise ValueError(f"N must be a multiple of 8 and <= 256, got: {n}")
+'''
+    drifts = compare_wgmma(load_catalog(), "0.11", source, None, None, None)
+    assert [d.what for d in drifts] == ["accumulator types wgmma names", "checks in WGMMAAccumulator.zero, in order"]

@@ -1,10 +1,13 @@
 """Drift readers: the installed jax's own sources against the catalog, one module per
-instruction family (`mma`), over the shared source reading of `source`."""
+instruction family (`mma`, `wgmma`), over the shared source reading of `source`."""
 
 from mmalint.drift.mma import MMA_PY, PALLAS_CORE, PALLAS_PRIMITIVES, compare, operand_types
 from mmalint.drift.source import Drift, Raise, installed_jax_file, normalize, raises_in
+from mmalint.drift.wgmma import PALLAS_LOWERING, WGMMA_PY
+from mmalint.drift.wgmma import compare as compare_wgmma
 
 __all__ = [
     "MMA_PY", "PALLAS_CORE", "PALLAS_PRIMITIVES", "Drift", "Raise", "compare", "installed_jax_file",
     "normalize", "operand_types", "raises_in",
+    "PALLAS_LOWERING", "WGMMA_PY", "compare_wgmma",
 ]
