@@ -7,7 +7,17 @@ from mmalint.drift.wgmma import PALLAS_LOWERING, WGMMA_PY
 from mmalint.drift.wgmma import compare as compare_wgmma
 
 __all__ = [
-    "MMA_PY", "PALLAS_CORE", "PALLAS_PRIMITIVES", "Drift", "Raise", "compare", "installed_jax_file",
-    "normalize", "operand_types", "raises_in",
-    "PALLAS_LOWERING", "WGMMA_PY", "compare_wgmma",
+    "MMA_PY",
+    "PALLAS_CORE",
+    "PALLAS_LOWERING",
+    "PALLAS_PRIMITIVES",
+    "WGMMA_PY",
+    "Drift",
+    "Raise",
+    "compare",
+    "compare_wgmma",
+    "installed_jax_file",
+    "normalize",
+    "operand_types",
+    "raises_in",
 ]
