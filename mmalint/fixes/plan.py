@@ -126,6 +126,22 @@ def _accumulator_fix(finding: Finding) -> Fix | None:
     return _fragment_type_fix(finding, target)
 
 
+def _wgmma_accumulator_fix(finding: Finding) -> Fix | None:
+    """MMA601/MMA602 on a Pallas `plgpu.ACC`: its dtype where it was written, float32 for
+    floating operands (accepted for every one), int32 for int8 ones and for an unsigned one."""
+    call = finding.call
+    if call.frontend != "pallas" or call.b.element_type is None:
+        return None
+    target = "int32" if call.b.element_type == "i8" else "float32"
+    origin = call.acc.type_origin
+    if origin is None or _from_world(finding, origin):
+        return None
+    content = _dtype_replacement(origin.node, origin.code(), target)
+    if content is None:
+        return None
+    return _fix(finding, [(origin, content)], _local(finding, call.acc.created, [origin]))
+
+
 def _dtype_replacement(node: cst.CSTNode, text: str, target: str) -> str | None:
     """`jnp.float32` -> `jnp.int32`, `"float32"` -> `"int32"`; None for anything else."""
     if isinstance(node, cst.Attribute) and lookup_dtype(node.attr.value) is not None:
@@ -519,4 +535,6 @@ PLANNERS: dict[str, Callable[[Finding], Fix | None]] = {
     "MMA202": _is_signed_fix,
     "MMA203": _data_sign_fix,
     "MMA204": _semantics_fix,
+    "MMA601": _wgmma_accumulator_fix,
+    "MMA602": _wgmma_accumulator_fix,
 }
