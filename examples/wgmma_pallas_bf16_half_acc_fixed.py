@@ -16,7 +16,7 @@ def gemm_tile(a, b):
   _, n = b.shape
   transforms = (plgpu.TilingTransform((8, 64)), plgpu.SwizzleTransform(128))
 
-  def kernel(a_gmem, b_gmem, o_gmem, a_smem, b_smem, barrier):
+  def kernel(a_gmem, b_gmem, o_gmem, a_smem, b_smem, o_smem, barrier):
     plgpu.copy_gmem_to_smem(a_gmem, a_smem, barrier)
     plgpu.copy_gmem_to_smem(b_gmem, b_smem, barrier)
     plgpu.barrier_wait(barrier)
@@ -26,14 +26,18 @@ def gemm_tile(a, b):
       return acc_ref[...]
 
     acc = pl.run_scoped(scope, plgpu.ACC((TILE_M, TILE_N), ACC_DTYPE))
-    o_gmem[...] = acc.astype(o_gmem.dtype)
+    o_smem[...] = acc.astype(o_smem.dtype)
+    plgpu.commit_smem()
+    plgpu.copy_smem_to_gmem(o_smem, o_gmem)
+    plgpu.wait_smem_to_gmem(0)
 
   return plgpu.kernel(
       kernel,
-      out_shape=jax.ShapeDtypeStruct((m, n), jnp.bfloat16),
-      scratch_shapes=[
+      out_type=jax.ShapeDtypeStruct((m, n), jnp.bfloat16),
+      scratch_types=[
           plgpu.SMEM((TILE_M, TILE_K), jnp.bfloat16, transforms=transforms),
           plgpu.SMEM((TILE_K, TILE_N), jnp.bfloat16, transforms=transforms),
+          plgpu.SMEM((TILE_M, TILE_N), jnp.bfloat16),
           plgpu.Barrier(num_arrivals=2),
       ],
   )(a, b)

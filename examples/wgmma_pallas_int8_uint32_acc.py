@@ -31,10 +31,11 @@ def int8_matmul(a, b, *, tile_m=128, tile_n=128, tile_k=128, out_dtype=jnp.uint3
   body = functools.partial(pl.run_scoped, acc_ref=plgpu.ACC((tile_m, tile_n), out_dtype))
   return plgpu.kernel(
       lambda a_gmem, b_gmem, o_gmem: body(lambda acc_ref: kernel(a_gmem, b_gmem, o_gmem, acc_ref)),
-      out_shape=jax.ShapeDtypeStruct((m, n), out_dtype),
+      out_type=jax.ShapeDtypeStruct((m, n), out_dtype),
   )(a, b)
 
 
-a = jnp.ones((128, 512), jnp.int8)
-b = jnp.ones((128, 512), jnp.int8)
-int8_matmul(a, b)
+if __name__ == "__main__":
+  a = jnp.ones((128, 512), jnp.int8)
+  b = jnp.ones((128, 512), jnp.int8)
+  print(int8_matmul(a, b))

@@ -15,7 +15,7 @@ FEATURE_DTYPE = jnp.int8
 def similarity(queries, database):
   transforms = (plgpu.TilingTransform((8, 128)), plgpu.SwizzleTransform(128))
 
-  def kernel(q_gmem, d_gmem, o_gmem, q_smem, d_smem, barrier):
+  def kernel(q_gmem, d_gmem, o_gmem, q_smem, d_smem, o_smem, barrier):
     plgpu.copy_gmem_to_smem(q_gmem, q_smem, barrier)
     plgpu.copy_gmem_to_smem(d_gmem, d_smem, barrier)
     plgpu.barrier_wait(barrier)
@@ -25,14 +25,18 @@ def similarity(queries, database):
       plgpu.wgmma(acc_ref, q_smem, plgpu.transpose_ref(d_smem, (1, 0)))
       return acc_ref[...]
 
-    o_gmem[...] = pl.run_scoped(scope, plgpu.ACC((BLOCK_Q, BLOCK_D), jnp.int32))
+    o_smem[...] = pl.run_scoped(scope, plgpu.ACC((BLOCK_Q, BLOCK_D), jnp.int32))
+    plgpu.commit_smem()
+    plgpu.copy_smem_to_gmem(o_smem, o_gmem)
+    plgpu.wait_smem_to_gmem(0)
 
   return plgpu.kernel(
       kernel,
-      out_shape=jax.ShapeDtypeStruct((BLOCK_Q, BLOCK_D), jnp.int32),
-      scratch_shapes=[
+      out_type=jax.ShapeDtypeStruct((BLOCK_Q, BLOCK_D), jnp.int32),
+      scratch_types=[
           plgpu.SMEM((BLOCK_Q, CODE_BYTES), FEATURE_DTYPE, transforms=transforms),
           plgpu.SMEM((BLOCK_D, CODE_BYTES), FEATURE_DTYPE, transforms=transforms),
+          plgpu.SMEM((BLOCK_Q, BLOCK_D), jnp.int32),
           plgpu.Barrier(num_arrivals=2),
       ],
   )(queries, database)

@@ -25,5 +25,5 @@ f = mgpu.as_gpu_kernel(
     kernel, (1, 1, 1), (128, 1, 1),
     (jax.ShapeDtypeStruct((M, K), jnp.int8), jax.ShapeDtypeStruct((N, K), jnp.int8)),
     jax.ShapeDtypeStruct((M, N), jnp.int32),
-    (jax.ShapeDtypeStruct((M, K), jnp.int8), jax.ShapeDtypeStruct((N, K), jnp.int8), mgpu.TMABarrier()),
+    (jax.ShapeDtypeStruct((M, K), jnp.int8), jax.ShapeDtypeStruct((N, K), jnp.int8), mgpu.Barrier(arrival_count=1)),
 )

@@ -24,5 +24,5 @@ f = mgpu.as_gpu_kernel(
     kernel, (1, 1, 1), (128, 1, 1),
     (jax.ShapeDtypeStruct((M, K), P_DTYPE), jax.ShapeDtypeStruct((K, N), V_DTYPE)),
     jax.ShapeDtypeStruct((M, N), jnp.float32),
-    (jax.ShapeDtypeStruct((M, K), P_DTYPE), jax.ShapeDtypeStruct((K, N), V_DTYPE), mgpu.TMABarrier()),
+    (jax.ShapeDtypeStruct((M, K), P_DTYPE), jax.ShapeDtypeStruct((K, N), V_DTYPE), mgpu.Barrier(arrival_count=1)),
 )
