@@ -28,9 +28,9 @@ FAMILY = "wgmma"
 ROLES = ("acc", "a", "b")
 APIS = ("mgpu.wgmma", "plgpu.wgmma")
 
-# `wgmma` as a word or a prefix of one (`mgpu.wgmma(`, `plgpu.wgmma(`), and the accumulator
-# types whose construction the family checks (`WGMMAAccumulator.zero(..., is_signed=False)`).
-trigger(r"(?<![A-Za-z0-9_])wgmma(?![A-Za-z0-9])", "WGMMAAccumulator")
+# `wgmma` as a word (`mgpu.wgmma(`, `plgpu.wgmma(`, `from ...wgmma import wgmma`), not
+# `wgmma_wait` or `WGMMAAccumulator` alone: without the call itself no site is recorded.
+trigger(r"(?<![A-Za-z0-9_])wgmma(?![A-Za-z0-9_])")
 
 _WGMMA_LAYOUT = Layout("mma_acc", None, 4, name="WGMMA_LAYOUT")
 
