@@ -25,11 +25,6 @@ ACCUMULATOR_TEXT: dict[str, str] = {
     "f8E5M2": "f32 or f16",
     "i8": "s32",
 }
-# The NumPy dtype a fix gives the accumulator: what jax's own kernels use.
-FIX_ACCUMULATOR_DTYPE: dict[str, str] = {"f32": "float32", "i32": "int32", "f16": "float16"}
-
-# The operand element types `wgmma` reads from registers (A only).
-REGISTER_A_TYPES: frozenset[str] = frozenset({"f16", "bf16", "i8", "f8E5M2", "f8E4M3FN"})
 # The pair of fp8 types jax lets A and B mix from jax 0.11 (PR #38859).
 FP8_TYPES: frozenset[str] = frozenset({"f8E4M3FN", "f8E5M2"})
 
@@ -37,9 +32,7 @@ FP8_TYPES: frozenset[str] = frozenset({"f8E4M3FN", "f8E5M2"})
 M_MULTIPLE = 64
 N_MULTIPLE = 8
 N_MAX = 256
-# Swizzles jax's wgmma takes (16, no swizzle, raises NotImplementedError); K must be a multiple
-# of `swizzle // bytewidth`.
-SWIZZLES: tuple[int, ...] = (32, 64, 128)
+# `mgpu.wgmma(..., swizzle=128)`: the default swizzle in bytes.
 DEFAULT_SWIZZLE = 128
 
 
@@ -49,6 +42,7 @@ def integer_n_ok(n: int) -> bool:
     return n in (8, 16, 24) or (n % 16 == 0 and 0 < n <= N_MAX)
 
 
-# wgmma exists only on sm_90a: ptxas rejects it on sm_90, sm_100a and sm_120a.
+# wgmma exists only on sm_90a: ptxas rejects it on sm_90, sm_100a and sm_120a (the target
+# confirm's ptx tier compiles for; no rule reads it yet).
 ARCH: tuple[int, int] = (9, 0)
 ARCH_NAME = "sm_90a"

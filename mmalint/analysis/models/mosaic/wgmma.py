@@ -23,6 +23,7 @@ from mmalint.analysis.values import (
     Value,
     as_int,
 )
+from mmalint.facts.wgmma import DEFAULT_SWIZZLE
 
 FAMILY = "wgmma"
 ROLES = ("acc", "a", "b")
@@ -40,7 +41,7 @@ def _wgmma(api: str, signature: str) -> ModelFn:
         operands = tuple(SiteOperand(role, args[role], call.origin_of(args.node(role))) for role in ROLES)
         options: tuple[tuple[str, Value], ...] = ()
         if api == "mgpu.wgmma":
-            swizzle = args["swizzle"] if args.given("swizzle") else (Const(128) if args.complete else UNKNOWN)
+            swizzle = args["swizzle"] if args.given("swizzle") else (Const(DEFAULT_SWIZZLE) if args.complete else UNKNOWN)
             options = (("swizzle", swizzle),)
         host.record(MmaSite(FAMILY, api, call.origin, operands, host.context, options))
         acc = args["acc"]
