@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from mmalint.checks.conditions import mma
+from mmalint.checks.conditions import mma, tcgen05
 from mmalint.checks.conditions.registry import Condition, Conditions, Outcome
 
-BY_FAMILY: dict[str, Conditions] = {c.family: c for c in (mma.CONDITIONS,)}
+BY_FAMILY: dict[str, Conditions] = {c.family: c for c in (mma.CONDITIONS, tcgen05.CONDITIONS)}
 
 __all__ = ["BY_FAMILY", "Condition", "Conditions", "Outcome"]
