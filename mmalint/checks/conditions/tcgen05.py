@@ -153,7 +153,7 @@ def _n_multiple(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     if call.acc.element_type == "i32":
         multiple *= INTEGER_N_FACTOR
         mode += " integer"
-    return _one(n % multiple != 0, "acc", n=str(n), multiple=str(multiple), mode=mode)
+    return _one(n % multiple != 0, "acc", n_per_cta=str(n), multiple=str(multiple), mode=mode)
 
 
 @condition("unsigned-as-signed")
