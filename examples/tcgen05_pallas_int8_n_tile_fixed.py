@@ -27,15 +27,19 @@ def matmul(a, b):
           plgpu.TMEM((TILE_M, TILE_N), ACC_DTYPE, packed=False),
           plgpu.Barrier(num_arrivals=2),
           plgpu.Barrier(orders_tensor_core=True),
+          plgpu.SMEM((TILE_M, TILE_N), OUT_DTYPE),
       ],
   )
-  def kernel(a_gmem, b_gmem, out_gmem, a_smem, b_smem, acc_tmem, tma_barrier, mma_barrier):
+  def kernel(a_gmem, b_gmem, out_gmem, a_smem, b_smem, acc_tmem, tma_barrier, mma_barrier, out_smem):
     plgpu.copy_gmem_to_smem(a_gmem, a_smem, tma_barrier)
     plgpu.copy_gmem_to_smem(b_gmem, b_smem, tma_barrier)
     plgpu.barrier_wait(tma_barrier)
     plgpu.tcgen05_mma(acc_tmem, a_smem, b_smem.T, mma_barrier, accumulate=False)
     plgpu.barrier_wait(mma_barrier)
-    out_gmem[...] = plgpu.async_load_tmem(acc_tmem).astype(OUT_DTYPE)
+    out_smem[...] = plgpu.async_load_tmem(acc_tmem).astype(OUT_DTYPE)
+    plgpu.commit_smem()
+    plgpu.copy_smem_to_gmem(out_smem, out_gmem)
+    plgpu.wait_smem_to_gmem(0)
 
   return kernel(a, b)
 

@@ -13,6 +13,11 @@ M, N, K = 128, 128, 256
 BLOCK = 32  # one e8m0 scale per 32 elements of K (MXFP8)
 
 
+def scale_tiles(rows):
+  """The (rows, K // BLOCK) scales in the tiled form tcgen05 reads from SMEM."""
+  return (rows // 128, K // BLOCK // 4, 32, 16)
+
+
 def scaled_matmul(x, y, x_scale, y_scale):
   swizzle = 128
   transforms = (plgpu.TilingTransform((8, swizzle)), plgpu.SwizzleTransform(swizzle))
@@ -23,8 +28,8 @@ def scaled_matmul(x, y, x_scale, y_scale):
       scratch_types=[
           plgpu.SMEM((M, K), x.dtype, transforms=transforms),
           plgpu.SMEM((N, K), y.dtype, transforms=transforms),
-          plgpu.SMEM((M, K // BLOCK), jnp.float8_e8m0fnu),
-          plgpu.SMEM((N, K // BLOCK), jnp.float8_e8m0fnu),
+          plgpu.SMEM(scale_tiles(M), jnp.float8_e8m0fnu),
+          plgpu.SMEM(scale_tiles(N), jnp.float8_e8m0fnu),
           plgpu.TMEM((M, N), jnp.float32),
           plgpu.TMEM((M, K // BLOCK), jnp.float8_e8m0fnu, layout=plgpu.TMEMLayout.SCALES_LAYOUT),
           plgpu.TMEM((N, K // BLOCK), jnp.float8_e8m0fnu, layout=plgpu.TMEMLayout.SCALES_LAYOUT),
@@ -57,6 +62,6 @@ def scaled_matmul(x, y, x_scale, y_scale):
 
 x = jnp.ones((M, K), jnp.float8_e4m3fn)
 y = jnp.ones((N, K), jnp.float8_e4m3fn)
-x_scale = jnp.ones((M, K // BLOCK), jnp.float8_e8m0fnu)
-y_scale = jnp.ones((N, K // BLOCK), jnp.float8_e8m0fnu)
+x_scale = jnp.ones(scale_tiles(M), jnp.float8_e8m0fnu)
+y_scale = jnp.ones(scale_tiles(N), jnp.float8_e8m0fnu)
 scaled_matmul(x, y, x_scale, y_scale)
