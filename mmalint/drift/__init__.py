@@ -1,10 +1,12 @@
 """Drift readers: the installed jax's own sources against the catalog, one module per
-instruction family (`mma`), over the shared source reading of `source`."""
+instruction family (`mma`, `tcgen05`), over the shared source reading of `source`."""
 
 from mmalint.drift.mma import MMA_PY, PALLAS_CORE, PALLAS_PRIMITIVES, compare, operand_types
 from mmalint.drift.source import Drift, Raise, installed_jax_file, normalize, raises_in
+from mmalint.drift.tcgen05 import TCGEN05_PY
+from mmalint.drift.tcgen05 import compare as compare_tcgen05
 
 __all__ = [
     "MMA_PY", "PALLAS_CORE", "PALLAS_PRIMITIVES", "Drift", "Raise", "compare", "installed_jax_file",
-    "normalize", "operand_types", "raises_in",
+    "TCGEN05_PY", "compare_tcgen05", "normalize", "operand_types", "raises_in",
 ]

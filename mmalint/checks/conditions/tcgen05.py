@@ -129,7 +129,7 @@ def _tf32_not_lowered(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     found = _element(call, table)
     if found is None or _scaled(call) is not False or call.acc.element_type is None:
         return _one(None)
-    return _one(found[0] == "f32" and call.acc.element_type == "f32", "a")
+    return _one(found[0] == "f32" and call.acc.element_type == "f32", "a", mma_type="tf32")
 
 
 @condition("n-multiple")
