@@ -99,6 +99,8 @@ def create_instr_descriptor(input_dtype):
 def mma(d, a, b, *, a_scale=None, b_scale=None):
   if (is_scaled := a_scale is not None) != (b_scale is not None):
     raise ValueError("Either none or both scales should be provided")
+  if m not in (64, 128):
+    raise ValueError(f"Only M=128 and M=64 are supported for MMA, but got M={m}")
   if a_element_type == bf16:
     if d.dtype != f32:
       raise ValueError(f"MMA with element type {a_element_type} only supports accumulators"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mmalint.checks.conditions.registry import Conditions, Outcome
-from mmalint.facts.tcgen05 import FP8_TYPES, INTEGER_N_FACTOR, N_MULTIPLE, OPERAND_KINDS
+from mmalint.facts.tcgen05 import FP8_TYPES, INTEGER_N_FACTOR, N_MULTIPLE, OPERAND_KINDS, SUPPORTED_M
 
 if TYPE_CHECKING:
     from mmalint.checks.call import MmaCall
@@ -172,3 +172,13 @@ def _unsigned_as_signed(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
 def operands_unknown(call: MmaCall) -> bool:
     """Nothing is known of A's element type: no check on it can be replayed."""
     return call.a.element_type is None
+
+
+@condition("tmem-rows")
+def _tmem_rows(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """D (per CTA) has rows other than 128 or 64: TMEM cannot lay it out, so allocating it fails
+    before the MMA (whose own M check it never reaches)."""
+    shape = call.acc.shape
+    if shape is None or len(shape) != 2 or shape[0] is None:
+        return _one(None)
+    return _one(shape[0] not in SUPPORTED_M, "acc", m_value=str(shape[0]))
