@@ -13,7 +13,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mmalint.checks.conditions.registry import Conditions, Outcome
-from mmalint.facts.tcgen05 import FP8_TYPES, INTEGER_N_FACTOR, N_MULTIPLE, OPERAND_KINDS, SUPPORTED_M
+from mmalint.facts.tcgen05 import (
+    FP8_TYPES,
+    INTEGER_N_FACTOR,
+    N_MULTIPLE,
+    OPERAND_KINDS,
+    SUPPORTED_M,
+)
 
 if TYPE_CHECKING:
     from mmalint.checks.call import MmaCall
