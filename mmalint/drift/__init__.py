@@ -7,6 +7,6 @@ from mmalint.drift.tcgen05 import TCGEN05_PY
 from mmalint.drift.tcgen05 import compare as compare_tcgen05
 
 __all__ = [
-    "MMA_PY", "PALLAS_CORE", "PALLAS_PRIMITIVES", "Drift", "Raise", "compare", "installed_jax_file",
-    "TCGEN05_PY", "compare_tcgen05", "normalize", "operand_types", "raises_in",
+    "MMA_PY", "PALLAS_CORE", "PALLAS_PRIMITIVES", "TCGEN05_PY", "Drift", "Raise", "compare",
+    "compare_tcgen05", "installed_jax_file", "normalize", "operand_types", "raises_in",
 ]
