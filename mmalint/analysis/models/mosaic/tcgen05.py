@@ -18,8 +18,9 @@ FAMILY = "tcgen05"
 ROLES = ("d", "a", "b")
 MGPU_API = "mgpu.tcgen05.mma"
 
-# `tcgen05.mma(`, `plgpu.tcgen05_mma(`, `mgpu.TMEM(`: a file without the word has no such call.
-trigger(r"tcgen05")
+# `tcgen05.mma` or `plgpu.tcgen05_mma`: a file without either has no such call (one that imports
+# `tcgen05.mma` as `mma` has the warp-level family's word).
+trigger(r"tcgen05(?:\.mma|_mma)\b")
 
 
 def given(args: Bound, name: str) -> Value:
