@@ -32,10 +32,12 @@ def _newer_than_0_10(version: str | None) -> bool:
 def test_cpu_tiers_confirm_every_example_finding(tmp_path: Path) -> None:
     found = run_cli("check", "--format", "json", "--target-jax", "0.12", str(REPO / "examples"))
     assert found.returncode == 1, found.stderr
-    findings = json.loads(found.stdout)
+    # The warp-level family's findings: confirm has no tcgen05 family yet (its tiers are built
+    # separately; tcgen05 cannot run on the H200 at all).
+    findings = [f for f in json.loads(found.stdout) if f["call"]["family"] == "mma"]
     assert len(findings) == 18
     path = tmp_path / "findings.json"
-    path.write_text(found.stdout)
+    path.write_text(json.dumps(findings))
     confirmed = run_cli("confirm", str(path), "--tier", "ptx,jax", "--jobs", "2", "--format", "json")
     assert confirmed.returncode in (0, 1), confirmed.stderr
     verdicts = json.loads(confirmed.stdout)

@@ -15,8 +15,10 @@ from mmalint.drift import (
     PALLAS_CORE,
     PALLAS_LOWERING,
     PALLAS_PRIMITIVES,
+    TCGEN05_PY,
     WGMMA_PY,
     compare,
+    compare_tcgen05,
     compare_wgmma,
     installed_jax_file,
     normalize,
@@ -111,3 +113,72 @@ def wgmma(acc, a, b, *, swizzle=128):
 '''
     drifts = compare_wgmma(load_catalog(), "0.11", source, None, None, None)
     assert [d.what for d in drifts] == ["accumulator types wgmma names", "checks in WGMMAAccumulator.zero, in order"]
+
+
+def test_tcgen05_catalog_matches_the_installed_jax() -> None:
+    """tcgen05.py's `mma()` and `_do_mma()`, and Pallas's `tcgen05_mma`, against
+    `rules/checks/tcgen05.toml` (every jax the catalog holds has them, 0.10 included)."""
+    version = installed_jax_version()
+    tcgen05_py = _read(TCGEN05_PY)
+    if version is None or tcgen05_py is None:
+        pytest.skip("jax is not installed")
+    catalog = load_catalog()
+    key = catalog.resolve_version(version)
+    if key != ".".join(version.split(".")[:2]):
+        pytest.skip(f"jax {version} is not in the catalog ({', '.join(catalog.versions)}): add it")
+    drifts = compare_tcgen05(catalog, key, tcgen05_py, _read(PALLAS_PRIMITIVES))
+    assert not drifts, "\n".join(str(d) for d in drifts)
+
+
+def test_the_tcgen05_reader_sees_a_changed_message() -> None:
+    """On a snippet shaped like jax's tcgen05.py: the catalog's checks must appear in order, so
+    a reworded accumulator message is drift (no jax needed)."""
+    source = '''
+def create_instr_descriptor(input_dtype):
+  if input_dtype == ir.F16Type.get():
+    pass
+  elif input_dtype == ir.IntegerType.get_signless(8):  # Only s8 for now.
+    pass
+
+
+def mma(d, a, b, *, a_scale=None, b_scale=None):
+  if (is_scaled := a_scale is not None) != (b_scale is not None):
+    raise ValueError("Either none or both scales should be provided")
+  if m not in (64, 128):
+    raise ValueError(f"Only M=128 and M=64 are supported for MMA, but got M={m}")
+  if a_element_type == bf16:
+    if d.dtype != f32:
+      raise ValueError(f"MMA with element type {a_element_type} only supports accumulators"
+                       f" of type f32, but got: {d.dtype}")
+  elif a_element_type == f16:
+    if d.dtype != f16 and d.dtype != f32:
+      raise ValueError(f"MMA with element type {t} only supports accumulators of"
+                       f" type f32 or f16, but got: {d.dtype}")
+  elif a_element_type == f8:
+    if d.dtype != f16 and d.dtype != f32:
+      raise ValueError(f"MMA with element type {t} only supports accumulators of"
+                       f" type f32 or f16, but got: {d.dtype}")
+    if is_scaled and d.dtype != f32:
+      raise ValueError(f"Block-scaled MMA with element type {t} only supports f32"
+                       f" accumulators, but got: {d.dtype}")
+  elif a_element_type == i8:
+    if d.dtype != s32:
+      raise ValueError("MMA with element type s8 only supports s32 accumulators, but got:"
+                       f" {d.dtype}")
+  if (n // n_lane_groups) % required_multiple != 0:
+    raise ValueError(f"In {mode_name} MMA, N must be a multiple of {required_multiple},"
+                     f" got N={n}")
+
+
+def _do_mma(a_element_type):
+  raise NotImplementedError(f"Unsupported input element type: {a_element_type}")
+'''
+    catalog = load_catalog()
+    assert compare_tcgen05(catalog, "0.11", source, None) == []
+    changed = source.replace("only supports s32 accumulators", "needs s32 accumulators")
+    drifts = compare_tcgen05(catalog, "0.11", changed, None)
+    assert [d.what for d in drifts] == ["checks in mgpu.tcgen05.mma(), in order (catalog's among jax's)"]
+    unsigned = source.replace("# Only s8 for now.", "")
+    assert [d.what for d in compare_tcgen05(catalog, "0.11", unsigned, None)] == [
+        "the i8 instruction descriptor is hard-coded to S8"
+    ]

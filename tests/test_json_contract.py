@@ -107,12 +107,19 @@ def test_the_call_names_its_family_operands_and_options() -> None:
     say the same as the role keys they sit beside."""
     result = _mmalint("check", "--format", "json", "--target-jax", "0.12", "examples/")
     calls = [f["call"] for f in json.loads(result.stdout) if f["call"] is not None]
-    assert calls and {c["family"] for c in calls} == {"mma"}
+    assert calls and {c["family"] for c in calls} == {"mma", "wgmma", "tcgen05"}
+    # Per family: the roles in order, each with its memory space and the role key it mirrors
+    # (tcgen05's `d` is the call's `acc`); a tcgen05 `a` may be in SMEM or TMEM (unknown).
+    # A wgmma `a` is in registers or SMEM, its `b` in SMEM.
+    roles = {"mma": (("acc", {"registers"}, "acc"), ("a", {"registers"}, "a"), ("b", {"registers"}, "b")),
+             "wgmma": (("acc", {"registers"}, "acc"), ("a", {"registers", "smem"}, "a"), ("b", {"smem"}, "b")),
+             "tcgen05": (("d", {"tmem"}, "acc"), ("a", {None}, "a"), ("b", {"smem"}, "b"))}
     for call in calls:
-        assert [op["role"] for op in call["operands"]] == ["acc", "a", "b"]
-        for op in call["operands"]:
-            assert op["memory_space"] == "registers"
-            assert {k: v for k, v in op.items() if k in call[op["role"]]} == call[op["role"]]
+        expected = roles[call["family"]]
+        assert [op["role"] for op in call["operands"]] == [r for r, _, _ in expected]
+        for op, (_, space, key) in zip(call["operands"], expected, strict=True):
+            assert op["memory_space"] in space
+            assert {k: v for k, v in op.items() if k in call[key]} == call[key]
             assert op["transposed"] == (None if op["view"] is None else op["view"] == "transposed")
             created = op["origins"]["created"]
             assert created is None or created["location"]["row"] >= 1

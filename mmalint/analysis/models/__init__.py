@@ -3,8 +3,10 @@ in `host.REGISTRY`."""
 
 from mmalint.analysis.models import builtins, mlir, numpy, stdlib, testing
 from mmalint.analysis.models.mosaic import fragments, launch, layouts, memrefs, mma, wgmma
+from mmalint.analysis.models.mosaic import tcgen05 as mosaic_tcgen05
 from mmalint.analysis.models.pallas import launch as pallas_launch
 from mmalint.analysis.models.pallas import mosaic_gpu
+from mmalint.analysis.models.pallas import tcgen05 as pallas_tcgen05
 from mmalint.analysis.models.pallas import wgmma as pallas_wgmma
 
 __all__ = [
@@ -16,8 +18,10 @@ __all__ = [
     "mlir",
     "mma",
     "mosaic_gpu",
+    "mosaic_tcgen05",
     "numpy",
     "pallas_launch",
+    "pallas_tcgen05",
     "pallas_wgmma",
     "stdlib",
     "testing",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from mmalint.checks.conditions import mma, wgmma
+from mmalint.checks.conditions import mma, tcgen05, wgmma
 from mmalint.checks.conditions.registry import Condition, Conditions, Outcome
 
-BY_FAMILY: dict[str, Conditions] = {c.family: c for c in (mma.CONDITIONS, wgmma.CONDITIONS)}
+BY_FAMILY: dict[str, Conditions] = {
+    c.family: c for c in (mma.CONDITIONS, wgmma.CONDITIONS, tcgen05.CONDITIONS)
+}
 
 __all__ = ["BY_FAMILY", "Condition", "Conditions", "Outcome"]

@@ -10,10 +10,10 @@ from __future__ import annotations
 from mmalint.analysis.calls import MmaSite
 from mmalint.catalog import Catalog
 from mmalint.checks.call import MmaCall
-from mmalint.checks.families import mma, wgmma
+from mmalint.checks.families import mma, tcgen05, wgmma
 from mmalint.checks.families.family import Api, Family, Role
 
-FAMILIES: dict[str, Family] = {f.name: f for f in (mma.FAMILY, wgmma.FAMILY)}
+FAMILIES: dict[str, Family] = {f.name: f for f in (mma.FAMILY, wgmma.FAMILY, tcgen05.FAMILY)}
 
 
 def family(name: str) -> Family:

@@ -42,10 +42,3 @@ def _run_state_run(host: Host, args: Bound, call: Call) -> Value:
     refs = [v if isinstance(v, Array) and v.how == "accumulator init" else as_ref(v) for v in args.positional[1:]]
     host.call_value(args["f"], Args(refs, {}, [], {}, args.complete), call.node, call.frame, call.block)
     return UNKNOWN
-
-
-@model("plgpu.Barrier", "plgpu.ClusterBarrier", signature="(...)")
-def _barrier(host: Host, args: Bound, call: Call) -> Value:
-    """A barrier in a kernel's scratch (wgmma kernels wait on one for their SMEM operands): a
-    leaf of the scratch tree, so that the buffers beside it keep their dtypes."""
-    return Api("plgpu.Barrier.instance")

@@ -1,0 +1,49 @@
+"""A Blackwell bf16 GEMM tile, accumulating in float32 (the only accumulator bf16 takes)."""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+TILE_M, TILE_N, TILE_K = 128, 256, 64
+ACC_DTYPE = jnp.float32
+OUT_DTYPE = jnp.bfloat16
+
+
+def matmul(a, b):
+  swizzle = 128
+  transforms = (
+      plgpu.TilingTransform((8, swizzle // jnp.dtype(a.dtype).itemsize)),
+      plgpu.SwizzleTransform(swizzle),
+  )
+
+  @functools.partial(
+      plgpu.kernel,
+      out_type=jax.ShapeDtypeStruct((TILE_M, TILE_N), OUT_DTYPE),
+      scratch_types=[
+          plgpu.SMEM((TILE_M, TILE_K), a.dtype, transforms=transforms),
+          plgpu.SMEM((TILE_K, TILE_N), b.dtype, transforms=transforms),
+          plgpu.TMEM((TILE_M, TILE_N), ACC_DTYPE, packed=False),
+          plgpu.Barrier(num_arrivals=2),
+          plgpu.Barrier(orders_tensor_core=True),
+          plgpu.SMEM((TILE_M, TILE_N), OUT_DTYPE),
+      ],
+  )
+  def kernel(a_gmem, b_gmem, out_gmem, a_smem, b_smem, acc_tmem, tma_barrier, mma_barrier, out_smem):
+    plgpu.copy_gmem_to_smem(a_gmem, a_smem, tma_barrier)
+    plgpu.copy_gmem_to_smem(b_gmem, b_smem, tma_barrier)
+    plgpu.barrier_wait(tma_barrier)
+    plgpu.tcgen05_mma(acc_tmem, a_smem, b_smem, mma_barrier, accumulate=False)
+    plgpu.barrier_wait(mma_barrier)
+    out_smem[...] = plgpu.async_load_tmem(acc_tmem).astype(OUT_DTYPE)
+    plgpu.commit_smem()
+    plgpu.copy_smem_to_gmem(out_smem, out_gmem)
+    plgpu.wait_smem_to_gmem(0)
+
+  return kernel(a, b)
+
+
+x = jnp.ones((TILE_M, TILE_K), jnp.bfloat16)
+y = jnp.ones((TILE_K, TILE_N), jnp.bfloat16)
+matmul(x, y)

@@ -1,0 +1,87 @@
+"""Blackwell's `tcgen05` family in Mosaic GPU: `tcgen05.mma(d, a, b, ...)` over a TMEM
+accumulator, A in SMEM or TMEM and B in SMEM, and the `mgpu.TMEM(shape, dtype)` scratch that
+allocates the TMEM refs.
+
+Each call is recorded as an `MmaSite` of family "tcgen05" with operands `d`, `a`, `b` and the
+options jax reads (swizzles, accumulate, collective, whether block scales were passed); it
+returns None, as jax's does: the MMA writes `d` asynchronously.
+"""
+
+from __future__ import annotations
+
+from mmalint.analysis.calls import MmaSite, SiteOperand
+from mmalint.analysis.host import Bound, Call, Host, model, trigger
+from mmalint.analysis.models.arrays import as_shape_value, is_none, to_dtype
+from mmalint.analysis.values import FALSE, NONE, TRUE, UNKNOWN, Array, Const, Ref, Value
+
+FAMILY = "tcgen05"
+ROLES = ("d", "a", "b")
+MGPU_API = "mgpu.tcgen05.mma"
+
+# `tcgen05.mma` or `plgpu.tcgen05_mma`: a file without either has no such call (one that imports
+# `tcgen05.mma` as `mma` has the warp-level family's word).
+trigger(r"tcgen05(?:\.mma|_mma)\b")
+
+
+def given(args: Bound, name: str) -> Value:
+    """Whether an optional ref argument (`a_scale=`) was passed: TRUE, FALSE, or UNKNOWN when
+    the value passed may be None."""
+    if not args.given(name):
+        return FALSE
+    value = args[name]
+    if is_none(value):
+        return FALSE
+    return TRUE if value.known else UNKNOWN
+
+
+def record(
+    host: Host, api: str, args: Bound, call: Call, options: tuple[tuple[str, Value], ...],
+    parameters: tuple[str, ...] = ROLES,
+) -> None:
+    """Record one tcgen05 MMA site: its operands by role (read from `parameters`, the API's
+    names for d, a and b), then its options."""
+    operands = tuple(
+        SiteOperand(role, args[name], call.origin_of(args.node(name)))
+        for role, name in zip(ROLES, parameters, strict=True)
+    )
+    host.record(MmaSite(FAMILY, api, call.origin, operands, host.context, options))
+
+
+def _option(args: Bound, name: str, default: Value) -> Value:
+    value = args[name] if args.given(name) else default
+    return value if isinstance(value, Const) else UNKNOWN
+
+
+@model(
+    MGPU_API,
+    signature="(d, a, b, *, a_swizzle=128, b_swizzle=128, a_scale=None, b_scale=None,"
+    " a_sparse_metadata=None, accumulate=True, collective=False)",
+)
+def _mma(host: Host, args: Bound, call: Call) -> Value:
+    options = (
+        ("a_swizzle", _option(args, "a_swizzle", Const(128))),
+        ("b_swizzle", _option(args, "b_swizzle", Const(128))),
+        ("accumulate", _option(args, "accumulate", TRUE)),
+        ("collective", _option(args, "collective", FALSE)),
+        ("a_scale", given(args, "a_scale")),
+        ("b_scale", given(args, "b_scale")),
+        ("sparse", given(args, "a_sparse_metadata")),
+    )
+    record(host, MGPU_API, args, call, options)
+    return NONE
+
+
+@model("mgpu.TMEM", signature="(shape, dtype, *, layout=None, collective=False, packing=None)")
+def _tmem(host: Host, args: Bound, call: Call) -> Value:
+    """`mgpu.TMEM((m, n), dtype)` in a kernel's scratch: the body gets a TMEM ref of that dtype."""
+    dtype = to_dtype(args["dtype"])
+    if is_none(dtype):
+        dtype = UNKNOWN
+    return Array(dtype, as_shape_value(args["shape"]), UNKNOWN, created=call.origin, how="scratch")
+
+
+@model("mgpu.Barrier", "mgpu.TMABarrier", "mgpu.ClusterBarrier", signature="(...)")
+def _barrier(host: Host, args: Bound, call: Call) -> Value:
+    """`mgpu.Barrier(1)` / `mgpu.TMABarrier(2)` in scratch: barrier refs, known to be refs (of no
+    dtype) so that the scratch list around a TMEM accumulator still binds."""
+    return Ref(UNKNOWN, UNKNOWN)

@@ -1,0 +1,190 @@
+"""The conditions of the tcgen05 family (`rules/checks/tcgen05.toml`), over a normalized call.
+
+The call's `acc` is tcgen05's `d` (the TMEM accumulator); `a` and `b` are its operands. jax's
+`tcgen05.mma()` keys every dtype check on A's element type, after checking that A and B have the
+same one (or, from jax 0.11, two fp8 types): a condition here answers only when both are known
+and agree, so the message it predicts is the one jax reaches. Pallas's `plgpu.tcgen05_mma`
+checks shapes only and lowers (under either semantics) into the same `tcgen05.mma()`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from mmalint.checks.conditions.registry import Conditions, Outcome
+from mmalint.facts.tcgen05 import (
+    FP8_TYPES,
+    INTEGER_N_FACTOR,
+    N_MULTIPLE,
+    OPERAND_KINDS,
+    SUPPORTED_M,
+)
+
+if TYPE_CHECKING:
+    from mmalint.checks.call import MmaCall
+
+
+@dataclass(frozen=True)
+class Tcgen05Table:
+    """What one API of the family accepts in one jax version (`[tables."API"."VERSION"]`)."""
+
+    # The MLIR element types `tcgen05.mma()` has a branch for (the rest: "Unsupported element type").
+    operand_types: tuple[str, ...] = ()
+    # From jax 0.11, A and B may be two different fp8 types (e4m3 x e5m2).
+    mixed_fp8: bool = False
+    # How jax 0.11+ names a mixed pair in its messages: `(f8E4M3FN, f8E5M2)`; 0.10 prints A's.
+    pair_in_messages: bool = False
+    # The lowering semantics of a Pallas kernel that names none (the checks do not depend on it).
+    default_semantics: str | None = None
+
+
+CONDITIONS = Conditions("tcgen05", Tcgen05Table)
+condition = CONDITIONS.condition
+
+
+def _one(status: bool | None, subject: str | None = None, **fields: str) -> list[Outcome]:
+    return [Outcome(status, subject, dict(fields))]
+
+
+def _option(call: MmaCall, name: str) -> Any:
+    """A recorded option as a JSON value; None when unknown or not recorded."""
+    return call.options.get(name)
+
+
+def _scaled(call: MmaCall) -> bool | None:
+    """Whether the call is block-scaled: both scales given (one alone raises first)."""
+    a, b = _option(call, "a_scale"), _option(call, "b_scale")
+    if a is None or b is None or a != b:
+        return None
+    return bool(a)
+
+
+def _element(call: MmaCall, table: Tcgen05Table) -> tuple[str, str] | None:
+    """A's element type and how jax's messages name the operands' type, when A and B are known
+    and pass jax's same-element-type check; None otherwise."""
+    a, b = call.a.element_type, call.b.element_type
+    if a is None or b is None:
+        return None
+    if a == b:
+        return a, a
+    if table.mixed_fp8 and a in FP8_TYPES and b in FP8_TYPES:
+        return a, f"({a}, {b})" if table.pair_in_messages else a
+    return None
+
+
+def _accumulator(call: MmaCall, element: str, scaled: bool) -> list[Outcome]:
+    kind = OPERAND_KINDS.get(element)
+    d = call.acc.element_type
+    if kind is None or d is None:
+        return _one(None)
+    accepted = kind.scaled_accumulators if scaled else kind.accumulators
+    if not accepted:
+        return _one(False)  # scaling refused (or required): another check's finding
+    names = " or ".join(_NUMPY_NAMES[t] for t in accepted)
+    return _one(d not in accepted, "acc", accepted=names)
+
+
+# How the rules name D's accepted element types.
+_NUMPY_NAMES = {"f32": "float32", "f16": "float16", "i32": "int32"}
+
+
+def _acc_check(elements: frozenset[str], scaled_case: bool | None = False) -> Any:
+    """A check of D's element type for A's `elements`: unscaled calls (`scaled_case` False),
+    block-scaled ones (True)."""
+
+    def check(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+        found = _element(call, table)
+        scaled = _scaled(call)
+        if found is None or scaled is None:
+            return _one(None)
+        element, elem = found
+        if element not in elements or scaled != scaled_case:
+            return _one(False)
+        outcome = _accumulator(call, element, scaled)[0]
+        return [Outcome(outcome.status, outcome.subject, {**outcome.fields, "elem": elem})]
+
+    return check
+
+
+# f32 and bf16: f32 only (v11:298); f16 and fp8: f32 or f16 (v11:308, 317); block-scaled fp8:
+# f32 only (v11:322); i8: s32 only (v11:342).
+condition("acc-f32-only")(_acc_check(frozenset({"f32", "bf16"})))
+condition("acc-f32-or-f16")(_acc_check(frozenset({"f16"}) | FP8_TYPES))
+condition("scaled-acc-f32")(_acc_check(FP8_TYPES, scaled_case=True))
+condition("acc-s32")(_acc_check(frozenset({"i8"})))
+
+
+@condition("scales-one-side")
+def _scales_one_side(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """`a_scale=` without `b_scale=`, or the reverse."""
+    a, b = _option(call, "a_scale"), _option(call, "b_scale")
+    if a is True and b is False:
+        return _one(True, "a", given="a_scale", missing="b_scale")
+    if b is True and a is False:
+        return _one(True, "b", given="b_scale", missing="a_scale")
+    if a is None or b is None:
+        return _one(None)
+    return _one(False)
+
+
+@condition("tf32-not-lowered")
+def _tf32_not_lowered(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """f32 operands into an f32 accumulator pass every check of `mma()`, then `_do_mma` has no
+    instruction kind for them."""
+    found = _element(call, table)
+    if found is None or _scaled(call) is not False or call.acc.element_type is None:
+        return _one(None)
+    return _one(found[0] == "f32" and call.acc.element_type == "f32", "a", mma_type="tf32")
+
+
+@condition("n-multiple")
+def _n_multiple(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """D's N per CTA is not a multiple of 8 (16 collective), twice that for s32, at M=128 or
+    collective M=64 (1 CTA M=64 splits N into two lane groups after a swizzle check)."""
+    shape = call.acc.shape
+    collective = _option(call, "collective")
+    if shape is None or len(shape) != 2 or None in shape or collective is None or call.acc.element_type is None:
+        return _one(None)
+    m, n_total = shape
+    assert m is not None and n_total is not None
+    if m != 128 and not (m == 64 and collective):
+        return _one(None)
+    ctas = 2 if collective else 1
+    if n_total % ctas:
+        return _one(None)
+    n = n_total // ctas
+    multiple = N_MULTIPLE[bool(collective)]
+    mode = "2 CTA" if collective else "1 CTA"
+    if call.acc.element_type == "i32":
+        multiple *= INTEGER_N_FACTOR
+        mode += " integer"
+    return _one(n % multiple != 0, "acc", n_per_cta=str(n), multiple=str(multiple), mode=mode)
+
+
+@condition("unsigned-as-signed")
+def _unsigned_as_signed(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """uint8 operands: the instruction descriptor always says s8, so values >= 128 are read as
+    negative. Only when the call builds (int8-class operands into an int32 accumulator)."""
+    if call.acc.element_type != "i32" or _element(call, table) is None:
+        return _one(None)
+    outcomes: list[Outcome] = []
+    for role in ("a", "b"):
+        dtype = call.operands[role].dtype
+        outcomes.append(Outcome(None if dtype is None else dtype == "uint8", role))
+    return outcomes
+
+
+def operands_unknown(call: MmaCall) -> bool:
+    """Nothing is known of A's element type: no check on it can be replayed."""
+    return call.a.element_type is None
+
+
+@condition("tmem-rows")
+def _tmem_rows(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """D (per CTA) has rows other than 128 or 64: TMEM cannot lay it out, so allocating it fails
+    before the MMA (whose own M check it never reaches)."""
+    shape = call.acc.shape
+    if shape is None or len(shape) != 2 or shape[0] is None:
+        return _one(None)
+    return _one(shape[0] not in SUPPORTED_M, "acc", m_value=str(shape[0]))

@@ -1,0 +1,58 @@
+"""Blackwell's `tcgen05.mma` (what `mgpu.tcgen05.mma` and `plgpu.tcgen05_mma` emit): the
+accumulators each operand element type takes, the instruction kinds, the M and N it accepts and
+the GPUs that have it (PTX ISA "tcgen05.mma", jax's `mosaic/gpu/tcgen05.py`, ptxas 13.0).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class OperandKind:
+    """What `tcgen05.mma()` accepts for one operand element type (MLIR name)."""
+
+    element_type: str
+    kind: str  # the PTX `.kind::...` it is emitted as
+    accumulators: tuple[str, ...]  # accepted D element types without block scaling
+    scaled_accumulators: tuple[str, ...]  # with block scaling (empty: scaling is refused)
+    # False when `mma()` accepts it but `_do_mma` raises (f32 is not bitcast to tf32).
+    lowered: bool = True
+
+
+# In the order `tcgen05.mma()` tests the element type of A (v10:287-336, v11:298-347,
+# v12:331-380): f32 and bf16 take only f32; f16 f16 or f32; fp8 f16 or f32 (f32 only when
+# block-scaled); f4 only block-scaled into f32; i8 only s32. Anything else is
+# "Unsupported element type".
+OPERAND_KINDS: dict[str, OperandKind] = {
+    k.element_type: k
+    for k in (
+        OperandKind("f32", "tf32", ("f32",), (), lowered=False),
+        OperandKind("bf16", "f16", ("f32",), ()),
+        OperandKind("f16", "f16", ("f16", "f32"), ()),
+        OperandKind("f8E4M3FN", "f8f6f4", ("f16", "f32"), ("f32",)),
+        OperandKind("f8E5M2", "f8f6f4", ("f16", "f32"), ("f32",)),
+        OperandKind("f4E2M1FN", "mxf4", (), ("f32",)),
+        OperandKind("i8", "i8", ("i32",), ()),
+    )
+}
+
+FP8_TYPES: frozenset[str] = frozenset({"f8E4M3FN", "f8E5M2"})
+
+# The M `mma()` takes (v11:281): 128 and 64; A in TMEM needs M=128.
+SUPPORTED_M: tuple[int, ...] = (128, 64)
+A_IN_TMEM_M = 128
+
+# N must be a multiple of this per CTA group (`In 1 CTA MMA, N must be a multiple of 8`), twice
+# that for an s32 accumulator (jax 0.11+, v11:362-375).
+N_MULTIPLE = {False: 8, True: 16}  # collective -> multiple
+INTEGER_N_FACTOR = 2
+
+# Integer operands: the instruction descriptor's A/B format is hard-coded to 1 (S8, "Only s8
+# for now", v10:88 v11:91 v12:91), so uint8 data is read as int8.
+INTEGER_PTX_TYPE = "s8"
+
+# GPUs with `tcgen05.mma` (ptxas): sm_100a and its family (sm_100f, sm_101a, sm_103a, sm_110a);
+# not sm_120a. `.kind::i8` is not on sm_103a (nor sm_100f).
+ARCH_FAMILY: tuple[tuple[int, int], ...] = ((10, 0), (10, 1), (10, 3), (11, 0))
+NO_KIND_I8: tuple[tuple[int, int], ...] = ((10, 3),)
