@@ -1,0 +1,72 @@
+"""Wide-tile f16 WGMMA test (single warpgroup covers the full N tile)."""
+
+from absl.testing import absltest
+from absl.testing import parameterized
+import jax
+from jax._src import test_util as jtu
+from jax._src.interpreters import mlir
+from jax._src.lib.mlir import ir
+from jax._src.lib.mlir.dialects import nvvm
+import jax.experimental.mosaic.gpu as mgpu
+from jax.experimental.mosaic.gpu import dialect as mgpu_dialect
+from jax.experimental.mosaic.gpu.utils import tile_shape
+import jax.numpy as jnp
+import numpy as np
+
+
+class WideTileTest(parameterized.TestCase):
+
+  def setUp(self):
+    super().setUp()
+    if not jtu.is_cuda_compute_capability_equal("9.0"):
+      self.skipTest("Only works on GPU with capability sm90a")
+    self.context = mlir.make_ir_context()
+    mgpu_dialect.register_dialect(self.context)
+    self.enter_context(self.context)
+    self.enter_context(ir.Location.unknown())
+
+  @parameterized.parameters(1, 2, 4)
+  def test_wide_n(self, k_steps):
+    m, n = 64, 320
+    swizzle = 128
+    nk_tile = swizzle // 2
+    k = nk_tile * k_steps
+
+    def kernel(ctx, lhs, rhs, out, scratch):
+      lhs_smem, rhs_smem, barriers = scratch
+      ctx.async_copy(
+          src_ref=lhs, dst_ref=lhs_smem, swizzle=swizzle,
+          gmem_transform=mgpu.TileTransform((8, nk_tile)),
+          barrier=barriers[0],
+      )
+      ctx.async_copy(
+          src_ref=rhs, dst_ref=rhs_smem, swizzle=swizzle,
+          gmem_transform=mgpu.TileTransform((8, nk_tile)),
+          barrier=barriers[1],
+      )
+      barriers[0].wait()
+      barriers[1].wait()
+      acc = mgpu.WGMMAAccumulator.zero(m=m, n=n)
+      acc = mgpu.wgmma(acc, lhs_smem, rhs_smem, swizzle=swizzle)
+      nvvm.wgmma_commit_group_sync_aligned()
+      nvvm.wgmma_wait_group_sync_aligned(0)
+      acc.value.store_untiled(out, optimized=False)
+
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-1, 1, (m, k)).astype(jnp.float16)
+    y = rng.uniform(-1, 1, (k, n)).astype(jnp.float16)
+    scratch = [
+        jax.ShapeDtypeStruct(tile_shape((m, k), (8, nk_tile)), jnp.float16),
+        jax.ShapeDtypeStruct(tile_shape((k, n), (8, nk_tile)), jnp.float16),
+        mgpu.TMABarrier(2),
+    ]
+    out_shape = jax.ShapeDtypeStruct((m, n), jnp.float32)
+    z = mgpu.as_gpu_kernel(
+        kernel, (1, 1, 1), (128, 1, 1), (x, y), out_shape, scratch
+    )(x, y)
+    ref = x.astype(np.float32) @ y.astype(np.float32)
+    np.testing.assert_allclose(z, ref, atol=5e-3, rtol=1e-3)
+
+
+if __name__ == "__main__":
+  absltest.main(testLoader=jtu.JaxTestLoader())
