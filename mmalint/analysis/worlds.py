@@ -4,6 +4,12 @@
 `@parameterized.parameters`, `named_parameters`, `jtu.sample_product` and
 `pytest.mark.parametrize` are understood too. A world binds parameters to values and remembers
 how each value was written, so a finding can say "when dtype=jnp.int8".
+
+A sweep of up to `EXHAUSTIVE_WORLDS` combinations runs whole. A larger one (jax's WGMMA and
+tcgen05 tests sweep six or seven axes: thousands of combinations) runs a pairwise covering set:
+every value of every axis meets every value of every other axis in some world, which is where
+an accumulator/operand mistake shows (a dtype with an accumulator, a dtype with an N). Cutting
+the product off after its first worlds, as before, kept only the first values of the first axes.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ if TYPE_CHECKING:
     from mmalint.analysis.source import Block
 
 MAX_WORLDS = 256
+EXHAUSTIVE_WORLDS = 64
 
 _PRODUCT = frozenset({"parameterized.product", "jtu.sample_product", "jtu.sample_product_testcases"})
 _PARAMETERS = frozenset({"parameterized.parameters", "jtu.parameterized_filterable"})
@@ -53,7 +60,7 @@ def worlds_for(
     param_names = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
     if param_names and param_names[0] in ("self", "cls"):
         param_names = param_names[1:]
-    worlds = [World()]
+    axes: list[list[World]] = []
     for decorator in node.decorators:
         expr = decorator.decorator
         if not isinstance(expr, cst.Call):
@@ -64,10 +71,71 @@ def worlds_for(
         cases = _cases(interp, callee.name, expr, frame, block, param_names)
         if cases is None:
             continue
-        if not cases:
+        if not cases or not all(cases):
             return []
-        worlds = [w.combine(c) for w, c in itertools.product(worlds, cases)][:MAX_WORLDS]
-    return worlds
+        axes.extend(cases)
+    return combine_axes(axes)
+
+
+def combine_axes(axes: Sequence[Sequence[World]]) -> list[World]:
+    """The worlds of a sweep over `axes`: all of them when there are at most
+    `EXHAUSTIVE_WORLDS`, in the product's order; otherwise a pairwise covering set."""
+    total = 1
+    for axis in axes:
+        total *= len(axis)
+    if total <= EXHAUSTIVE_WORLDS:
+        return [_joined((World(), *row)) for row in itertools.product(*axes)]
+    return [_joined((World(), *(axes[i][v] for i, v in enumerate(row)))) for row in _pairwise([len(a) for a in axes])]
+
+
+def _joined(parts: Sequence[World]) -> World:
+    world = parts[0]
+    for part in parts[1:]:
+        world = world.combine(part)
+    return world
+
+
+def _pairwise(sizes: Sequence[int]) -> list[tuple[int, ...]]:
+    """Rows (one value index per axis) in which every pair of values of two axes appears at
+    least once; greedy and deterministic (AETG-style), at most `MAX_WORLDS` rows."""
+    k = len(sizes)
+    uncovered: set[tuple[int, int, int, int]] = {
+        (i, a, j, b)
+        for i in range(k)
+        for j in range(i + 1, k)
+        for a in range(sizes[i])
+        for b in range(sizes[j])
+    }
+    if k == 1:
+        return [tuple[int, ...]((v,)) for v in range(sizes[0])][:MAX_WORLDS]
+    rows: list[tuple[int, ...]] = []
+    while uncovered and len(rows) < MAX_WORLDS:
+        # Start from a value with the most uncovered pairs, then fill the other axes in order,
+        # each with the value that covers the most new pairs with those already chosen.
+        first = max(
+            ((i, a) for i in range(k) for a in range(sizes[i])),
+            key=lambda ia: sum(1 for p in uncovered if (p[0], p[1]) == ia or (p[2], p[3]) == ia),
+        )
+        row: dict[int, int] = {first[0]: first[1]}
+        for axis in range(k):
+            if axis in row:
+                continue
+            best, best_gain = 0, -1
+            for value in range(sizes[axis]):
+                gain = sum(
+                    1
+                    for other, chosen in row.items()
+                    if (min(axis, other), value if axis < other else chosen, max(axis, other), chosen if axis < other else value) in uncovered
+                )
+                if gain > best_gain:
+                    best, best_gain = value, gain
+            row[axis] = best
+        chosen_row = tuple(row[i] for i in range(k))
+        for i in range(k):
+            for j in range(i + 1, k):
+                uncovered.discard((i, chosen_row[i], j, chosen_row[j]))
+        rows.append(chosen_row)
+    return rows
 
 
 def _cases(
@@ -77,16 +145,19 @@ def _cases(
     frame: Frame,
     block: Block,
     param_names: Sequence[str],
-) -> list[World] | None:
+) -> list[list[World]] | None:
+    """The axes a decorator sweeps (one per keyword of a product; one for a list of cases);
+    None when it is not a parameterization."""
     if kind not in _PRODUCT | _PARAMETERS | _NAMED | _PYTEST:
         return None
     args = interp.eval_args(call, frame, block)
     if not args.complete:
-        return [World(complete=False)]
+        return [[World(complete=False)]]
     if kind in _PRODUCT:
         return _product(args.positional, args.keywords)
     if kind in _PYTEST:
-        return _pytest(args.positional, args.keywords)
+        cases_run = _pytest(args.positional, args.keywords)
+        return None if cases_run is None else [cases_run]
     cases: list[Value] = list(args.positional)
     if (
         len(cases) == 1
@@ -95,15 +166,15 @@ def _cases(
     ):
         items = _items(cases[0])
         if items is None:
-            return [World(complete=False)]
+            return [[World(complete=False)]]
         cases = list(items)
     worlds: list[World] = []
     for case in cases:
         world = _case(case, param_names, named=kind in _NAMED)
         if world is None:
-            return [World(complete=False)]
+            return [[World(complete=False)]]
         worlds.append(world)
-    return worlds
+    return [worlds]
 
 
 def _items(value: Value) -> tuple[Value, ...] | None:
@@ -133,27 +204,24 @@ def _keyword_world(pairs: Sequence[tuple[str, Value]]) -> World:
     )
 
 
-def _product(positional: Sequence[Value], keywords: dict[str, Value]) -> list[World] | None:
+def _product(positional: Sequence[Value], keywords: dict[str, Value]) -> list[list[World]] | None:
     axes: list[list[World]] = []
     for alternatives in positional:
         items = _items(alternatives)
         if items is None:
-            return [World(complete=False)]
+            return [[World(complete=False)]]
         axis: list[World] = []
         for item in items:
             if not isinstance(item, DictVal):
-                return [World(complete=False)]
+                return [[World(complete=False)]]
             axis.append(_keyword_world(item.items))
         axes.append(axis)
     for name, values in keywords.items():
         items = _items(values)
         if items is None:
-            return [World(complete=False)]
+            return [[World(complete=False)]]
         axes.append([_keyword_world([(name, v)]) for v in items])
-    worlds = [World(complete=True)]
-    for axis in axes:
-        worlds = [w.combine(a) for w, a in itertools.product(worlds, axis)][:MAX_WORLDS]
-    return worlds
+    return axes or [[World(complete=True)]]
 
 
 def _case(case: Value, param_names: Sequence[str], named: bool) -> World | None:
