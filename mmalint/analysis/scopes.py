@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import libcst as cst
 
 
@@ -90,3 +92,49 @@ class LocalNames(cst.CSTVisitor):
 
     def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
         return False
+
+
+# Fields that hold only whitespace, comments and punctuation: no name is bound under them.
+_LAYOUT_FIELDS = frozenset({
+    "lpar", "rpar", "leading_lines", "lines_after_decorators", "header", "footer", "comma",
+    "semicolon", "newline", "trailing_whitespace",
+})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(kind: type) -> tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = tuple(
+            f.name
+            for f in dataclasses.fields(kind)
+            if f.name not in _LAYOUT_FIELDS and not f.name.startswith("whitespace")
+        )
+        _CHILD_FIELDS[kind] = fields
+    return fields
+
+
+def read_only_visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+    """What `node.visit(visitor)` does for a visitor that only reads (`visit_X` methods, no
+    `leave_X`, no replacement), in no particular order, without rebuilding the tree: libcst's
+    `visit` copies every node it passes, which made collecting a function's local names
+    cost more than running the function."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        method = getattr(visitor, "visit_" + type(current).__name__, None)
+        if method is not None and method(current) is False:
+            continue
+        for name in _child_fields(type(current)):
+            value = getattr(current, name)
+            if isinstance(value, tuple | list):
+                stack.extend(item for item in value if isinstance(item, cst.CSTNode))
+            elif isinstance(value, cst.CSTNode):
+                stack.append(value)
+
+
+def local_names_of(node: cst.CSTNode) -> LocalNames:
+    """The names `node` binds in its own scope, collected by `LocalNames`."""
+    collector = LocalNames()
+    read_only_visit(node, collector)
+    return collector

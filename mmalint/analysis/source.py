@@ -438,15 +438,13 @@ def _index_with_libcst(filename: str, text: str) -> SourceFile | None:
 
 
 def _libcst_index(filename: str, text: str) -> SourceFile:
-    from mmalint.analysis.scopes import LocalNames
+    from mmalint.analysis.scopes import local_names_of
 
     module = cst.parse_module(_without_form_feeds(text)[0])
     source = SourceFile(filename, text, split_lines(text), [], {})
 
     def names_of(stmt: cst.CSTNode) -> frozenset[str]:
-        collector = LocalNames()
-        stmt.visit(collector)
-        return frozenset(collector.names)
+        return frozenset(local_names_of(stmt).names)
 
     def make(stmt: cst.BaseStatement, line: int, parent: Block | None) -> tuple[Block, int]:
         """The block of a statement whose code starts at `line`; and the line after it."""

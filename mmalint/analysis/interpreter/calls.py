@@ -16,7 +16,7 @@ from mmalint.analysis.interpreter.core import (
     Machine,
     all_params,
 )
-from mmalint.analysis.scopes import LocalNames
+from mmalint.analysis.scopes import LocalNames, read_only_visit
 from mmalint.analysis.scopes import dotted_name as _dotted
 from mmalint.analysis.source import Block
 from mmalint.analysis.values import (
@@ -70,7 +70,7 @@ class Calls(Machine):
             if node.params.star_kwarg is not None:
                 collector.names.add(node.params.star_kwarg.name.value)
             if isinstance(node, cst.FunctionDef):
-                node.body.visit(collector)
+                read_only_visit(node.body, collector)
             cached = frozenset(collector.names - collector.nonlocal_names)
             self._local_names_cache[key] = cached
         return cached
