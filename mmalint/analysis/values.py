@@ -8,7 +8,6 @@ Anything the interpreter cannot decide is `UNKNOWN`, and rules stay silent on it
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -43,8 +42,10 @@ class Value:
     origin: Origin | None = field(default=None, compare=False, repr=False, kw_only=True)
 
     def with_origin(self, origin: Origin | None) -> Value:
-        # copy + setattr: several times faster than dataclasses.replace on this hot path.
-        clone = copy.copy(self)
+        # A bare instance given the same fields: several times faster than dataclasses.replace
+        # (and than copy.copy) on this hot path. Values are plain frozen dataclasses.
+        clone = object.__new__(type(self))
+        clone.__dict__.update(self.__dict__)
         object.__setattr__(clone, "origin", origin)
         return clone
 

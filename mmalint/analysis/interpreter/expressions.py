@@ -65,12 +65,12 @@ class Expressions(Machine):
         return value
 
     def _eval(self, node: cst.BaseExpression, frame: Frame, block: Block) -> Value:
-        if isinstance(node, cst.Name):
+        if type(node) is cst.Name:
             keyword = _KEYWORD_CONSTANTS.get(node.value)
             return keyword if keyword is not None else frame.lookup(node.value)
-        if isinstance(node, cst.Attribute):
+        if type(node) is cst.Attribute:
             return self.getattr(self.eval(node.value, frame, block), node.attr.value, node)
-        if isinstance(node, cst.Call):
+        if type(node) is cst.Call:
             return self.eval_call(node, frame, block)
         if isinstance(node, cst.Integer | cst.Float | cst.Imaginary | cst.SimpleString | cst.ConcatenatedString):
             # libcst evaluates literals with ast.literal_eval: worth doing once per node.
@@ -88,8 +88,8 @@ class Expressions(Machine):
             items = self._eval_elements(node.elements, frame, block)
             if items is None:
                 return UNKNOWN
-            return TupleVal(tuple(items), isinstance(node, cst.List))
-        if isinstance(node, cst.Dict):
+            return TupleVal(tuple(items), type(node) is cst.List)
+        if type(node) is cst.Dict:
             entries: list[tuple[str, Value]] = []
             for element in node.elements:
                 if not isinstance(element, cst.DictElement):
@@ -99,14 +99,14 @@ class Expressions(Machine):
                     return UNKNOWN
                 entries.append((key.value, self.eval(element.value, frame, block)))
             return DictVal(tuple(entries))
-        if isinstance(node, cst.BinaryOperation):
+        if type(node) is cst.BinaryOperation:
             left = self.eval(node.left, frame, block)
             right = self.eval(node.right, frame, block)
             return self.binary(_BIN_OPS.get(type(node.operator)), left, right, node)
-        if isinstance(node, cst.UnaryOperation):
+        if type(node) is cst.UnaryOperation:
             operand = self.eval(node.expression, frame, block)
             return self.unary(type(node.operator).__name__, operand)
-        if isinstance(node, cst.BooleanOperation):
+        if type(node) is cst.BooleanOperation:
             left = self.eval(node.left, frame, block)
             truth = self.truth(left)
             is_and = isinstance(node.operator, cst.And)
@@ -121,26 +121,26 @@ class Expressions(Machine):
             if is_and:
                 return self.eval(node.right, frame, block) if truth else left
             return left if truth else self.eval(node.right, frame, block)
-        if isinstance(node, cst.Comparison):
+        if type(node) is cst.Comparison:
             return self._eval_comparison(node, frame, block)
-        if isinstance(node, cst.IfExp):
+        if type(node) is cst.IfExp:
             truth = self.truth(self.eval(node.test, frame, block))
             if truth is True:
                 return self.eval(node.body, frame, block)
             if truth is False:
                 return self.eval(node.orelse, frame, block)
             return join(self.eval(node.body, frame, block), self.eval(node.orelse, frame, block))
-        if isinstance(node, cst.Subscript):
+        if type(node) is cst.Subscript:
             value = self.eval(node.value, frame, block)
             index = self.eval_slice(node, frame, block)
             return self.subscript(value, index, node, block)
-        if isinstance(node, cst.Lambda):
+        if type(node) is cst.Lambda:
             return self.make_function(node, block, frame)
-        if isinstance(node, cst.NamedExpr):
+        if type(node) is cst.NamedExpr:
             value = self.eval(node.value, frame, block)
             self.assign(node.target, value, frame, block)
             return value
-        if isinstance(node, cst.Ellipsis):
+        if type(node) is cst.Ellipsis:
             return Const(...)
         if isinstance(node, cst.ListComp | cst.GeneratorExp | cst.SetComp):
             items = self._comprehension(node, frame, block)

@@ -65,48 +65,48 @@ class Statements(Machine):
         self, stmt: cst.BaseStatement | cst.BaseSmallStatement, frame: Frame, block: Block
     ) -> Flow:
         self.step()
-        if isinstance(stmt, cst.SimpleStatementLine):
+        if type(stmt) is cst.SimpleStatementLine:
             return self.exec_block(stmt.body, frame, block)
-        if isinstance(stmt, cst.Expr):
+        if type(stmt) is cst.Expr:
             self.eval(stmt.value, frame, block)
             return Flow.NORMAL
-        if isinstance(stmt, cst.Assign):
+        if type(stmt) is cst.Assign:
             value = self.eval(stmt.value, frame, block)
             for target in stmt.targets:
                 self.assign(target.target, value, frame, block)
             return Flow.NORMAL
-        if isinstance(stmt, cst.AnnAssign):
+        if type(stmt) is cst.AnnAssign:
             if stmt.value is not None:
                 self.assign(stmt.target, self.eval(stmt.value, frame, block), frame, block)
             return Flow.NORMAL
-        if isinstance(stmt, cst.AugAssign):
+        if type(stmt) is cst.AugAssign:
             current = self.eval(stmt.target, frame, block)
             right = self.eval(stmt.value, frame, block)
             op = _AUG_OPS.get(type(stmt.operator))
             value = self.binary(op, current, right, stmt) if op else UNKNOWN
             self.assign(stmt.target, value, frame, block)
             return Flow.NORMAL
-        if isinstance(stmt, cst.Return):
+        if type(stmt) is cst.Return:
             frame.returns.append(
                 self.eval(stmt.value, frame, block) if stmt.value is not None else NONE
             )
             return Flow.RETURN
-        if isinstance(stmt, cst.Raise):
+        if type(stmt) is cst.Raise:
             return Flow.RAISE
-        if isinstance(stmt, cst.Assert):
+        if type(stmt) is cst.Assert:
             test = self.truth(self.eval(stmt.test, frame, block))
             return Flow.RAISE if test is False else Flow.NORMAL
-        if isinstance(stmt, cst.Break):
+        if type(stmt) is cst.Break:
             return Flow.BREAK
-        if isinstance(stmt, cst.Continue):
+        if type(stmt) is cst.Continue:
             return Flow.CONTINUE
         if isinstance(stmt, cst.Import | cst.ImportFrom):
             self.exec_import(stmt, frame, block)
             return Flow.NORMAL
-        if isinstance(stmt, cst.FunctionDef):
+        if type(stmt) is cst.FunctionDef:
             self.exec_def(stmt, frame, block)
             return Flow.NORMAL
-        if isinstance(stmt, cst.ClassDef):
+        if type(stmt) is cst.ClassDef:
             cls = self.make_class(stmt, block, frame)
             body_frame = Frame(self, frame, frozenset(), block)
             if isinstance(stmt.body, cst.IndentedBlock):
@@ -120,19 +120,19 @@ class Statements(Machine):
             cls.attrs.update(body_frame.env)
             frame.env[stmt.name.value] = cls
             return Flow.NORMAL
-        if isinstance(stmt, cst.If):
+        if type(stmt) is cst.If:
             return self.exec_if(stmt, frame, block)
-        if isinstance(stmt, cst.Match):
+        if type(stmt) is cst.Match:
             return self.exec_match(stmt, frame, block)
-        if isinstance(stmt, cst.For):
+        if type(stmt) is cst.For:
             return self.exec_for(stmt, frame, block)
-        if isinstance(stmt, cst.While):
+        if type(stmt) is cst.While:
             return self.exec_while(stmt, frame, block)
-        if isinstance(stmt, cst.With):
+        if type(stmt) is cst.With:
             return self.exec_with(stmt, frame, block)
-        if isinstance(stmt, cst.Try):
+        if type(stmt) is cst.Try:
             return self.exec_try(stmt, frame, block)
-        if isinstance(stmt, cst.Del):
+        if type(stmt) is cst.Del:
             return Flow.NORMAL
         # Global, Nonlocal, Pass, Match, TryStar... nothing we model changes.
         return Flow.NORMAL
