@@ -1,40 +1,75 @@
-"""Score mmalint on /work/blind10 against MANIFEST.toml: a bug kernel is found when some error
-finding is on `line` or `acc_line` for every target jax; a clean one when no error finding."""
-import json, subprocess, sys, tomllib
+"""Score mmalint on the blind-written wgmma/tcgen05 kernels (tests/data/blind10, MANIFEST.toml).
+
+A bug kernel is found when, for every jax version it targets, some error finding is on its
+`line` (the MMA call) or its `acc_line` (where jax raises, when that is the accumulator); a clean
+one is clean when no error finding is reported on it at any of its versions.
+
+    python benchmarks/blind10.py [PYTHON]
+
+PYTHON is the interpreter whose `mmalint` is scored (default: this one).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tomllib
 from pathlib import Path
-root = Path(__file__).resolve().parent.parent / "tests" / "data" / "blind10"
-man = tomllib.loads((root / "MANIFEST.toml").read_text())["kernel"]
-py = sys.argv[1] if len(sys.argv) > 1 else "/work/venv311/bin/python"
-versions = sorted({v for k in man for v in k["target_jax"]})
-res = {}
-for v in versions:
-    files = [str(root / k["file"]) for k in man if v in k["target_jax"]]
-    out = subprocess.run([py, "-m", "mmalint", "check", "--output-format", "json", "--exit-zero",
-                          "--target-jax", v, *files], capture_output=True, text=True)
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent / "tests" / "data" / "blind10"
+
+
+def findings(python: str, version: str, files: list[str]) -> list[dict[str, Any]]:
+    out = subprocess.run(
+        [python, "-m", "mmalint", "check", "--output-format", "json", "--exit-zero",
+         "--target-jax", version, *files],
+        capture_output=True, text=True, check=False,
+    )
     try:
-        res[v] = json.loads(out.stdout)
-    except Exception:
-        print(out.stderr[-2000:]); raise
-found = missed = clean_ok = fp = 0
-for k in man:
-    lines = {k["line"], k.get("acc_line", 0)} - {0}
-    ok_all = True
-    bad = []
-    for v in k["target_jax"]:
-        ds = [d for d in res[v] if d["filename"].endswith(k["file"]) and d["severity"] == "error"]
-        if k["bug"]:
-            if not any(d["location"]["row"] in lines for d in ds):
-                ok_all = False
-            bad += [f'{v}:{d["code"]}@{d["location"]["row"]}' for d in ds if d["location"]["row"] not in lines]
+        result: list[dict[str, Any]] = json.loads(out.stdout)
+    except json.JSONDecodeError:
+        sys.exit(f"mmalint gave no JSON for jax {version}:\n{out.stderr[-2000:]}")
+    return result
+
+
+def main(argv: list[str]) -> int:
+    python = argv[1] if len(argv) > 1 else sys.executable
+    kernels = tomllib.loads((ROOT / "MANIFEST.toml").read_text())["kernel"]
+    versions = sorted({v for k in kernels for v in k["target_jax"]})
+    by_version = {
+        v: findings(python, v, [str(ROOT / k["file"]) for k in kernels if v in k["target_jax"]])
+        for v in versions
+    }
+    found = bugs = clean = traps = 0
+    for kernel in kernels:
+        lines = {kernel["line"], kernel.get("acc_line", 0)} - {0}
+        ok = True
+        stray = []
+        for v in kernel["target_jax"]:
+            errors = [
+                d for d in by_version[v]
+                if d["filename"].endswith(kernel["file"]) and d["severity"] == "error"
+            ]
+            if kernel["bug"]:
+                ok = ok and any(d["location"]["row"] in lines for d in errors)
+                errors = [d for d in errors if d["location"]["row"] not in lines]
+            else:
+                ok = ok and not errors
+            stray += [f"{v}:{d['code']}@{d['location']['row']}" for d in errors]
+        if kernel["bug"]:
+            bugs += 1
+            found += ok
+            tag = "FOUND" if ok else "MISS "
         else:
-            if ds:
-                ok_all = False
-                bad += [f'{v}:{d["code"]}@{d["location"]["row"]}' for d in ds]
-    if k["bug"]:
-        found += ok_all; missed += not ok_all
-        tag = "FOUND" if ok_all else "MISS "
-    else:
-        clean_ok += ok_all; fp += not ok_all
-        tag = "clean" if ok_all else "FP   "
-    print(tag, k["file"], " ".join(bad))
-print(f"bugs found {found}/{found+missed}; clean {clean_ok}/{clean_ok+fp}")
+            traps += 1
+            clean += ok
+            tag = "clean" if ok else "FP   "
+        print(tag, kernel["file"], " ".join(stray))
+    print(f"bugs found {found}/{bugs}; clean {clean}/{traps}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
