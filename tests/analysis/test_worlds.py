@@ -579,3 +579,46 @@ def test_computed_parameter_lists(name: str) -> None:
     dec, _ = _COMPUTED_DECORATORS[name]
     report = check(COMPREHENSION_WORLDS.format(dec=dec), ["MMA101"], target_jax="0.11")
     assert only(report, "MMA101")["call"]["a"]["dtype"] == "int8"
+
+
+def test_pairwise_rows_cover_every_pair_of_values() -> None:
+    from mmalint.analysis.worlds import _pairwise
+
+    for sizes in [(2, 2, 3, 4, 5), (3, 3, 3, 3), (2,) * 8, (4, 4, 2, 2, 3, 3, 2), (7,), (5, 1, 3)]:
+        rows = _pairwise(sizes)
+        product = 1
+        for size in sizes:
+            product *= size
+        assert len(rows) <= min(product, 3 * max(a * b for a in sizes for b in sizes))
+        for i, size_i in enumerate(sizes):
+            for j in range(i + 1, len(sizes)):
+                for a in range(size_i):
+                    for b in range(sizes[j]):
+                        assert any(r[i] == a and r[j] == b for r in rows), (sizes, i, a, j, b)
+    assert _pairwise((7,)) == [(v,) for v in range(7)]
+
+
+# jax's test_warp_mma widened by a third axis: 8 x 3 x 4 = 96 combinations, more than
+# EXHAUSTIVE_WORLDS, so it runs a pairwise covering set. The mistake needs two axes (an unsigned
+# dtype with m_warps=4), and the product's order puts those worlds last.
+WIDE_SWEEP = WARP_MMA_TEST.replace(
+    "      m_warps=(1, 2, 4),\n  )\n  def test_warp_mma(self, dtype, m_warps):",
+    "      m_warps=(1, 2, 4),\n      k_steps=(1, 2, 3, 4),\n  )\n"
+    "  def test_warp_mma(self, dtype, m_warps, k_steps):",
+)
+
+
+def test_a_wide_sweep_finds_a_two_axis_mistake_in_its_covering_set() -> None:
+    from mmalint.analysis.worlds import EXHAUSTIVE_WORLDS, MAX_WORLDS
+
+    assert "k_steps=(1, 2, 3, 4)" in WIDE_SWEEP and EXHAUSTIVE_WORLDS < 8 * 3 * 4
+    code = WIDE_SWEEP.format(acc_signed="ab_is_signed if m_warps == 4 else utils.is_signed(acc_dtype)")
+    diag = only(check(code, ["MMA201"]), "MMA201")
+    assert {w["dtype"] for w in diag["worlds"]} == {"jnp.uint8", "jnp.uint4"}
+    assert {w["m_warps"] for w in diag["worlds"]} == {"4"}
+    assert len(diag["worlds"]) < MAX_WORLDS
+
+
+def test_a_wide_sweep_of_correct_code_stays_clean() -> None:
+    code = WIDE_SWEEP.format(acc_signed="utils.is_signed(acc_dtype)")
+    assert check(code, []).calls == 1

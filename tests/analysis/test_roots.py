@@ -1,0 +1,78 @@
+"""Which blocks the analysis runs: those that name an MMA API, and those that call them."""
+
+from __future__ import annotations
+
+import textwrap
+
+from mmalint.analysis import find_roots, index_source
+
+
+def roots(code: str) -> set[str | None]:
+    source = index_source("snippet.py", textwrap.dedent(code))
+    return {b.name for b in find_roots(source)}
+
+
+def test_a_function_calling_the_api_and_its_callers_are_roots() -> None:
+    assert roots('''
+        import jax.experimental.mosaic.gpu as mgpu
+
+        def body(acc, a, b):
+            return mgpu.wgmma(acc, a, b)
+
+        def kernel(acc, a, b):
+            return body(acc, a, b)
+
+        def unrelated():
+            return 1
+    ''') == {"body", "kernel"}
+
+
+def test_a_comment_naming_the_api_makes_no_root() -> None:
+    assert roots('''
+        import jax.experimental.mosaic.gpu as mgpu
+
+        def interpret(eqn):
+            # GPU docs say (re: wgmma) that the accumulator is f32
+            return eqn
+    ''') == set()
+
+
+def test_comment_and_code_on_one_line() -> None:
+    found = roots('''
+        import jax.experimental.mosaic.gpu as mgpu
+
+        def commented(eqn):
+            # mgpu.wgmma(acc, a, b)
+            return eqn
+
+        def quoted_hash(eqn):
+            y = "#"; return mgpu.wgmma(eqn, eqn, eqn)
+    ''')
+    assert found == {"quoted_hash"}
+
+
+def test_a_function_of_a_module_no_model_knows_makes_no_root() -> None:
+    # jax's Pallas interpreter calls its own `gpu_callbacks.wgmma`, not the API.
+    found = roots('''
+        import functools
+        from jax._src.pallas.mosaic_gpu.interpret import gpu_callbacks
+        from jax.experimental.mosaic import gpu as mgpu
+
+        def interpret_wgmma(eqn):
+            return functools.partial(gpu_callbacks.wgmma, eqn)
+
+        def real(acc, a, b):
+            return mgpu.wgmma(acc, a, b)
+    ''')
+    assert found == {"real"}
+
+
+def test_an_unknown_module_alias_shadowed_by_the_api_is_still_a_root() -> None:
+    # `plgpu` is a modelled module however it is imported.
+    found = roots('''
+        from jax.experimental.pallas import mosaic_gpu as plgpu
+
+        def body(acc_ref, a, b):
+            plgpu.wgmma(acc_ref, a, b)
+    ''')
+    assert found == {"body"}
