@@ -164,6 +164,25 @@ def parse_directives(text: str) -> Directives:
     return found
 
 
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Every statement under a body, nested ones included: statements live only in the
+    statement lists of other statements, so expressions (nine nodes in ten) are not walked."""
+    stack = list(reversed(body))
+    while stack:
+        node = stack.pop()
+        yield node
+        nested: list[ast.stmt] = []
+        for name in ("body", "orelse", "finalbody"):
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                nested.extend(v for v in value if isinstance(v, ast.stmt))
+        for handler in getattr(node, "handlers", ()):
+            nested.extend(handler.body)
+        for case in getattr(node, "cases", ()):
+            nested.extend(case.body)
+        stack.extend(reversed(nested))
+
+
 class _Statements:
     """The rows of the statement holding a row range, from Python's `ast`."""
 
@@ -173,8 +192,8 @@ class _Statements:
             tree = ast.parse(text)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.stmt) or node.end_lineno is None:
+        for node in _statements(tree.body):
+            if node.end_lineno is None:
                 continue
             start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
             body = getattr(node, "body", None)

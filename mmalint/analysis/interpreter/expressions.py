@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from contextlib import suppress
 
 import libcst as cst
 
@@ -53,15 +52,18 @@ class Expressions(Machine):
     """Evaluating expressions to abstract values."""
 
     def eval(self, node: cst.BaseExpression, frame: Frame, block: Block) -> Value:
-        self.step()
+        self.budget.step()
         value = self._eval(node, frame, block)
-        if isinstance(value, TupleVal | DictVal) and (
-            value.size > bounds.MAX_SIZE or value.depth > bounds.MAX_DEPTH
+        kind = type(value)  # TupleVal and DictVal have no subclasses
+        if (kind is TupleVal or kind is DictVal) and (
+            value.size > bounds.MAX_SIZE or value.depth > bounds.MAX_DEPTH  # type: ignore[attr-defined]
         ):
             return UNKNOWN  # `t = (t, t)` in a loop: no fact about a kernel is that large
         if value.origin is None and not isinstance(value, Unknown | Func | ClassVal):
-            with suppress(TypeError):
+            try:  # noqa: SIM105  (a context manager per expression cost a tenth of the run)
                 value = value.with_origin(Origin(block, node))
+            except TypeError:
+                pass
         return value
 
     def _eval(self, node: cst.BaseExpression, frame: Frame, block: Block) -> Value:
