@@ -16,20 +16,24 @@ AB_FORMATS = {
 }
 
 
-def fields(desc: int) -> tuple[str, str, str]:
-    """(d, a, b) type names of a descriptor (an integer D means kind::i8)."""
+def describe(desc: int, kind: str | None = None) -> str:
+    """`idesc d=s32 a=s8 b=s8`: the descriptor's D, A and B types (A/B read per the kind:
+    `f16`, `tf32`, `f8f6f4`, `i8`; an integer D means kind::i8)."""
     d = D_FORMATS.get((desc >> 4) & 0x3, "?")
     a_code, b_code = (desc >> 7) & 0x7, (desc >> 10) & 0x7
-    if d == "s32":
-        table = AB_FORMATS["s32"]
-        return d, table.get(a_code, "?"), table.get(b_code, "?")
-    # A float D: kind::f16 or kind::f8f6f4 share codes 0/1; the kind names which.
-    return d, str(a_code), str(b_code)
+    table_name = "s32" if d == "s32" else {"tf32": "f16", "mxf8f6f4": "f8f6f4"}.get(
+        kind or "", kind or "f16")
+    table = AB_FORMATS.get(table_name, {})
+    return (f"idesc d={d} a={table.get(a_code, a_code)} b={table.get(b_code, b_code)}")
 
 
-def describe(desc: int) -> str:
-    """`idesc d=s32 a=s8 b=s8` for an integer descriptor; float ones name the raw codes."""
-    d, a, b = fields(desc)
-    if d == "s32":
-        return f"idesc d={d} a={a} b={b}"
-    return f"idesc d={d} a-format={a} b-format={b}"
+_D_CODES = {name: code for code, name in D_FORMATS.items()}
+_AB_CODES = {"f16": 0, "bf16": 1, "tf32": 2, "e4m3": 0, "e5m2": 1, "u8": 0, "s8": 1}
+
+
+def encode(d: str | None, a: str | None, b: str | None) -> int | None:
+    """The type fields of a descriptor (D bits 4-5, A 7-9, B 10-12) for PTX type names, or None
+    for a type with no encoding."""
+    if d not in _D_CODES or a not in _AB_CODES or b not in _AB_CODES:
+        return None
+    return (_D_CODES[d] << 4) | (_AB_CODES[a] << 7) | (_AB_CODES[b] << 10)

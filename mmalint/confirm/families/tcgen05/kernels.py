@@ -73,10 +73,10 @@ def instructions_in(text: str) -> list[str]:
     """The `tcgen05.mma` instructions of a lowered module, each with the operand and
     accumulator types of the instruction descriptor jax built for it."""
     kinds = sorted(set(_KIND.findall(text)))
-    described = sorted({describe(d) for d in _DESCRIPTORS})
-    if not described:
+    if not _DESCRIPTORS:
         return kinds
-    return [f"{kind} [{d}]" for kind in kinds for d in described]
+    return sorted({f"{kind} [{describe(d, kind.split('kind::')[1].split('.')[0])}]"
+                   for kind in kinds for d in _DESCRIPTORS})
 
 
 @contextlib.contextmanager
