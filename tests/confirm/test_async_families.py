@@ -80,8 +80,11 @@ def test_ptx_tier(finding: dict[str, Any]) -> None:
     assert evidence in v.evidence
 
 
-def _jax_expected(finding: dict[str, Any]) -> tuple[str, str]:
+def _jax_expected(finding: dict[str, Any], version: str) -> tuple[str, str]:
     code = finding["code"]
+    if code == "MMA606" and not version.startswith("0.10."):
+        # The findings target jax 0.10; from 0.11 the message names the fp8 mix too.
+        return "inconclusive", "the finding targets jax 0.10"
     if code in ("MMA607", "MMA707"):
         return "inconclusive", f"no reference case for {code}"
     if code == "MMA605":  # ptxas's error, after jax built it
@@ -103,7 +106,7 @@ def test_jax_tier(jax_info: tuple[str | None, str | None]) -> None:
         pytest.skip(problem)
     verdicts = confirm_findings(FINDINGS, {"jax"}, jobs=2, timeout=300)
     for finding, v in zip(FINDINGS, verdicts, strict=True):
-        verdict, evidence = _jax_expected(finding)
+        verdict, evidence = _jax_expected(finding, version or "")
         assert v.verdict == verdict, (key(finding), v.evidence)
         assert evidence in v.evidence, (key(finding), v.evidence)
         if verdict == "confirmed":

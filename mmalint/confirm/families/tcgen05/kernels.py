@@ -90,10 +90,9 @@ def _record_descriptors() -> Iterator[None]:
 
     def recording(*args: Any, **kwargs: Any) -> Any:
         value = original(*args, **kwargs)
-        try:
+        # An unreadable constant only loses the evidence, not the case.
+        with contextlib.suppress(Exception):
             _DESCRIPTORS.append(int(ir.IntegerAttr(value.owner.attributes["value"]).value))
-        except Exception:  # an unreadable constant only loses the evidence, not the case
-            pass
         return value
 
     tcgen05.create_instr_descriptor = recording

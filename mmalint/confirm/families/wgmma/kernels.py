@@ -264,6 +264,3 @@ def as_device_array(values: np.ndarray, dtype: str) -> np.ndarray:
 def probe_api(probe: str) -> dict[str, Any]:
     raise KeyError(f"unknown API probe {probe!r}")
 
-
-__all__ += ["lowered_text"]
-assert lowered_text  # re-exported for the workers
