@@ -4,7 +4,9 @@
 
 Reads OUT_DIR/confirm-gpu.json (all tiers, jax backend), OUT_DIR/confirm-gpu-layouts.json (the
 layout, shape and API findings, all tiers), OUT_DIR/confirm-gpu-cupy.json (gpu tier, CuPy
-backend) and OUT_DIR/confirm-gpu-tests.txt (pytest), whichever exist.
+backend), OUT_DIR/confirm-gpu-async.json (the wgmma and tcgen05 examples' findings, all tiers),
+OUT_DIR/examples-gpu.md (those examples run, `run_examples.py`) and
+OUT_DIR/confirm-gpu-tests.txt (pytest), whichever exist.
 """
 
 from __future__ import annotations
@@ -85,7 +87,8 @@ def main() -> int:
     print("| " + " | ".join(_cell(v) for v in facts.values()) + " |\n")
     runs = [("jax backend, all tiers", out / "confirm-gpu.json"),
             ("layouts, shapes and APIs, all tiers", out / "confirm-gpu-layouts.json"),
-            ("CuPy backend, gpu tier", out / "confirm-gpu-cupy.json")]
+            ("CuPy backend, gpu tier", out / "confirm-gpu-cupy.json"),
+            ("wgmma and tcgen05 examples, all tiers", out / "confirm-gpu-async.json")]
     loaded = []
     for label, path in runs:
         try:
@@ -102,6 +105,10 @@ def main() -> int:
         print(f"## {label}\n")
         print("\n".join(table(verdicts)))
         print()
+    examples = out / "examples-gpu.md"
+    if examples.exists() and examples.read_text().strip():
+        print("## wgmma and tcgen05 examples run on the GPU\n")
+        print(examples.read_text().strip() + "\n")
     tests = out / "confirm-gpu-tests.txt"
     if tests.exists():
         tail = tests.read_text().strip().splitlines()[-40:]

@@ -8,9 +8,12 @@
 # 2. all tiers over the layout, shape and API findings (MMA301-305, MMA401-402, MMA501) of
 #    tests/confirm/data/layout_findings.json                      -> $OUT/confirm-gpu-layouts.json
 # 3. the gpu tier again through the bundled CuPy kernel (no jax)    -> $OUT/confirm-gpu-cupy.json
-# 4. the gpu- and jax-marked tests of tests/confirm                -> $OUT/confirm-gpu-tests.txt
-# 5. a Markdown report (date, GPU, driver, CUDA, jax, tables, timings) -> $OUT/confirm-gpu.md
-# Each step has its own time limit so the whole run ends within 8 minutes, whatever hangs.
+# 4. all tiers over the wgmma (MMA6xx) and tcgen05 (MMA7xx) findings of the examples
+#    (benchmarks/confirm/async-examples-findings.json, jax 0.11)  -> $OUT/confirm-gpu-async.json
+# 5. those examples themselves and their _fixed twins, run on the GPU -> $OUT/examples-gpu.json
+# 6. the gpu- and jax-marked tests of tests/confirm                -> $OUT/confirm-gpu-tests.txt
+# 7. a Markdown report (date, GPU, driver, CUDA, jax, tables, timings) -> $OUT/confirm-gpu.md
+# Each step has its own time limit so the whole run ends within 10 minutes, whatever hangs.
 set -uo pipefail
 
 cd "$(dirname "$0")/../.."
@@ -19,6 +22,7 @@ mkdir -p "$OUT"
 PY="${PYTHON:-python3}"
 FINDINGS="${1:-benchmarks/confirm/findings.json}"
 LAYOUTS=tests/confirm/data/layout_findings.json
+ASYNC=benchmarks/confirm/async-examples-findings.json
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 export XLA_PYTHON_CLIENT_PREALLOCATE=false
 
@@ -55,9 +59,19 @@ step "gpu tier, CuPy backend" 70 \
   --timeout 60 --gpu-backend cupy --format json \
   > "$OUT/confirm-gpu-cupy.json" 2> "$OUT/confirm-gpu-cupy.stderr"
 
+# tcgen05 cannot run on Hopper: its gpu-tier verdict says so, its jax tier still builds it.
+step "wgmma/tcgen05, all tiers, jax backend" 100 \
+  "$PY" -m mmalint.confirm.cli "$ASYNC" --tier all --jobs "$JOBS" "${DEVICE_ARGS[@]}" \
+  --timeout 90 --gpu-backend jax --format json \
+  > "$OUT/confirm-gpu-async.json" 2> "$OUT/confirm-gpu-async.stderr"
+
+step "wgmma/tcgen05 examples on the GPU" 80 \
+  "$PY" benchmarks/confirm/run_examples.py "$ASYNC" "$OUT" \
+  > "$OUT/examples-gpu.md" 2> "$OUT/examples-gpu.stderr"
+
 # --confcutdir: tests/conftest.py imports the analyzer (libcst), which this machine lacks;
 # the confirm tests need only their own conftest.
-step "pytest gpu+jax" 170 \
+step "pytest gpu+jax" 130 \
   "$PY" -m pytest -q -rs -p no:cacheprovider --confcutdir=tests/confirm \
   -m "gpu or jax" tests/confirm > "$OUT/confirm-gpu-tests.txt" 2>&1
 

@@ -44,6 +44,11 @@ class Operand:
     converted_from: Layout | None = None
     # How the memory a load read was viewed, when the analysis knew: "plain" or "transposed".
     view: str | None = None
+    # Where the value lives (`registers`, `smem`, `tmem`; the call's `operands` entry), its
+    # SMEM swizzle in bytes and whether it is passed transposed, when the signature says.
+    memory_space: str | None = None
+    swizzle: int | None = None
+    transposed: bool | None = None
 
     @property
     def mlir(self) -> str | None:
@@ -87,6 +92,8 @@ class Operand:
             "converted_from": (self.converted_from.to_json()
                                if self.converted_from is not None else None),
             "view": self.view,
+            **{k: v for k, v in (("memory_space", self.memory_space), ("swizzle", self.swizzle),
+                                 ("transposed", self.transposed)) if v is not None},
         }
 
 
@@ -108,6 +115,21 @@ class Call:
     creation_order: tuple[str, str, str] = DEFAULT_CREATION_ORDER
     # The instruction family (`confirm/families/`), None for an API no family covers.
     family: str | None = None
+    # The family's names for the (acc, a, b) slots: tcgen05 calls its accumulator `d`.
+    roles: tuple[str, str, str] = ("acc", "a", "b")
+    # The call's keyword options as the signature gives them (`a_scale`, `collective`,
+    # `swizzle`...), sorted by name: scalars only.
+    options: tuple[tuple[str, Any], ...] = ()
+
+    def option(self, name: str, default: Any = None) -> Any:
+        """One of the call's `options`, or `default`."""
+        return dict(self.options).get(name, default)
+
+    def operand(self, role: str) -> Operand:
+        """The operand of a role by the family's name for it (`d` is tcgen05's accumulator)."""
+        slot = dict(zip(self.roles, ("acc", "a", "b"), strict=True)).get(role, role)
+        op: Operand = getattr(self, slot)
+        return op
 
     @property
     def passed(self) -> tuple[Operand, Operand, Operand]:
@@ -128,6 +150,8 @@ class Call:
             "lowering_semantics": self.lowering_semantics,
             "acc": self.acc.to_json(), "a": self.a.to_json(), "b": self.b.to_json(),
             "argument_order": self.argument_order, "target_arch": self.target_arch,
+            **({"roles": list(self.roles)} if self.roles != ("acc", "a", "b") else {}),
+            **({"options": dict(self.options)} if self.options else {}),
         }
 
 

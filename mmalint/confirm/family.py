@@ -74,3 +74,13 @@ class Family:
     # probe a predicted error message names when the finding's own message names none.
     api_probes: tuple[ApiProbe, ...]
     probe_by_predicted: Mapping[str, str]
+    # The family's names for the (acc, a, b) slots of `Call` (tcgen05: `d`, `a`, `b`).
+    roles: tuple[str, str, str] = ("acc", "a", "b")
+    # The target ptxas assembles the call's instruction for (None: the call's `target_arch`).
+    ptx_arch: str | None = None
+    # The rule codes the family has a reference case for; any other code of the family is
+    # inconclusive ("no reference case"). None: every code that reaches the family.
+    reference_codes: frozenset[str] | None = None
+    # Why the ptx tier cannot decide a code even when ptxas accepts the instruction (tcgen05's
+    # types live in a runtime descriptor), added to the "PTX allows this" evidence.
+    ptx_allows_note: str = ""

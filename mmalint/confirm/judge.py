@@ -121,7 +121,7 @@ def judge_jax(code: str, predicted: PredictedError | None, target_jax: str | Non
     other_version = (f"; the finding targets jax {_minor(target)}, jax {installed} is installed"
                      if mismatch else "")
 
-    if code in families.silent_codes():
+    if code in families.silent_codes() and predicted is None:
         if flagged.get("status") != "built":
             kind = INCONCLUSIVE if mismatch else NOT_REPRODUCED
             return Judgement(kind, f"expected a silent build, but jax {installed} "
@@ -193,7 +193,7 @@ def judge_gpu(code: str, predicted: PredictedError | None, target_jax: str | Non
     target = predicted.jax_version if predicted and predicted.jax_version else target_jax
     mismatch = backend == "jax" and _version_mismatch(installed, target)
     where = f"{backend} on {device}"
-    if code in families.silent_codes():
+    if code in families.silent_codes() and predicted is None:
         if status == "ran" and "within" in flagged:
             if flagged["within"]:
                 return Judgement(NOT_REPRODUCED, f"{where}: the flagged kernel is "

@@ -50,6 +50,8 @@ def confirm_ptx(finding: Finding, *, timeout: float = 60.0) -> Verdict:
     if family is None:
         return verdict(INCONCLUSIVE, f"api {finding.call.api} is not covered by the reference "
                        f"lowering ({families.covered_apis()} only)")
+    if (missing := families.no_reference_case(family, code)) is not None:
+        return verdict(INCONCLUSIVE, missing)
     if (why := family.not_in_instruction.get(code)) is not None:
         return verdict(INCONCLUSIVE, f"tier does not apply to {code}: {why}")
     if not code.startswith(family.instruction_code_prefixes):
@@ -60,12 +62,12 @@ def confirm_ptx(finding: Finding, *, timeout: float = 60.0) -> Verdict:
     if ptxas is None:
         return verdict(INCONCLUSIVE, "ptxas not found (put the CUDA toolkit's bin on PATH)")
     call = family.unmasked_call(finding.call, finding.masked_by)
-    arch = normalize_arch(call.target_arch)
+    arch = family.ptx_arch or normalize_arch(call.target_arch)
     flagged = family.emitted_instruction(call)
     facts: dict[str, object] = {"instruction": flagged.text, "arch": arch,
                                 "ptxas": ptxas.label, "ptx_isa": ptxas.ptx_isa}
 
-    if code in family.silent_codes:
+    if code in family.silent_codes and finding.predicted is None:
         right = family.data_instruction(call)
         got = _assemble(ptxas, family, flagged, arch, timeout)
         want = _assemble(ptxas, family, right, arch, timeout)
@@ -82,13 +84,15 @@ def confirm_ptx(finding: Finding, *, timeout: float = 60.0) -> Verdict:
     if not result.ok and is_tool_problem(result.message):
         return verdict(INCONCLUSIVE, f"ptxas cannot check it: {result.message}", **facts)
     if result.ok:
-        return verdict(INCONCLUSIVE, f"{PTX_ALLOWS}: {flagged} assembles for {arch}", **facts)
+        return verdict(INCONCLUSIVE, f"{PTX_ALLOWS}: {flagged} assembles for {arch}"
+                       f"{family.ptx_allows_note}", **facts)
 
     fixed = family.fixed_call(call, code)
     if fixed is None:
         return verdict(CONFIRMED, f"{ptxas.label} for {arch}: {result.message} ({flagged})",
                        ptxas_message=result.message, **facts)
-    fix_instr, fix_arch = family.emitted_instruction(fixed), normalize_arch(fixed.target_arch)
+    fix_instr, fix_arch = family.emitted_instruction(fixed), (family.ptx_arch
+                                                      or normalize_arch(fixed.target_arch))
     fix_result = _assemble(ptxas, family, fix_instr, fix_arch, timeout)
     facts |= {"ptxas_message": result.message, "fix_instruction": fix_instr.text,
               "fix_arch": fix_arch}

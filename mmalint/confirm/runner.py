@@ -101,6 +101,8 @@ class _Confirmer:
         if family is None:
             return early(f"api {finding.call.api} is not covered by the reference lowering "
                          f"({families.covered_apis()} only)")
+        if (missing := families.no_reference_case(family, finding.code)) is not None:
+            return early(missing)
         if tier == "gpu" and self._no_gpu:
             return early(self._no_gpu)
         call = family.unmasked_call(finding.call, finding.masked_by)

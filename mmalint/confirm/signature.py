@@ -240,12 +240,26 @@ def _parse_call(raw: Mapping[str, Any]) -> Call:
     declared = raw.get("family")
     family = families.family_of(api, declared if isinstance(declared, str) else None)
     known = families.host(family)
+    roles = known.roles if known is not None else ("acc", "a", "b")
+    # The `operands` array names each value by the family's role (`d`, `acc`, `a`, `b`) with
+    # where it lives; the legacy `acc`/`a`/`b` objects are the same values without that.
+    by_role = {entry["role"]: entry for entry in raw.get("operands") or ()
+               if isinstance(entry, dict) and isinstance(entry.get("role"), str)}
     operands = []
-    for role in ("acc", "a", "b"):
-        value = raw.get(role)
+    for slot, role in zip(("acc", "a", "b"), roles, strict=True):
+        value = raw.get(slot)
+        entry = by_role.get(role) or by_role.get(slot)
+        if not isinstance(value, dict):
+            value = entry
         if not isinstance(value, dict):
             raise _SignatureGap(f"the call signature has no '{role}' value")
-        operands.append(_parse_operand(role, value))
+        operand = _parse_operand(role, value)
+        if isinstance(entry, dict):
+            operand = replace(operand, memory_space=_opt_str(entry.get("memory_space")),
+                              swizzle=_opt_int(entry.get("swizzle")),
+                              transposed=entry.get("transposed") if isinstance(
+                                  entry.get("transposed"), bool) else None)
+        operands.append(operand)
     notes = []
     # A call no family covers is never built: the runner says so, whatever its operands lack.
     for i, role in ((1, "a"), (2, "b")):
@@ -262,8 +276,13 @@ def _parse_call(raw: Mapping[str, Any]) -> Call:
     semantics = raw.get("lowering_semantics")
     arch = raw.get("target_arch")
     target = raw.get("target_jax")
+    raw_options = raw.get("options")
+    options = tuple(sorted(
+        (str(k), v) for k, v in raw_options.items()
+        if isinstance(v, str | int | float | bool) or v is None)) if isinstance(
+            raw_options, dict) else ()
     return Call(
-        api=api, acc=operands[0], a=operands[1], b=operands[2],
+        api=api, acc=operands[0], a=operands[1], b=operands[2], roles=roles, options=options,
         target_jax=target if isinstance(target, str) else None,
         lowering_semantics=semantics.lower() if isinstance(semantics, str) else None,
         argument_order=order, target_arch=str(arch) if arch is not None else None,

@@ -89,7 +89,7 @@ def test_api_errors(findings: list[dict[str, Any]]) -> None:
 
 
 def test_unsupported_api(findings: list[dict[str, Any]]) -> None:
-    other = [{**findings[0], "call": {**findings[0]["call"], "api": "mgpu.wgmma"}}]
+    other = [{**findings[0], "call": {**findings[0]["call"], "api": "mgpu.future_mma"}}]
     verdicts = confirm_findings(other, {"ptx", "jax", "gpu"})
     assert all("not covered by the reference lowering" in v.evidence for v in verdicts)
 

@@ -10,16 +10,17 @@ the runner, the ptx tier, the judges and the workers ask this module.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from mmalint.confirm.families import mma
+from mmalint.confirm.families import mma, tcgen05, wgmma
 
 if TYPE_CHECKING:
     from mmalint.confirm.family import ApiProbe, Family
 
 # name -> the family's package; one line per family.
-_PACKAGES: dict[str, ModuleType] = {mma.NAME: mma}
+_PACKAGES: dict[str, ModuleType] = {mma.NAME: mma, wgmma.NAME: wgmma, tcgen05.NAME: tcgen05}
 
 
 def family_of(api: str | None, declared: str | None = None) -> str | None:
@@ -83,3 +84,19 @@ def probe_by_predicted() -> dict[str, str]:
 def fix_descriptions() -> dict[str, str]:
     """What the fix of each rule code changes, over every family."""
     return {code: text for family in _all() for code, text in family.fix_descriptions.items()}
+
+
+def has_worker_side(name: str, side: str) -> bool:
+    """Whether a family has a worker side (`kernels`, `cupy_kernel`)."""
+    return importlib.util.find_spec(f"{_PACKAGES[name].__name__}.{side}") is not None
+
+
+def no_reference_case(family: Family, code: str) -> str | None:
+    """Why a code of this family has no reference case (a rule newer than its cases), or None.
+    Such a finding is inconclusive, never a crash and never confirmed."""
+    known = family.reference_codes
+    if known is None or code in known:
+        return None
+    listed = ", ".join(sorted(known))
+    return (f"no reference case for {code}: the {family.name} reference lowering has cases "
+            f"for {listed} only")

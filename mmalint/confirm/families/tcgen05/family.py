@@ -1,0 +1,66 @@
+"""The Blackwell family as the tiers drive it (host side; workers import `kernels.py`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mmalint.catalog import load_catalog
+from mmalint.confirm.call import Call
+from mmalint.confirm.families.smem_cases import SmemSpec, kernel_spec
+from mmalint.confirm.families.tcgen05 import APIS, NAME
+from mmalint.confirm.families.tcgen05.fixes import (
+    CODES,
+    FIX_DESCRIPTIONS,
+    TILES,
+    fixed_call,
+    unmasked_call,
+)
+from mmalint.confirm.families.tcgen05.instruction import (
+    data_instruction,
+    emitted_instruction,
+    ptx_module,
+)
+from mmalint.confirm.family import Family
+
+PTX_ARCH = "sm_100a"
+
+
+def _kernel_spec(call: Call, code: str, *, conform: bool = False) -> SmemSpec:
+    del code
+    swizzle = {side: int(call.option(f"{side}_swizzle") or 128) for side in ("a", "b")}
+    return kernel_spec(NAME, TILES, call, conform=conform,
+                       extra={"a_swizzle": swizzle["a"], "b_swizzle": swizzle["b"]})
+
+
+def _no_guess(bits: int, **_: Any) -> str | None:
+    del bits
+    return None  # tcgen05 operands have no MMA register layout to guess a dtype from
+
+
+FAMILY = Family(
+    name=NAME,
+    apis=APIS,
+    fixed_call=fixed_call,
+    unmasked_call=unmasked_call,
+    kernel_spec=_kernel_spec,
+    emitted_instruction=emitted_instruction,
+    data_instruction=data_instruction,
+    ptx_module=ptx_module,
+    silent_codes=frozenset(c.rule for c in load_catalog().checks
+                           if c.stage == "silent" and c.api in APIS),
+    instruction_code_prefixes=("MMA701", "MMA702", "MMA703", "MMA705", "MMA706"),
+    jax_only_code_prefixes=(),
+    not_in_instruction={"MMA704": "PTX's block-scaled form takes both scale addresses, so a "
+                                  "one-sided scale cannot be written as an instruction; only "
+                                  "jax's check shows it"},
+    not_on_cupy={code: "the CuPy path has no tcgen05 kernel" for code in CODES},
+    fix_descriptions=FIX_DESCRIPTIONS,
+    guess_operand_dtype=_no_guess,
+    api_probes=(),
+    probe_by_predicted={},
+    roles=("d", "a", "b"),
+    ptx_arch=PTX_ARCH,
+    reference_codes=CODES,
+    ptx_allows_note=(" (the D/A/B types, M and N travel in the instruction descriptor, a "
+                     "runtime register ptxas does not check)"),
+)

@@ -1,0 +1,80 @@
+"""The fixed call per MMA7xx rule, and the tiles the tcgen05 kernel needs (host side).
+
+The accepted accumulators per operand type are `mmalint.facts.tcgen05`'s, the table the
+rules read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from mmalint.confirm import dtypes
+from mmalint.confirm.call import Call
+from mmalint.confirm.families.smem_cases import Tiles, as_dtype, logical_shape
+from mmalint.facts import tcgen05 as facts
+
+FIX_DESCRIPTIONS: dict[str, str] = {
+    "MMA701": "accumulator `d` -> the one the operands take (f32; int32 for int8)",
+    "MMA702": "operands -> bfloat16, the float32 accumulator kept",
+    "MMA703": "N rounded up to the multiple the instruction takes (8 per CTA, twice that for "
+              "an int32 accumulator or a collective MMA)",
+    "MMA704": "both scales dropped (an unscaled MMA; passing `b_scale=` too is the other fix)",
+    "MMA705": "operands stored as int8 (data in [-128, 127]), which kind::i8 reads correctly",
+    "MMA706": "M -> 128",
+}
+CODES = frozenset(FIX_DESCRIPTIONS)
+
+
+def _integer_d(call: Call) -> bool:
+    return dtypes.mlir_is_integer(call.acc.mlir or "")
+
+
+def n_multiple(call: Call) -> int:
+    multiple = facts.N_MULTIPLE[bool(call.option("collective"))]
+    return multiple * (facts.INTEGER_N_FACTOR if _integer_d(call) else 1)
+
+
+TILES = Tiles(default_m=128, default_n=128, m_multiple=64, n_multiple=n_multiple,
+              arch=facts.ARCH_FAMILY[0])
+
+
+def _accepted_accumulator(call: Call) -> str:
+    kind = facts.OPERAND_KINDS.get(call.a.mlir or "")
+    scaled = bool(call.option("a_scale")) and bool(call.option("b_scale"))
+    accepted = (kind.scaled_accumulators if scaled else kind.accumulators) if kind else ()
+    # f32 where it is accepted (what every float kind takes), else the one there is.
+    choice = "f32" if "f32" in accepted or not accepted else accepted[0]
+    return dtypes.dtype_for(choice, "signed") or "float32"
+
+
+def _resized(call: Call, m: int, n: int) -> Call:
+    a, b = logical_shape(call.a), logical_shape(call.b)
+    k = a[1] if a else (b[0] if b else 128)
+    return replace(call, acc=replace(call.acc, shape=(m, n)),
+                   a=replace(call.a, shape=(m, k)), b=replace(call.b, shape=(k, n)))
+
+
+def fixed_call(call: Call, code: str) -> Call | None:
+    """The call with the finding's mistake fixed (None for a code with no reference case)."""
+    m, n = logical_shape(call.acc) or (TILES.default_m, TILES.default_n)
+    if code == "MMA701":
+        return replace(call, acc=as_dtype(call.acc, _accepted_accumulator(call)))
+    if code == "MMA702":
+        return replace(call, a=as_dtype(call.a, "bfloat16"), b=as_dtype(call.b, "bfloat16"))
+    if code == "MMA703":
+        return _resized(call, m, -(-n // n_multiple(call)) * n_multiple(call))
+    if code == "MMA704":
+        options = dict(call.options) | {"a_scale": False, "b_scale": False}
+        return replace(call, options=tuple(sorted(options.items())))
+    if code == "MMA705":
+        return replace(call, a=as_dtype(call.a, "int8"), b=as_dtype(call.b, "int8"))
+    if code == "MMA706":
+        return _resized(call, 128, n)
+    return None
+
+
+def unmasked_call(call: Call, masked_by: tuple[str, ...]) -> Call:
+    """The call with the mistakes that mask the finding fixed first."""
+    for code in masked_by:
+        call = fixed_call(call, code) or call
+    return call
