@@ -179,17 +179,17 @@ def main() -> int:
         kernels = families.worker_module(flagged["family"], "kernels")
         if (missing := kernels.missing_api(flagged["api"])) is not None:
             version = ".".join(str(env["jax_version"]).split(".")[:2])
-            emit({"part": "unavailable", **env, "reason": f"jax {version} has no {missing}"})
+            emit({**env, "part": "unavailable", "reason": f"jax {version} has no {missing}"})
             return 0
     elif not families.has_worker_side(flagged["family"], "cupy_kernel"):
-        emit({"part": "unavailable", **env, "reason": f"the CuPy path has no {flagged['family']} "
+        emit({**env, "part": "unavailable", "reason": f"the CuPy path has no {flagged['family']} "
               "kernel (run it with jax: --gpu-backend jax)"})
         return 0
     # A family whose instruction this GPU lacks (tcgen05 on Hopper) says so plainly.
     side = families.worker_module(flagged["family"], "kernels") if chosen == "jax" else None
     problem = getattr(side, "device_problem", None)
     if problem is not None and (why := problem(env.get("compute_capability"))) is not None:
-        emit({"part": "unavailable", **env, "reason": why})
+        emit({**env, "part": "unavailable", "reason": why})
         return 0
     emit(env)
     run = run_jax_part if chosen == "jax" else run_cupy_part

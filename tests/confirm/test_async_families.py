@@ -205,3 +205,26 @@ def test_on_the_gpu() -> None:
         if finding["code"] == "MMA603" and v.verdict == "confirmed":
             assert dict(v.detail)["flagged"]["max_abs_error"] > 1000
             assert dict(v.detail)["fix"]["exact"] is True
+
+
+def test_a_gpu_without_the_instruction_is_reported_unavailable(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """On an H200 the tcgen05 worker says the GPU cannot run it: its record is `unavailable`
+    (the environment's own `part: env` must not override that, as it once did, which left the
+    judge waiting for a fix record that never came)."""
+    import io
+
+    from mmalint.confirm import gpu_worker
+
+    finding = next(f for f in FINDINGS if f["call"]["family"] == "tcgen05")
+    spec = {"family": "tcgen05", "api": finding["call"]["api"]}
+    case = {"gpu_backend": "jax", "flagged": spec, "fix": spec}
+    monkeypatch.setattr(gpu_worker, "jax_environment", lambda: {
+        "part": "env", "backend": "jax", "jax_version": "0.11.2", "device": "NVIDIA H200",
+        "compute_capability": "9.0"})
+    monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(case)))
+    assert gpu_worker.main() == 0
+    records = parse_records(capsys.readouterr().out)
+    assert [r["part"] for r in records] == ["unavailable"]
+    assert "tcgen05 needs a Blackwell (sm_100a) GPU; this GPU is sm 9.0" in records[0]["reason"]
