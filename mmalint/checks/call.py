@@ -143,6 +143,9 @@ class MmaCall:
     order: str = "acc_a_b"
     target_arch: tuple[int, int] | None = None
     frontend: str = "mosaic"
+    # The target as written (`sm_90a`): the suffix matters where an instruction exists on one
+    # GPU only (wgmma: sm_90a, not sm_90).
+    target_arch_name: str | None = None
 
     @property
     def family(self) -> str:

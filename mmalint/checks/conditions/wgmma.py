@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mmalint.checks.conditions.registry import Conditions, Outcome
-from mmalint.facts.dtypes import DTYPES
+from mmalint.facts.dtypes import DTYPES, IR_TYPES
 from mmalint.facts.wgmma import (
     ACCUMULATOR_TEXT,
     ACCUMULATORS,
+    ARCH_NAME,
     FP8_TYPES,
     M_MULTIPLE,
     N_MAX,
@@ -24,6 +25,7 @@ from mmalint.facts.wgmma import (
 )
 
 if TYPE_CHECKING:
+    from mmalint.analysis.values import Layout
     from mmalint.checks.call import MmaCall, Operand
 
 
@@ -240,3 +242,118 @@ def _n_range(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     if m % M_MULTIPLE:
         return _one(None, "acc")
     return _one(bool(n > N_MAX or n % N_MULTIPLE), "acc", n_value=str(n))
+
+
+# ---------------------------------------------------------------- operand majorness, register A
+
+
+def _bits(element_type: str | None) -> int | None:
+    info = IR_TYPES.get(element_type or "")
+    return info.bits if info is not None else None
+
+
+def _tiled_rank(call: MmaCall) -> int:
+    """The rank jax's `wgmma` reads an SMEM operand at: Mosaic GPU takes the tiled 4-D memref
+    (`mma_utils.tiled_memref_shape`), Pallas the 2-D ref it tiles itself."""
+    return 4 if call.frontend == "mosaic" else 2
+
+
+@condition("not-k-major")
+def _not_k_major(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
+    """An 8- or 32-bit SMEM operand whose contraction axis is not the contiguous one: B seen
+    as the (K, N) row-major buffer it was allocated as, or A through a transposed view of a
+    (K, M) buffer. jax transposes only 16-bit operands (`wgmma_m64`, `supports_transpose`)."""
+    bits = _bits(call.b.element_type)
+    if bits is None:
+        return _one(None, "b")
+    if bits == 16:
+        return _one(False, "b")
+    outcomes = []
+    for role, wrong in (("b", "plain"), ("a", "transposed")):
+        op = call.operands[role]
+        if op.memory_space != "smem":
+            continue
+        if op.view is None or op.shape is None or len(op.shape) != _tiled_rank(call):
+            outcomes.append(Outcome(None, role))
+            continue
+        outcomes.append(Outcome(op.view == wrong, role, {"bits": str(bits), "major": _MAJOR[role]}))
+    hits = [o for o in outcomes if o.status]
+    if hits:
+        return hits
+    return [Outcome(None if any(o.status is None for o in outcomes) else False, "b")]
+
+
+# How each operand is laid out when it is not K-major.
+_MAJOR = {"a": "M-major (a transposed view of a (K, M) buffer)", "b": "N-major (the (K, N) buffer as allocated)"}
+# The element types jax's `wgmma` takes for A in registers (`wgmma.py` v11:351).
+REGISTER_A_TYPES = ("f16", "bf16", "i8", "f8E5M2", "f8E4M3FN")
+
+
+@condition("register-a-dtype")
+def _register_a_dtype(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
+    """A in registers of an element type wgmma cannot read from registers (f32: tf32 A must
+    come from SMEM)."""
+    a = call.a
+    if a.memory_space != "registers" or a.element_type is None:
+        return _one(None, "a")
+    return _one(a.element_type not in REGISTER_A_TYPES, "a",
+                problem=f"as {a.display}, which wgmma reads only from SMEM (registers take float16, "
+                        "bfloat16, int8 and the fp8 types)")
+
+
+@condition("register-a-swizzle-32")
+def _register_a_swizzle_32(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
+    """int8 A in registers with `swizzle=32`: jax refuses it (ptxas drops MMA instructions)."""
+    a = call.a
+    swizzle = call.options.get("swizzle")
+    if a.memory_space != "registers" or a.element_type is None or swizzle is None:
+        return _one(None, "a")
+    return _one(a.element_type == "i8" and swizzle == 32, "a",
+                problem="as int8 with swizzle=32, which jax refuses (ptxas drops instructions of it)")
+
+
+# Register layouts jax's `wgmma_m64` refuses for A: the warp-level MMA operand layouts, an MMA
+# accumulator layout of fewer than 4 warps (WGMMA_LAYOUT is the m_warps=4 one), a splat.
+_WRONG_A_LAYOUTS = ("mma_lhs", "mma_rhs", "splat")
+
+
+@condition("register-a-layout")
+def _register_a_layout(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
+    """A in registers in a layout other than `WGMMA_LAYOUT` / `WGMMA_LAYOUT_8BIT`."""
+    a = call.a
+    layout = a.layout
+    if a.memory_space != "registers" or layout is None:
+        return _one(None, "a")
+    if layout.kind in _WRONG_A_LAYOUTS:
+        return _one(True, "a", problem=_layout_problem(layout))
+    if layout.kind == "mma_acc" and layout.m_warps is not None:
+        return _one(layout.m_warps != 4, "a", problem=_layout_problem(layout))
+    if layout.kind == "wgmma_8bit":
+        return _one(False, "a")
+    return _one(None, "a")
+
+
+def _layout_problem(layout: Layout) -> str:
+    return f"in {_layout_text(layout)}, not WGMMA_LAYOUT (16-bit) or WGMMA_LAYOUT_8BIT (8-bit)"
+
+
+def _layout_text(layout: Layout) -> str:
+    if layout.name:
+        return layout.name
+    if layout.kind == "splat":
+        return "a splat layout"
+    names = {"mma_lhs": "MMALayouts(...).lhs", "mma_rhs": "MMALayouts(...).rhs", "mma_acc": "MMALayouts(...).acc"}
+    text = names.get(layout.kind, layout.kind)
+    return f"{text} with m_warps={layout.m_warps}" if layout.m_warps is not None else text
+
+
+# ---------------------------------------------------------------- target (MMA6xx)
+
+
+@condition("target-arch")
+def _target_arch(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
+    """A wgmma compiled for a GPU other than sm_90a: the instruction exists only there."""
+    arch = call.target_arch_name
+    if arch is None:
+        return _one(None, "acc")
+    return _one(arch != ARCH_NAME, "acc", target_arch=arch, needs=ARCH_NAME)

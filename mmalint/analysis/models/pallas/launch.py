@@ -23,7 +23,14 @@ from mmalint.analysis.host import (
     partial_of,
     value_kinds,
 )
-from mmalint.analysis.models.arrays import as_ref, as_shape_value, is_none, leaves, to_dtype
+from mmalint.analysis.models.arrays import (
+    SMEM_SCRATCH,
+    as_ref,
+    as_shape_value,
+    is_none,
+    leaves,
+    to_dtype,
+)
 from mmalint.analysis.models.mosaic.launch import blind_decorator, when
 from mmalint.analysis.models.numpy import jax_dtype
 from mmalint.analysis.values import (
@@ -237,12 +244,21 @@ def _block_spec(host: Host, args: Bound, call: Call) -> Value:
     return BlockSpecVal(args["block_shape"])
 
 
-@model("plgpu.SMEM", "plgpu.GMEM", "plgpu.TMEM", "pl.MemoryRef", signature="(shape, dtype=None, ...)")
+@model("plgpu.GMEM", "plgpu.TMEM", "pl.MemoryRef", signature="(shape, dtype=None, ...)")
 def _scratch(host: Host, args: Bound, call: Call) -> Value:
     dtype = to_dtype(args["dtype"])
     if is_none(dtype):
         dtype = UNKNOWN
     return Array(dtype, as_shape_value(args["shape"]), UNKNOWN, created=call.origin, how="scratch")
+
+
+@model("plgpu.SMEM", signature="(shape, dtype=None, ...)")
+def _smem(host: Host, args: Bound, call: Call) -> Value:
+    """SMEM scratch: allocated row-major (its transforms tile it, keeping the minor axis)."""
+    dtype = to_dtype(args["dtype"])
+    if is_none(dtype):
+        dtype = UNKNOWN
+    return Array(dtype, as_shape_value(args["shape"]), UNKNOWN, created=call.origin, how=SMEM_SCRATCH)
 
 
 @model("pl.run_scoped", signature="(f, *types, **kw_types)")
