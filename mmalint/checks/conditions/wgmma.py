@@ -149,6 +149,10 @@ def _wg_acc_pair(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
         return [Outcome(None, "acc")]
     if mixed:
         return [Outcome(False, "acc")]
+    if call.b.element_type == "i8" and call.acc.element_type == "i32":
+        # The rule builds the accumulator signed whatever its dtype: an `ACC.init` of a uint32
+        # array (which skips the allocation's unsigned check) passes, with the same bits.
+        return [Outcome(False, "acc")]
     return [Outcome(_pair(call), "acc", _pair_fields(call))]
 
 

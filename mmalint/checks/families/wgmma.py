@@ -34,8 +34,11 @@ def _operand(position: int, value: Value, site: MmaSite, role: str) -> Operand:
     accumulator, which `plgpu.ACC` allocates in registers; arrays and fragments are registers."""
     origin = site.operands[position].origin
     if isinstance(value, Ref):
+        # Only SMEM scratch is known to be laid out as declared (row-major): what wgmma reads
+        # as K- or MN-major. A global-memory ref passed to wgmma fails for other reasons.
         as_array = Array(value.dtype, value.shape, created=value.origin,
-                         how=ALLOCATED if role == "acc" else "ref", view=value.view)
+                         how=ALLOCATED if role == "acc" else "ref",
+                         view=value.view if value.space == "smem" else None)
         return operand(position, as_array, origin, role, "registers" if role == "acc" else "smem")
     if isinstance(value, Fragment | Array):
         return operand(position, value, origin, role, "registers")
