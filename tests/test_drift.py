@@ -107,10 +107,19 @@ def wgmma(acc, a, b, *, swizzle=128):
       )
     if element_type2 == i8 and swizzle == 32:
       raise NotImplementedError("swizzle=32 not supported for s8 lhs in registers")
+  if k != k2:
+    raise ValueError(
+        "WGMMA requires A and B to have the same contraction dimension (K),"
+        f" got: {k2} and {k}"
+    )
   if element_type != element_type2 and not both_fp8:
     raise ValueError(
         "WGMMA requires A and B to have the same element type (or be a mix of"
         f" the e4m3/e5m2 FP8 types), got: {element_type2} and {element_type}"
+    )
+  if acc._value.shape != (m, n):
+    raise ValueError(
+        f"Accumulator shape mismatch: expected {(m, n)}, got {acc._value.shape}"
     )
   if element_type == f32:
     raise ValueError(f"WGMMA with element type {element_type} only supports accumulators"

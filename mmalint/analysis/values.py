@@ -259,6 +259,8 @@ class Array(Value):
     converted_from: Value = field(default=UNKNOWN, compare=False)
     converted_at: Origin | None = field(default=None, compare=False, repr=False)
     view: str | None = None  # as Fragment.view, for `plgpu.load`
+    # The `SwizzleTransform` of an SMEM scratch type (`plgpu.SMEM(..., transforms=...)`), bytes.
+    swizzle: int | None = field(default=None, compare=False)
 
     def joined(self, other: Array) -> Value:
         return Array(
@@ -287,11 +289,13 @@ class Ref(Value):
     shape: Value = UNKNOWN
     view: str | None = None
     space: str | None = None
+    swizzle: int | None = None  # of SMEM scratch declared with a `SwizzleTransform`, in bytes
 
     def joined(self, other: Ref) -> Value:
         return Ref(dtype=join(self.dtype, other.dtype), shape=join(self.shape, other.shape),
                    view=self.view if self.view == other.view else None,
-                   space=self.space if self.space == other.space else None)
+                   space=self.space if self.space == other.space else None,
+                   swizzle=self.swizzle if self.swizzle == other.swizzle else None)
 
 
 @dataclass(frozen=True)

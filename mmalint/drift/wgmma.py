@@ -28,9 +28,6 @@ NOT_MODELLED: dict[str, str] = {
     normalize("No swizzle is not supported"): "swizzle=16: rare, and not from Pallas",
     normalize("B must be a memref, got: {b.type}"): "B is always a ref in the models",
     normalize("Unsupported A type: {t}"): "A is always an array or a ref in the models",
-    normalize("WGMMA requires A and B to have the same contraction dimension (K), got: {k2} and {k}"):
-        "K from tiled memref shapes (not yet a rule)",
-    normalize("Accumulator shape mismatch: expected {m_n}, got {shape}"): "not yet a rule",
     normalize("Unsupported element type: {t}"): "operand types without a wgmma (not yet a rule)",
     normalize("M must be a multiple of {m}, got: {m2}"): "comes after N, from A's shape (not yet a rule)",
     normalize("K must be a multiple of {k}, got: {k2}"): "needs the swizzle of Pallas refs (not yet a rule)",
@@ -45,8 +42,6 @@ _PAIR = re.compile(r"^WGMMA with element type \{\} only supports accumulators of
 _PAIR_TEMPLATE = "WGMMA with element type {} only supports accumulators of type {}, but got: {}"
 # Pallas trace-time checks the catalog does not model.
 PALLAS_NOT_MODELLED: dict[str, str] = {
-    # jax writes `rhs={b.shape=}`: the reader keeps the `b.shape=` text.
-    "Incompatible shapes for matrix multiplication: lhs={}, rhs=b.shape={}, acc={}": "shape agreement (not yet a rule)",
 }
 
 

@@ -361,3 +361,68 @@ def _target_arch(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     if arch is None:
         return _one(None, "acc")
     return _one(arch != ARCH_NAME, "acc", target_arch=arch, needs=ARCH_NAME)
+
+
+# ---------------------------------------------------------------- operand shapes
+
+
+def _logical(call: MmaCall, op: Operand) -> tuple[int, int] | None:
+    """The (rows, columns) jax's `wgmma` sees: a fragment's shape; a Pallas ref's; a Mosaic GPU
+    tiled memref's `(s0 * s2, s1 * s3)` (`mma_utils.tiled_memref_shape`)."""
+    shape = op.shape
+    if shape is None or any(d is None for d in shape):
+        return None
+    dims = [d for d in shape if d is not None]
+    if op.memory_space == "registers" or call.frontend == "pallas":
+        return (dims[0], dims[1]) if len(dims) == 2 else None
+    if len(dims) != 4:
+        return None
+    return dims[0] * dims[2], dims[1] * dims[3]
+
+
+def _text(shape: tuple[int, ...]) -> str:
+    return "(" + ", ".join(str(d) for d in shape) + ")"
+
+
+@condition("pallas-shapes")
+def _pallas_shapes(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
+    """`plgpu.wgmma(acc, a, b)` whose acc (M, N), a (M, K) and b (K, N) disagree."""
+    acc, a, b = (_logical(call, op) for op in (call.acc, call.a, call.b))
+    if acc is None or a is None or b is None:
+        return _one(None, "acc")
+    (m, n), (m2, k), (k2, n2) = acc, a, b
+    bad = m != m2 or n != n2 or k != k2
+    return _one(bad, "acc", a_mk=_text(a), b_kn=_text(b), acc_mn=_text(acc))
+
+
+@condition("contraction-mismatch")
+def _contraction(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
+    """A's K (its columns) is not B's K (its rows)."""
+    a, b = _logical(call, call.a), _logical(call, call.b)
+    if a is None or b is None:
+        return _one(None, "a")
+    return _one(a[1] != b[0], "a", k_a=str(a[1]), k_b=str(b[0]), a_mk=_text(a), b_kn=_text(b),
+                acc_mn="?")
+
+
+@condition("acc-shape-mismatch")
+def _acc_shape(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
+    """The accumulator is not (A's M, B's N)."""
+    acc, a, b = (_logical(call, op) for op in (call.acc, call.a, call.b))
+    if acc is None or a is None or b is None or a[1] != b[0]:
+        return _one(None, "acc")
+    expected = (a[0], b[1])
+    return _one(acc != expected, "acc", expected=_text(expected), got=_text(acc), a_mk=_text(a),
+                b_kn=_text(b), acc_mn=_text(acc))
+
+
+@condition("swizzle-mismatch")
+def _swizzle_mismatch(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
+    """A and B in SMEM declared with different `SwizzleTransform`s (Pallas reads the swizzle of
+    the instruction from the refs; Mosaic GPU takes one `swizzle=` for both)."""
+    a, b = call.a, call.b
+    if a.memory_space != "smem" or b.memory_space != "smem":
+        return _one(None if a.memory_space is None else False, "b")
+    if a.swizzle is None or b.swizzle is None:
+        return _one(None, "b")
+    return _one(a.swizzle != b.swizzle, "b", a_swizzle=str(a.swizzle), b_swizzle=str(b.swizzle))

@@ -8,6 +8,8 @@ the jax version (the `default_semantics` of the API's table in `rules/checks/wgm
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from mmalint.analysis.calls import MmaSite
 from mmalint.analysis.values import Array, Fragment, Ref, Semantics, Value
 from mmalint.catalog import Catalog
@@ -39,7 +41,8 @@ def _operand(position: int, value: Value, site: MmaSite, role: str) -> Operand:
         as_array = Array(value.dtype, value.shape, created=value.origin,
                          how=ALLOCATED if role == "acc" else "ref",
                          view=value.view if value.space == "smem" else None)
-        return operand(position, as_array, origin, role, "registers" if role == "acc" else "smem")
+        op = operand(position, as_array, origin, role, "registers" if role == "acc" else "smem")
+        return replace(op, swizzle=value.swizzle) if role != "acc" and value.space == "smem" else op
     if isinstance(value, Fragment | Array):
         return operand(position, value, origin, role, "registers")
     return operand(position, value, origin, role, None)

@@ -41,6 +41,7 @@ from mmalint.analysis.values import (
     Array,
     BlockSpecVal,
     CompilerParams,
+    Const,
     DictVal,
     Kernel,
     Origin,
@@ -252,13 +253,32 @@ def _scratch(host: Host, args: Bound, call: Call) -> Value:
     return Array(dtype, as_shape_value(args["shape"]), UNKNOWN, created=call.origin, how="scratch")
 
 
-@model("plgpu.SMEM", signature="(shape, dtype=None, ...)")
+@model("plgpu.SMEM", signature="(shape, dtype=None, *, transforms=(), ...)")
 def _smem(host: Host, args: Bound, call: Call) -> Value:
     """SMEM scratch: allocated row-major (its transforms tile it, keeping the minor axis)."""
     dtype = to_dtype(args["dtype"])
     if is_none(dtype):
         dtype = UNKNOWN
-    return Array(dtype, as_shape_value(args["shape"]), UNKNOWN, created=call.origin, how=SMEM_SCRATCH)
+    return Array(dtype, as_shape_value(args["shape"]), UNKNOWN, created=call.origin, how=SMEM_SCRATCH,
+                 swizzle=_swizzle(args["transforms"]) if args.given("transforms") else None)
+
+
+def _swizzle(transforms: Value) -> int | None:
+    """The bytes of the one `SwizzleTransform` among `transforms`, when they are all known."""
+    if not isinstance(transforms, TupleVal):
+        return None
+    found = [as_int(t.items[1]) for t in transforms.items
+             if isinstance(t, TupleVal) and len(t.items) == 2 and t.items[0] == Const(SWIZZLE_TRANSFORM)]
+    return found[0] if len(found) == 1 else None
+
+
+@model("plgpu.SwizzleTransform", signature="(swizzle)")
+def _swizzle_transform(host: Host, args: Bound, call: Call) -> Value:
+    return TupleVal((Const(SWIZZLE_TRANSFORM), args["swizzle"]))
+
+
+# How `plgpu.SwizzleTransform(s)` reads: a tagged pair, as `pl.ds` is.
+SWIZZLE_TRANSFORM = "swizzle transform"
 
 
 @model("pl.run_scoped", signature="(f, *types, **kw_types)")
