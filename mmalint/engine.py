@@ -4,7 +4,7 @@ runs it)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import overload
 
 from mmalint.analysis import analyze, index_source
@@ -71,7 +71,7 @@ def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | 
     apis: dict[int, str] = {}
     arch = parse_arch(settings.target_arch)
     for site in sites:
-        call = normalize(site, catalog, version, arch)
+        call = replace(normalize(site, catalog, version, arch), target_arch_name=settings.target_arch)
         key = id(site.origin.node)
         apis[key] = call.api
         call_sites[key] = call_sites.get(key, False) or _fully_known(call)

@@ -91,11 +91,35 @@ def test_wgmma_catalog_matches_the_installed_jax() -> None:
 def test_the_wgmma_reader_sees_a_changed_message() -> None:
     """The wgmma reader on a snippet shaped like jax's wgmma.py whose s32 message changed."""
     source = '''
+def wgmma_m64(acc, a, b_descriptor):
+  if not supports_transpose and (a_transpose or b_transpose):
+    raise ValueError("Only f16 WGMMA supports transposes")
+  if a.layout not in {fa.WGMMA_LAYOUT, fa.WGMMA_LAYOUT_8BIT}:
+    raise ValueError("Unsupported A register array layout")
+
+
 def wgmma(acc, a, b, *, swizzle=128):
+  if a_in_regs := isinstance(a, fa.FragmentedArray):
+    if element_type2 not in {f16, bf16, i8, f8e5m2, f8e4m3fn}:
+      raise ValueError(
+          "Only f16, bf16, i8, f8e5m2, f8e4m3fn are supported for A "
+          f"in registers, got {element_type2}"
+      )
+    if element_type2 == i8 and swizzle == 32:
+      raise NotImplementedError("swizzle=32 not supported for s8 lhs in registers")
+  if k != k2:
+    raise ValueError(
+        "WGMMA requires A and B to have the same contraction dimension (K),"
+        f" got: {k2} and {k}"
+    )
   if element_type != element_type2 and not both_fp8:
     raise ValueError(
         "WGMMA requires A and B to have the same element type (or be a mix of"
         f" the e4m3/e5m2 FP8 types), got: {element_type2} and {element_type}"
+    )
+  if acc._value.shape != (m, n):
+    raise ValueError(
+        f"Accumulator shape mismatch: expected {(m, n)}, got {acc._value.shape}"
     )
   if element_type == f32:
     raise ValueError(f"WGMMA with element type {element_type} only supports accumulators"

@@ -260,6 +260,8 @@ class Array(Value):
     converted_from: Value = field(default=UNKNOWN, compare=False)
     converted_at: Origin | None = field(default=None, compare=False, repr=False)
     view: str | None = None  # as Fragment.view, for `plgpu.load`
+    # The `SwizzleTransform` of an SMEM scratch type (`plgpu.SMEM(..., transforms=...)`), bytes.
+    swizzle: int | None = field(default=None, compare=False)
 
     def joined(self, other: Array) -> Value:
         return Array(
@@ -278,16 +280,23 @@ class Ref(Value):
 
     `view` is "plain" for a kernel's own global-memory arguments (row-major), "transposed"
     once `memref_transpose(ref, (1, 0))` / `.T` swaps its last two axes, None when unknown
-    (scratch, pipeline blocks, reshapes). Loading with an MMA operand layout depends on it.
+    (pipeline blocks, reshapes). Loading with an MMA operand layout depends on it.
+    `space` is "smem" for shared-memory scratch a kernel declares (`plgpu.SMEM`, the SMEM
+    scratch of `as_gpu_kernel`), allocated row-major: its view is what wgmma reads as K- or
+    MN-major, and no load rule reads it (`arrays.load_view`).
     """
 
     dtype: Value = UNKNOWN
     shape: Value = UNKNOWN
     view: str | None = None
+    space: str | None = None
+    swizzle: int | None = None  # of SMEM scratch declared with a `SwizzleTransform`, in bytes
 
     def joined(self, other: Ref) -> Value:
         return Ref(dtype=join(self.dtype, other.dtype), shape=join(self.shape, other.shape),
-                   view=self.view if self.view == other.view else None)
+                   view=self.view if self.view == other.view else None,
+                   space=self.space if self.space == other.space else None,
+                   swizzle=self.swizzle if self.swizzle == other.swizzle else None)
 
 
 @dataclass(frozen=True)

@@ -56,6 +56,7 @@ class Operand:
     view: str | None = None
     role: str = ""  # its role in the family's signature: acc, a, b
     memory_space: str | None = None  # one of MEMORY_SPACES; None when not known
+    swizzle: int | None = None  # of a shared-memory operand, in bytes, when its ref says
 
     @property
     def is_int(self) -> bool:
@@ -97,7 +98,7 @@ class Operand:
             "role": self.role,
             "memory_space": self.memory_space,
             **self.to_json(),
-            "swizzle": None,
+            "swizzle": self.swizzle,
             "transposed": None if self.view is None else self.view == "transposed",
             "origins": {
                 "argument": _origin_json(self.arg_origin),
@@ -143,6 +144,9 @@ class MmaCall:
     order: str = "acc_a_b"
     target_arch: tuple[int, int] | None = None
     frontend: str = "mosaic"
+    # The target as written (`sm_90a`): the suffix matters where an instruction exists on one
+    # GPU only (wgmma: sm_90a, not sm_90).
+    target_arch_name: str | None = None
 
     @property
     def family(self) -> str:

@@ -1,7 +1,7 @@
 """The drift reader of the warpgroup MMA family: the installed jax's `mosaic/gpu/wgmma.py`,
 Pallas's `wgmma` primitive and its accumulator allocation against `rules/checks/wgmma.toml`
-for that jax version: the checks `wgmma()` and `WGMMAAccumulator.zero` make that the catalog
-models, in order, with their exceptions and messages; Pallas's trace-time checks; the
+for that jax version: the checks `wgmma()`, `wgmma_m64` and `WGMMAAccumulator.zero` make that
+the catalog models, in order, with their exceptions and messages; Pallas's trace-time checks; the
 unsigned-accumulator check of `run_scoped`; and the Pallas default lowering semantics.
 
 jax's three accumulator messages (`... of type f32`, `f32 or f16`, `s32`) are one check row of
@@ -27,23 +27,21 @@ PALLAS_LOWERING = "jax/_src/pallas/mosaic_gpu/lowering.py"
 NOT_MODELLED: dict[str, str] = {
     normalize("No swizzle is not supported"): "swizzle=16: rare, and not from Pallas",
     normalize("B must be a memref, got: {b.type}"): "B is always a ref in the models",
-    normalize("Only f16, bf16, i8, f8e5m2, f8e4m3fn are supported for A in registers, got {t}"):
-        "register-A dtypes (not yet a rule)",
-    normalize("swizzle=32 not supported for s8 lhs in registers"): "swizzle of register A (not yet a rule)",
     normalize("Unsupported A type: {t}"): "A is always an array or a ref in the models",
-    normalize("WGMMA requires A and B to have the same contraction dimension (K), got: {k2} and {k}"):
-        "K from tiled memref shapes (not yet a rule)",
-    normalize("Accumulator shape mismatch: expected {m_n}, got {shape}"): "not yet a rule",
     normalize("Unsupported element type: {t}"): "operand types without a wgmma (not yet a rule)",
     normalize("M must be a multiple of {m}, got: {m2}"): "comes after N, from A's shape (not yet a rule)",
     normalize("K must be a multiple of {k}, got: {k2}"): "needs the swizzle of Pallas refs (not yet a rule)",
 }
+# The checks of `wgmma_m64` (per instruction, after every check of `wgmma`) the catalog models,
+# as the `instruction` stage: the others there assert what `wgmma` already checked.
+M64_MODELLED = (
+    normalize("Only f16 WGMMA supports transposes"),
+    normalize("Unsupported A register array layout"),
+)
 _PAIR = re.compile(r"^WGMMA with element type \{\} only supports accumulators of type (.+), but got: \{\}$")
 _PAIR_TEMPLATE = "WGMMA with element type {} only supports accumulators of type {}, but got: {}"
 # Pallas trace-time checks the catalog does not model.
 PALLAS_NOT_MODELLED: dict[str, str] = {
-    # jax writes `rhs={b.shape=}`: the reader keeps the `b.shape=` text.
-    "Incompatible shapes for matrix multiplication: lhs={}, rhs=b.shape={}, acc={}": "shape agreement (not yet a rule)",
 }
 
 
@@ -72,6 +70,10 @@ def compare(catalog: Catalog, version: str, wgmma_py: str, primitives_py: str | 
     accepted = sorted(set(ACCUMULATOR_TEXT.values()))
     if sorted(set(texts)) != accepted:
         drifts.append(Drift("accumulator types wgmma names", sorted(set(texts)), accepted))
+    jax_m64 = [r for r in raises_in(wgmma_py, "wgmma_m64") if r.message in M64_MODELLED]
+    cat_m64 = catalog_raises(catalog, MGPU.name, version, ("instruction",))
+    if jax_m64 != cat_m64:
+        drifts.append(Drift("checks in wgmma_m64 the catalog models, in order", jax_m64, cat_m64))
     jax_zero = raises_in(wgmma_py, "zero", "WGMMAAccumulator")
     cat_zero = catalog_raises(catalog, MGPU.name, version, ("construct",))
     if jax_zero != cat_zero:

@@ -162,14 +162,21 @@ def leaves(tree: Value) -> list[Value] | None:
     return [tree]
 
 
-def as_ref(value: Value, view: str | None = None) -> Value:
+def as_ref(value: Value, view: str | None = None, space: str | None = None) -> Value:
     """A kernel argument for an array or a `ShapeDtypeStruct`; `view="plain"` for the kernel's
-    own global-memory buffers, which are row-major."""
+    own global-memory buffers, which are row-major, and for SMEM scratch (`space="smem"`, or a
+    `plgpu.SMEM(...)` scratch type)."""
     if isinstance(value, Array):
-        return Ref(value.dtype, value.shape, origin=value.origin, view=view)
+        if value.how == SMEM_SCRATCH:
+            view, space = "plain", "smem"
+        return Ref(value.dtype, value.shape, origin=value.origin, view=view, space=space, swizzle=value.swizzle)
     if isinstance(value, Ref):
         return value
     return UNKNOWN
+
+
+# How `plgpu.SMEM(shape, dtype)` marks the scratch type it describes.
+SMEM_SCRATCH = "smem scratch"
 
 
 def transposed_view(ref: Ref, perm: Value | None) -> str | None:
@@ -242,7 +249,10 @@ def _is_whole_step(part: Value) -> bool:
 def load_view(ref: Ref, args: Bound) -> str | None:
     """The view a load reads through, when it decides whether the load works: only for
     `optimized=False` loads (an optimized load from global memory fails for its own reasons,
-    and one from shared memory may use `ldmatrix.trans`)."""
+    and one from shared memory may use `ldmatrix.trans`). Not for SMEM scratch, whose view
+    only wgmma reads."""
+    if ref.space == "smem":
+        return None
     optimized = args.keywords.get("optimized")
     if isinstance(optimized, Const) and optimized.value is False:
         return ref.view

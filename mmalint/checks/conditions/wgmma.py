@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mmalint.checks.conditions.registry import Conditions, Outcome
-from mmalint.facts.dtypes import DTYPES
+from mmalint.facts.dtypes import DTYPES, IR_TYPES
 from mmalint.facts.wgmma import (
     ACCUMULATOR_TEXT,
     ACCUMULATORS,
+    ARCH_NAME,
     FP8_TYPES,
     M_MULTIPLE,
     N_MAX,
@@ -24,6 +25,7 @@ from mmalint.facts.wgmma import (
 )
 
 if TYPE_CHECKING:
+    from mmalint.analysis.values import Layout
     from mmalint.checks.call import MmaCall, Operand
 
 
@@ -147,6 +149,10 @@ def _wg_acc_pair(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
         return [Outcome(None, "acc")]
     if mixed:
         return [Outcome(False, "acc")]
+    if call.b.element_type == "i8" and call.acc.element_type == "i32":
+        # The rule builds the accumulator signed whatever its dtype: an `ACC.init` of a uint32
+        # array (which skips the allocation's unsigned check) passes, with the same bits.
+        return [Outcome(False, "acc")]
     return [Outcome(_pair(call), "acc", _pair_fields(call))]
 
 
@@ -240,3 +246,183 @@ def _n_range(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     if m % M_MULTIPLE:
         return _one(None, "acc")
     return _one(bool(n > N_MAX or n % N_MULTIPLE), "acc", n_value=str(n))
+
+
+# ---------------------------------------------------------------- operand majorness, register A
+
+
+def _bits(element_type: str | None) -> int | None:
+    info = IR_TYPES.get(element_type or "")
+    return info.bits if info is not None else None
+
+
+def _tiled_rank(call: MmaCall) -> int:
+    """The rank jax's `wgmma` reads an SMEM operand at: Mosaic GPU takes the tiled 4-D memref
+    (`mma_utils.tiled_memref_shape`), Pallas the 2-D ref it tiles itself."""
+    return 4 if call.frontend == "mosaic" else 2
+
+
+@condition("not-k-major")
+def _not_k_major(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
+    """An 8- or 32-bit SMEM operand whose contraction axis is not the contiguous one: B seen
+    as the (K, N) row-major buffer it was allocated as, or A through a transposed view of a
+    (K, M) buffer. jax transposes only 16-bit operands (`wgmma_m64`, `supports_transpose`)."""
+    bits = _bits(call.b.element_type)
+    if bits is None:
+        return _one(None, "b")
+    if bits == 16:
+        return _one(False, "b")
+    outcomes = []
+    for role, wrong in (("b", "plain"), ("a", "transposed")):
+        op = call.operands[role]
+        if op.memory_space != "smem":
+            continue
+        if op.view is None or op.shape is None or len(op.shape) != _tiled_rank(call):
+            outcomes.append(Outcome(None, role))
+            continue
+        outcomes.append(Outcome(op.view == wrong, role, {"bits": str(bits), "major": _MAJOR[role]}))
+    hits = [o for o in outcomes if o.status]
+    if hits:
+        return hits
+    return [Outcome(None if any(o.status is None for o in outcomes) else False, "b")]
+
+
+# How each operand is laid out when it is not K-major.
+_MAJOR = {"a": "M-major (a transposed view of a (K, M) buffer)", "b": "N-major (the (K, N) buffer as allocated)"}
+# The element types jax's `wgmma` takes for A in registers (`wgmma.py` v11:351).
+REGISTER_A_TYPES = ("f16", "bf16", "i8", "f8E5M2", "f8E4M3FN")
+
+
+@condition("register-a-dtype")
+def _register_a_dtype(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
+    """A in registers of an element type wgmma cannot read from registers (f32: tf32 A must
+    come from SMEM)."""
+    a = call.a
+    if a.memory_space != "registers" or a.element_type is None:
+        return _one(None, "a")
+    return _one(a.element_type not in REGISTER_A_TYPES, "a",
+                problem=f"as {a.display}, which wgmma reads only from SMEM (registers take float16, "
+                        "bfloat16, int8 and the fp8 types)")
+
+
+@condition("register-a-swizzle-32")
+def _register_a_swizzle_32(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
+    """int8 A in registers with `swizzle=32`: jax refuses it (ptxas drops MMA instructions)."""
+    a = call.a
+    swizzle = call.options.get("swizzle")
+    if a.memory_space != "registers" or a.element_type is None or swizzle is None:
+        return _one(None, "a")
+    return _one(a.element_type == "i8" and swizzle == 32, "a",
+                problem="as int8 with swizzle=32, which jax refuses (ptxas drops instructions of it)")
+
+
+# Register layouts jax's `wgmma_m64` refuses for A: the warp-level MMA operand layouts, an MMA
+# accumulator layout of fewer than 4 warps (WGMMA_LAYOUT is the m_warps=4 one), a splat.
+_WRONG_A_LAYOUTS = ("mma_lhs", "mma_rhs", "splat")
+
+
+@condition("register-a-layout")
+def _register_a_layout(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
+    """A in registers in a layout other than `WGMMA_LAYOUT` / `WGMMA_LAYOUT_8BIT`."""
+    a = call.a
+    layout = a.layout
+    if a.memory_space != "registers" or layout is None:
+        return _one(None, "a")
+    if layout.kind in _WRONG_A_LAYOUTS:
+        return _one(True, "a", problem=_layout_problem(layout))
+    if layout.kind == "mma_acc" and layout.m_warps is not None:
+        return _one(layout.m_warps != 4, "a", problem=_layout_problem(layout))
+    if layout.kind == "wgmma_8bit":
+        return _one(False, "a")
+    return _one(None, "a")
+
+
+def _layout_problem(layout: Layout) -> str:
+    return f"in {_layout_text(layout)}, not WGMMA_LAYOUT (16-bit) or WGMMA_LAYOUT_8BIT (8-bit)"
+
+
+def _layout_text(layout: Layout) -> str:
+    if layout.name:
+        return layout.name
+    if layout.kind == "splat":
+        return "a splat layout"
+    names = {"mma_lhs": "MMALayouts(...).lhs", "mma_rhs": "MMALayouts(...).rhs", "mma_acc": "MMALayouts(...).acc"}
+    text = names.get(layout.kind, layout.kind)
+    return f"{text} with m_warps={layout.m_warps}" if layout.m_warps is not None else text
+
+
+# ---------------------------------------------------------------- target (MMA6xx)
+
+
+@condition("target-arch")
+def _target_arch(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
+    """A wgmma compiled for a GPU other than sm_90a: the instruction exists only there."""
+    arch = call.target_arch_name
+    if arch is None:
+        return _one(None, "acc")
+    return _one(arch != ARCH_NAME, "acc", target_arch=arch, needs=ARCH_NAME)
+
+
+# ---------------------------------------------------------------- operand shapes
+
+
+def _logical(call: MmaCall, op: Operand) -> tuple[int, int] | None:
+    """The (rows, columns) jax's `wgmma` sees: a fragment's shape; a Pallas ref's; a Mosaic GPU
+    tiled memref's `(s0 * s2, s1 * s3)` (`mma_utils.tiled_memref_shape`)."""
+    shape = op.shape
+    if shape is None or any(d is None for d in shape):
+        return None
+    dims = [d for d in shape if d is not None]
+    if op.memory_space == "registers" or call.frontend == "pallas":
+        return (dims[0], dims[1]) if len(dims) == 2 else None
+    if len(dims) != 4:
+        return None
+    return dims[0] * dims[2], dims[1] * dims[3]
+
+
+def _text(shape: tuple[int, ...]) -> str:
+    return "(" + ", ".join(str(d) for d in shape) + ")"
+
+
+@condition("pallas-shapes")
+def _pallas_shapes(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
+    """`plgpu.wgmma(acc, a, b)` whose acc (M, N), a (M, K) and b (K, N) disagree."""
+    acc, a, b = (_logical(call, op) for op in (call.acc, call.a, call.b))
+    if acc is None or a is None or b is None:
+        return _one(None, "acc")
+    (m, n), (m2, k), (k2, n2) = acc, a, b
+    bad = m != m2 or n != n2 or k != k2
+    return _one(bad, "acc", a_mk=_text(a), b_kn=_text(b), acc_mn=_text(acc))
+
+
+@condition("contraction-mismatch")
+def _contraction(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
+    """A's K (its columns) is not B's K (its rows)."""
+    a, b = _logical(call, call.a), _logical(call, call.b)
+    if a is None or b is None:
+        return _one(None, "a")
+    return _one(a[1] != b[0], "a", k_a=str(a[1]), k_b=str(b[0]), a_mk=_text(a), b_kn=_text(b),
+                acc_mn="?")
+
+
+@condition("acc-shape-mismatch")
+def _acc_shape(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
+    """The accumulator is not (A's M, B's N)."""
+    acc, a, b = (_logical(call, op) for op in (call.acc, call.a, call.b))
+    if acc is None or a is None or b is None or a[1] != b[0]:
+        return _one(None, "acc")
+    expected = (a[0], b[1])
+    return _one(acc != expected, "acc", expected=_text(expected), got=_text(acc), a_mk=_text(a),
+                b_kn=_text(b), acc_mn=_text(acc))
+
+
+@condition("swizzle-mismatch")
+def _swizzle_mismatch(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
+    """A and B in SMEM declared with different `SwizzleTransform`s (Pallas reads the swizzle of
+    the instruction from the refs; Mosaic GPU takes one `swizzle=` for both)."""
+    a, b = call.a, call.b
+    if a.memory_space != "smem" or b.memory_space != "smem":
+        return _one(None if a.memory_space is None else False, "b")
+    if a.swizzle is None or b.swizzle is None:
+        return _one(None, "b")
+    return _one(a.swizzle != b.swizzle, "b", a_swizzle=str(a.swizzle), b_swizzle=str(b.swizzle))

@@ -8,6 +8,8 @@ the jax version (the `default_semantics` of the API's table in `rules/checks/wgm
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from mmalint.analysis.calls import MmaSite
 from mmalint.analysis.values import Array, Fragment, Ref, Semantics, Value
 from mmalint.catalog import Catalog
@@ -34,9 +36,13 @@ def _operand(position: int, value: Value, site: MmaSite, role: str) -> Operand:
     accumulator, which `plgpu.ACC` allocates in registers; arrays and fragments are registers."""
     origin = site.operands[position].origin
     if isinstance(value, Ref):
+        # Only SMEM scratch is known to be laid out as declared (row-major): what wgmma reads
+        # as K- or MN-major. A global-memory ref passed to wgmma fails for other reasons.
         as_array = Array(value.dtype, value.shape, created=value.origin,
-                         how=ALLOCATED if role == "acc" else "ref", view=value.view)
-        return operand(position, as_array, origin, role, "registers" if role == "acc" else "smem")
+                         how=ALLOCATED if role == "acc" else "ref",
+                         view=value.view if value.space == "smem" else None)
+        op = operand(position, as_array, origin, role, "registers" if role == "acc" else "smem")
+        return replace(op, swizzle=value.swizzle) if role != "acc" and value.space == "smem" else op
     if isinstance(value, Fragment | Array):
         return operand(position, value, origin, role, "registers")
     return operand(position, value, origin, role, None)

@@ -6,7 +6,7 @@ import contextlib
 
 from mmalint.analysis.host import Args, Bound, Call, Diverges, Host, model
 from mmalint.analysis.models.arrays import as_ref, leaves
-from mmalint.analysis.values import UNKNOWN, Api, TupleVal, Value
+from mmalint.analysis.values import UNKNOWN, Api, Array, TupleVal, Value
 
 
 @model(
@@ -34,6 +34,8 @@ def _as_gpu_kernel(host: Host, args: Bound, call: Call) -> Value:
 def scratch_tree(tree: Value) -> Value:
     if isinstance(tree, TupleVal):
         return TupleVal(tuple(scratch_tree(i) for i in tree.items), tree.is_list)
+    if isinstance(tree, Array) and tree.how != "scratch":
+        return as_ref(tree, view="plain", space="smem")  # a `ShapeDtypeStruct`: row-major SMEM
     return as_ref(tree)
 
 

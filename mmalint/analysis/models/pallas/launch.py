@@ -23,7 +23,14 @@ from mmalint.analysis.host import (
     partial_of,
     value_kinds,
 )
-from mmalint.analysis.models.arrays import as_ref, as_shape_value, is_none, leaves, to_dtype
+from mmalint.analysis.models.arrays import (
+    SMEM_SCRATCH,
+    as_ref,
+    as_shape_value,
+    is_none,
+    leaves,
+    to_dtype,
+)
 from mmalint.analysis.models.mosaic.launch import blind_decorator, when
 from mmalint.analysis.models.numpy import jax_dtype
 from mmalint.analysis.values import (
@@ -34,6 +41,7 @@ from mmalint.analysis.values import (
     Array,
     BlockSpecVal,
     CompilerParams,
+    Const,
     DictVal,
     Kernel,
     Origin,
@@ -237,12 +245,40 @@ def _block_spec(host: Host, args: Bound, call: Call) -> Value:
     return BlockSpecVal(args["block_shape"])
 
 
-@model("plgpu.SMEM", "plgpu.GMEM", "plgpu.TMEM", "pl.MemoryRef", signature="(shape, dtype=None, ...)")
+@model("plgpu.GMEM", "plgpu.TMEM", "pl.MemoryRef", signature="(shape, dtype=None, ...)")
 def _scratch(host: Host, args: Bound, call: Call) -> Value:
     dtype = to_dtype(args["dtype"])
     if is_none(dtype):
         dtype = UNKNOWN
     return Array(dtype, as_shape_value(args["shape"]), UNKNOWN, created=call.origin, how="scratch")
+
+
+@model("plgpu.SMEM", signature="(shape, dtype=None, *, transforms=(), ...)")
+def _smem(host: Host, args: Bound, call: Call) -> Value:
+    """SMEM scratch: allocated row-major (its transforms tile it, keeping the minor axis)."""
+    dtype = to_dtype(args["dtype"])
+    if is_none(dtype):
+        dtype = UNKNOWN
+    return Array(dtype, as_shape_value(args["shape"]), UNKNOWN, created=call.origin, how=SMEM_SCRATCH,
+                 swizzle=_swizzle(args["transforms"]) if args.given("transforms") else None)
+
+
+def _swizzle(transforms: Value) -> int | None:
+    """The bytes of the one `SwizzleTransform` among `transforms`, when they are all known."""
+    if not isinstance(transforms, TupleVal):
+        return None
+    found = [as_int(t.items[1]) for t in transforms.items
+             if isinstance(t, TupleVal) and len(t.items) == 2 and t.items[0] == Const(SWIZZLE_TRANSFORM)]
+    return found[0] if len(found) == 1 else None
+
+
+@model("plgpu.SwizzleTransform", signature="(swizzle)")
+def _swizzle_transform(host: Host, args: Bound, call: Call) -> Value:
+    return TupleVal((Const(SWIZZLE_TRANSFORM), args["swizzle"]))
+
+
+# How `plgpu.SwizzleTransform(s)` reads: a tagged pair, as `pl.ds` is.
+SWIZZLE_TRANSFORM = "swizzle transform"
 
 
 @model("pl.run_scoped", signature="(f, *types, **kw_types)")

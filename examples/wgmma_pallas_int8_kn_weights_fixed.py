@@ -1,0 +1,40 @@
+"""An int8 Pallas GEMM on Hopper: the weights are passed as (N, K) (`w.T` outside the kernel)
+and staged in SMEM that way, and the kernel hands wgmma their transpose, a K-major B, which
+is the only B an 8-bit wgmma reads."""
+
+import jax
+import jax.numpy as jnp
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+BLOCK_M, BLOCK_N, K = 64, 128, 128
+
+
+def int8_linear(x, w):
+  """x: (BLOCK_M, K) int8 activations; w: (K, BLOCK_N) int8 weights."""
+  transforms = (plgpu.TilingTransform((8, 128)), plgpu.SwizzleTransform(128))
+
+  def kernel(x_gmem, w_gmem, o_gmem, x_smem, w_smem, o_smem, barrier):
+    plgpu.copy_gmem_to_smem(x_gmem, x_smem, barrier)
+    plgpu.copy_gmem_to_smem(w_gmem, w_smem, barrier)
+    plgpu.barrier_wait(barrier)
+
+    def scope(acc_ref):
+      plgpu.wgmma(acc_ref, x_smem, plgpu.transpose_ref(w_smem, (1, 0)))
+      return acc_ref[...]
+
+    o_smem[...] = pl.run_scoped(scope, plgpu.ACC((BLOCK_M, BLOCK_N), jnp.int32))
+    plgpu.commit_smem()
+    plgpu.copy_smem_to_gmem(o_smem, o_gmem)
+    plgpu.wait_smem_to_gmem(0)
+
+  return plgpu.kernel(
+      kernel,
+      out_type=jax.ShapeDtypeStruct((BLOCK_M, BLOCK_N), jnp.int32),
+      scratch_types=[
+          plgpu.SMEM((BLOCK_M, K), jnp.int8, transforms=transforms),
+          plgpu.SMEM((BLOCK_N, K), jnp.int8, transforms=transforms),
+          plgpu.SMEM((BLOCK_M, BLOCK_N), jnp.int32),
+          plgpu.Barrier(num_arrivals=2),
+      ],
+  )(x, w.T)

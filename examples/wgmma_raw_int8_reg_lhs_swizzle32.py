@@ -1,0 +1,41 @@
+"""A raw Mosaic GPU int8 GEMM with A in registers (jax-test style): the B tiles were staged with
+a 32-byte swizzle to keep SMEM small. jax refuses an int8 A in registers with swizzle=32
+(ptxas drops MMA instructions of it, and only the first tile comes out right)."""
+
+import jax
+import jax.numpy as jnp
+from jax.experimental.mosaic import gpu as mgpu
+from jax.experimental.mosaic.gpu import fragmented_array as fa
+from jax.experimental.mosaic.gpu import utils
+from jax.experimental.mosaic.gpu.utils import memref_transpose
+from jaxlib.mlir.dialects import nvvm
+
+M, N = 64, 128
+SWIZZLE = 32
+NK_TILE = SWIZZLE // jnp.dtype(jnp.int8).itemsize
+K_STEPS = 4
+K = NK_TILE * K_STEPS
+
+
+def kernel(ctx, lhs, rhs, out, rhs_smem):
+  # (N, K) in GMEM -> (K, N) tiles of (n, k) in SMEM: K-major, as an int8 B must be.
+  ctx.async_copy(
+      src_ref=rhs, dst_ref=rhs_smem, swizzle=SWIZZLE,
+      gmem_transform=(mgpu.TileTransform((NK_TILE, NK_TILE)), mgpu.TransposeTransform((1, 0, 2, 3))),
+  )
+  ctx.await_async_copy(0)
+  acc = mgpu.WGMMAAccumulator.zero(m=M, n=N, dtype=utils.dtype_to_ir_type(jnp.int32), is_signed=True)
+  lhs_regs = fa.FragmentedArray.load_untiled(lhs, layout=fa.WGMMA_LAYOUT_8BIT, optimized=False, is_signed=True)
+  rhs_smem = memref_transpose(rhs_smem, (0, 1, 3, 2))
+  acc = mgpu.wgmma(acc, lhs_regs, rhs_smem, swizzle=SWIZZLE)
+  nvvm.wgmma_commit_group_sync_aligned()
+  nvvm.wgmma_wait_group_sync_aligned(0)
+  acc.value.store_untiled(out, optimized=False)
+
+
+matmul = mgpu.as_gpu_kernel(
+    kernel, (1, 1, 1), (128, 1, 1),
+    (jax.ShapeDtypeStruct((M, K), jnp.int8), jax.ShapeDtypeStruct((N, K), jnp.int8)),
+    jax.ShapeDtypeStruct((M, N), jnp.int32),
+    jax.ShapeDtypeStruct((K_STEPS, N // NK_TILE, NK_TILE, NK_TILE), jnp.int8),
+)
