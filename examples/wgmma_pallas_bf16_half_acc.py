@@ -5,6 +5,7 @@ wgmma has no bf16 x bf16 -> f16 form: bfloat16 operands accumulate in float32 on
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
@@ -44,7 +45,16 @@ def gemm_tile(a, b):
   )(a, b)
 
 
+def main():
+  rng = np.random.default_rng(0)
+  a = jnp.asarray(rng.uniform(-1, 1, (TILE_M, TILE_K)), jnp.bfloat16)
+  b = jnp.asarray(rng.uniform(-1, 1, (TILE_K, TILE_N)), jnp.bfloat16)
+  out = np.asarray(gemm_tile(a, b), np.float32)
+  ref = np.asarray(a, np.float32) @ np.asarray(b, np.float32)
+  # The f32 sums are rounded once to bf16 (8 significant bits) on the way out.
+  np.testing.assert_allclose(out, ref, rtol=2 ** -7, atol=1e-2)
+  print("bf16 gemm tile: OK, max |out| =", np.abs(out).max())
+
+
 if __name__ == "__main__":
-  a = jnp.ones((TILE_M, TILE_K), jnp.bfloat16)
-  b = jnp.ones((TILE_K, TILE_N), jnp.bfloat16)
-  print(gemm_tile(a, b))
+  main()

@@ -5,6 +5,7 @@ import functools
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
@@ -35,7 +36,15 @@ def int8_matmul(a, b, *, tile_m=128, tile_n=128, tile_k=128, out_dtype=jnp.int32
   )(a, b)
 
 
+def main():
+  rng = np.random.default_rng(0)
+  a = jnp.asarray(rng.integers(-128, 128, (128, 512)), jnp.int8)
+  b = jnp.asarray(rng.integers(-128, 128, (128, 512)), jnp.int8)  # (N, K) weights
+  out = np.asarray(int8_matmul(a, b))
+  ref = np.asarray(a, np.int32) @ np.asarray(b, np.int32).T
+  np.testing.assert_array_equal(out.astype(np.int64), ref)
+  print("int8 matmul: OK, max |out| =", np.abs(out.astype(np.int64)).max())
+
+
 if __name__ == "__main__":
-  a = jnp.ones((128, 512), jnp.int8)
-  b = jnp.ones((128, 512), jnp.int8)
-  print(int8_matmul(a, b))
+  main()

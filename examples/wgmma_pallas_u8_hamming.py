@@ -6,6 +6,7 @@ the similarity scores are wrong, with no error.
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
@@ -41,3 +42,17 @@ def similarity(queries, database):
           plgpu.Barrier(num_arrivals=2),
       ],
   )(queries, database)
+
+
+def main():
+  rng = np.random.default_rng(0)
+  q = rng.integers(0, 256, (BLOCK_Q, CODE_BYTES), dtype=np.uint8)  # full byte range
+  d = rng.integers(0, 256, (BLOCK_D, CODE_BYTES), dtype=np.uint8)
+  scores = np.asarray(similarity(jnp.asarray(q, FEATURE_DTYPE), jnp.asarray(d, FEATURE_DTYPE)))
+  ref = q.astype(np.int64) @ d.astype(np.int64).T
+  np.testing.assert_array_equal(scores, ref)
+  print("byte-code similarity: OK, max score", scores.max())
+
+
+if __name__ == "__main__":
+  main()

@@ -5,6 +5,7 @@ since jax's wgmma computes every 8-bit integer operand as signed. The caller add
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from jax.experimental import pallas as pl
 from jax.experimental.pallas import mosaic_gpu as plgpu
 
@@ -40,3 +41,22 @@ def similarity(queries, database):
           plgpu.Barrier(num_arrivals=2),
       ],
   )(queries, database)
+
+
+def main():
+  rng = np.random.default_rng(0)
+  q = rng.integers(0, 256, (BLOCK_Q, CODE_BYTES), dtype=np.uint8)  # full byte range
+  d = rng.integers(0, 256, (BLOCK_D, CODE_BYTES), dtype=np.uint8)
+  q_s8 = jnp.asarray(q.astype(np.int16) - 128, FEATURE_DTYPE)
+  d_s8 = jnp.asarray(d.astype(np.int16) - 128, FEATURE_DTYPE)
+  shifted = np.asarray(similarity(q_s8, d_s8)).astype(np.int64)
+  q_sum = q.astype(np.int64).sum(axis=1)[:, None]
+  d_sum = d.astype(np.int64).sum(axis=1)[None, :]
+  scores = shifted + 128 * (q_sum + d_sum) - 128 * 128 * CODE_BYTES
+  ref = q.astype(np.int64) @ d.astype(np.int64).T
+  np.testing.assert_array_equal(scores, ref)
+  print("byte-code similarity: OK, max score", scores.max())
+
+
+if __name__ == "__main__":
+  main()
