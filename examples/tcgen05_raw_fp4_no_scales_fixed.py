@@ -19,7 +19,8 @@ def scale_tiles(rows):
 
 
 def kernel(ctx, lhs, rhs, lhs_scales_gmem, rhs_scales_gmem, out, scratch):
-  lhs_smem, rhs_smem, lhs_scales_smem, rhs_scales_smem, barriers, mma_barrier, acc, lhs_scales, rhs_scales = scratch
+  (lhs_smem, rhs_smem, lhs_scales_smem, rhs_scales_smem, barriers, mma_barrier,
+   acc, lhs_scales, rhs_scales) = scratch
   for src, dst, barrier in ((lhs, lhs_smem, barriers[0]), (rhs, rhs_smem, barriers[1])):
     ctx.async_copy(
         src_ref=src,

@@ -59,7 +59,8 @@ def compare(catalog: Catalog, version: str, tcgen05_py: str, primitives_py: str 
         drifts.append(Drift("the i8 instruction descriptor is hard-coded to S8", s8_only, silent))
     compiler_arch = any(c.stage == "compile" for c in catalog.checks_for(MGPU.name, version))
     if compiler_arch and _checks_arch(tcgen05_py):
-        drifts.append(Drift("tcgen05.mma() makes no check of the GPU (the compiler does)", False, True))
+        what = "tcgen05.mma() makes no check of the GPU (the compiler does)"
+        drifts.append(Drift(what, False, True))
     if primitives_py is not None:
         jax_front = raises_in(primitives_py, "tcgen05_mma")
         cat_front = catalog_raises(catalog, PLGPU.name, version, ("abstract_eval",))

@@ -203,7 +203,8 @@ def _tmem_rows(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
 # How the rules name MLIR element types (jax's messages print the MLIR names).
 _DTYPE_NAMES = {
     "f32": "float32", "bf16": "bfloat16", "f16": "float16", "f8E4M3FN": "float8_e4m3fn",
-    "f8E5M2": "float8_e5m2", "f4E2M1FN": "float4_e2m1fn", "i8": "int8", "f8E8M0FNU": "float8_e8m0fnu",
+    "f8E5M2": "float8_e5m2", "f4E2M1FN": "float4_e2m1fn", "i8": "int8",
+    "f8E8M0FNU": "float8_e8m0fnu",
 }
 
 
@@ -305,7 +306,8 @@ def _b_scale_type_differs(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     if a_scale == b_scale:
         return _one(False)
     return [Outcome(True, "b", {
-        "problem": f"`a_scale` is {_name(a_scale)} but `b_scale` is {_name(b_scale)}: both scales must be of one type",
+        "problem": f"`a_scale` is {_name(a_scale)} but `b_scale` is {_name(b_scale)}:"
+        " both scales must be of one type",
         "remedy": f"allocate both scales as {_name(a_scale)}",
         "a_scale_type": a_scale, "b_scale_type": b_scale,
     })]
@@ -329,7 +331,8 @@ def _scale_type_check(elements: frozenset[str]) -> Any:
             return _one(False)
         names = " or ".join(_name(t) for t in accepted)
         return _scale_outcome(
-            f"{_name(element)} operands take {names} block scales, but `a_scale` is {_name(a_scale)}",
+            f"{_name(element)} operands take {names} block scales,"
+            f" but `a_scale` is {_name(a_scale)}",
             f"allocate the scales as {_name(accepted[0])}", scale_type=a_scale,
         )
 
@@ -368,7 +371,8 @@ def _tcgen05_arch(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     target was given (the family takes no default GPU)."""
     if call.target_arch is None:
         return _one(None)
-    return _one(call.target_arch not in ARCH_FAMILY, "acc", feature="`tcgen05.mma`", needs=ARCH_NAMES)
+    missing = call.target_arch not in ARCH_FAMILY
+    return _one(missing, "acc", feature="`tcgen05.mma`", needs=ARCH_NAMES)
 
 
 @condition("kind-i8-arch")

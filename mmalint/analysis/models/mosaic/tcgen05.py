@@ -12,7 +12,18 @@ from __future__ import annotations
 from mmalint.analysis.calls import MmaSite, SiteOperand
 from mmalint.analysis.host import Bound, Call, Host, model, trigger
 from mmalint.analysis.models.arrays import as_shape_value, is_none, to_dtype
-from mmalint.analysis.values import FALSE, NONE, TRUE, UNKNOWN, Array, Const, DType, Ref, Value, as_shape
+from mmalint.analysis.values import (
+    FALSE,
+    NONE,
+    TRUE,
+    UNKNOWN,
+    Array,
+    Const,
+    DType,
+    Ref,
+    Value,
+    as_shape,
+)
 from mmalint.facts.dtypes import DTYPES
 
 FAMILY = "tcgen05"
