@@ -251,6 +251,8 @@ def _scaling_unsupported(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     element, elem, scaled = found
     if element not in OPERAND_KINDS:
         return _one(None)
+    if element == "f32" and scaled and _option(call, "sparse") is not False:
+        return _one(None)  # "Sparse MMA unsupported for f32" comes first (v11:292), not replayed
     return _one(scaled and element not in SCALABLE_TYPES, "a", elem=elem)
 
 
