@@ -313,6 +313,7 @@ def settings_from(
         target_jax_source=target.source,
         target_jax_note=target.note,
         target_arch=target_arch,
+        target_arch_given="target-arch" in values or overrides.target_arch is not None,
         show_expected_failures=overrides.show_expected_failures,
         exclude=exclude,
         extend_exclude=extend_exclude + overrides.extend_exclude,

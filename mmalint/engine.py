@@ -71,7 +71,8 @@ def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | 
     apis: dict[int, str] = {}
     arch = parse_arch(settings.target_arch)
     for site in sites:
-        call = replace(normalize(site, catalog, version, arch), target_arch_name=settings.target_arch)
+        given = arch if settings.target_arch_given or family(site.family).default_arch else None
+        call = replace(normalize(site, catalog, version, given), target_arch_name=settings.target_arch)
         key = id(site.origin.node)
         apis[key] = call.api
         call_sites[key] = call_sites.get(key, False) or _fully_known(call)

@@ -24,6 +24,7 @@ class Settings:
     target_jax_source: str = ""  # which source decided it, for `--show-settings`
     target_jax_note: str | None = None  # why it is not simply the version written (a range...)
     target_arch: str = "sm_90a"
+    target_arch_given: bool = False  # set in a config file or by --target-arch, not the default
     show_expected_failures: bool = False
     exclude: tuple[str, ...] = DEFAULT_EXCLUDE
     extend_exclude: tuple[str, ...] = ()

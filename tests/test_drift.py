@@ -168,9 +168,15 @@ def create_instr_descriptor(input_dtype):
 def mma(d, a, b, *, a_scale=None, b_scale=None):
   if (is_scaled := a_scale is not None) != (b_scale is not None):
     raise ValueError("Either none or both scales should be provided")
+  if a_element_type != b_element_type and not (is_fp8(a_element_type) and is_fp8(b_element_type)):
+    raise ValueError("MMA requires A and B to have the same element type, except that "
+                     "FP8 types (f8E4M3FN and f8E5M2) may be mixed; got: "
+                     f"{a_element_type} and {b_element_type}")
   if m not in (64, 128):
     raise ValueError(f"Only M=128 and M=64 are supported for MMA, but got M={m}")
   if a_element_type == bf16:
+    if is_scaled:
+      raise ValueError(f"MMA with element type {t} does not support block scaling")
     if d.dtype != f32:
       raise ValueError(f"MMA with element type {a_element_type} only supports accumulators"
                        f" of type f32, but got: {d.dtype}")
@@ -185,6 +191,9 @@ def mma(d, a, b, *, a_scale=None, b_scale=None):
     if is_scaled and d.dtype != f32:
       raise ValueError(f"Block-scaled MMA with element type {t} only supports f32"
                        f" accumulators, but got: {d.dtype}")
+  elif a_element_type == f4:
+    if not is_scaled:
+      raise ValueError(f"MMA with element type {t} only supports block scaling")
   elif a_element_type == i8:
     if d.dtype != s32:
       raise ValueError("MMA with element type s8 only supports s32 accumulators, but got:"
@@ -192,6 +201,17 @@ def mma(d, a, b, *, a_scale=None, b_scale=None):
   if (n // n_lane_groups) % required_multiple != 0:
     raise ValueError(f"In {mode_name} MMA, N must be a multiple of {required_multiple},"
                      f" got N={n}")
+  if is_scaled:
+    if b_scale.dtype != scale_element_type:
+      raise ValueError(f"B scale dtype mismatch: expected {scale_element_type} (same as A),"
+                       f" got {b_scale.dtype}")
+    if is_fp8(a_element_type):
+      if not isinstance(scale_element_type, ir.Float8E8M0FNUType):
+        raise ValueError("Scale element type mismatch: expected f8e8m0fnu, got"
+                         f" {scale_element_type}")
+    elif is_f4(a_element_type):
+      raise ValueError("Scale element type mismatch: expected f8e8m0fnu or f8e4m3fn, got"
+                       f" {scale_element_type}")
 
 
 def _do_mma(a_element_type):
@@ -202,6 +222,9 @@ def _do_mma(a_element_type):
     changed = source.replace("only supports s32 accumulators", "needs s32 accumulators")
     drifts = compare_tcgen05(catalog, "0.11", changed, None)
     assert [d.what for d in drifts] == ["checks in mgpu.tcgen05.mma(), in order (catalog's among jax's)"]
+    arch = source.replace("  if m not in (64, 128):", "  if utils.get_arch().major != 10:\n    pass\n  if m not in (64, 128):")
+    drifts = compare_tcgen05(catalog, "0.11", arch, None)
+    assert [d.what for d in drifts] == ["tcgen05.mma() makes no check of the GPU (the compiler does)"]
     unsigned = source.replace("# Only s8 for now.", "")
     assert [d.what for d in compare_tcgen05(catalog, "0.11", unsigned, None)] == [
         "the i8 instruction descriptor is hard-coded to S8"

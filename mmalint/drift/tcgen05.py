@@ -5,21 +5,35 @@ The catalog replays only some of the checks `tcgen05.mma()` makes (see the table
 the reader asks that they appear among jax's `raise`s in `mma()` in the catalog's order (a
 subsequence, with exceptions and messages equal), that `_do_mma` still raises for f32 operands,
 that the Pallas primitive still checks the scales, and that the i8 instruction descriptor is
-still hard-coded to S8 (MMA705's premise).
+still hard-coded to S8 (MMA705's premise), and that `mma()` still makes no check of the GPU
+(MMA711's premise: the compiler refuses a tcgen05 MMA the target lacks, so the catalog predicts
+the compiler's message, not jax's).
 """
 
 from __future__ import annotations
 
 import re
 
+import libcst as cst
+
 from mmalint.catalog import Catalog
 from mmalint.checks.families.tcgen05 import MGPU, PLGPU
-from mmalint.drift.source import Drift, Raise, catalog_raises, raises_in
+from mmalint.drift.source import Drift, Raise, catalog_raises, function_def, raises_in
 
 TCGEN05_PY = "jax/experimental/mosaic/gpu/tcgen05.py"
 
 # The comment jax's instruction descriptor carries where it encodes the i8 A/B format as 1 (S8).
 _S8_ONLY = re.compile(r"get_signless\(8\):\s*#\s*Only s8 for now")
+
+
+# What an architecture check in `mma()` would read (`utils.get_arch()`, `arch.major`, `sm_100a`).
+_ARCH_CHECK = re.compile(r"get_arch|\barch\b|\bsm_\d+")
+
+
+def _checks_arch(tcgen05_py: str) -> bool:
+    """Whether jax's `tcgen05.mma()` reads the GPU architecture."""
+    fn = function_def(cst.parse_module(tcgen05_py), "mma")
+    return fn is not None and _ARCH_CHECK.search(cst.Module([]).code_for_node(fn)) is not None
 
 
 def _in_order(wanted: list[Raise], found: list[Raise]) -> bool:
@@ -43,6 +57,10 @@ def compare(catalog: Catalog, version: str, tcgen05_py: str, primitives_py: str 
     silent = any(c.stage == "silent" for c in catalog.checks_for(MGPU.name, version))
     if s8_only != silent:
         drifts.append(Drift("the i8 instruction descriptor is hard-coded to S8", s8_only, silent))
+    compiler_arch = any(c.stage == "compile" for c in catalog.checks_for(MGPU.name, version))
+    if compiler_arch and _checks_arch(tcgen05_py):
+        what = "tcgen05.mma() makes no check of the GPU (the compiler does)"
+        drifts.append(Drift(what, False, True))
     if primitives_py is not None:
         jax_front = raises_in(primitives_py, "tcgen05_mma")
         cat_front = catalog_raises(catalog, PLGPU.name, version, ("abstract_eval",))

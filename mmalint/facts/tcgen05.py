@@ -38,6 +38,22 @@ OPERAND_KINDS: dict[str, OperandKind] = {
 }
 
 FP8_TYPES: frozenset[str] = frozenset({"f8E4M3FN", "f8E5M2"})
+F4_TYPES: frozenset[str] = frozenset({"f4E2M1FN"})
+
+# The element types whose MMA may be block-scaled (`a_scale=`/`b_scale=`); the others raise
+# "does not support block scaling" (f32, bf16, f16, i8), and f4 must be (v11:298-345).
+SCALABLE_TYPES: frozenset[str] = FP8_TYPES | F4_TYPES
+SCALED_ONLY_TYPES: frozenset[str] = F4_TYPES
+
+# The scale element types each scalable operand type takes (v11:429-460): MXFP8 needs e8m0
+# scales, (NV)FP4 e8m0 or e4m3. jax 0.10 checks A's scale against the union first (v10:410),
+# and fp8's e8m0 only when it emits the instruction (`_do_mma`, v10:645).
+SCALE_TYPES: dict[str, tuple[str, ...]] = {
+    "f8E4M3FN": ("f8E8M0FNU",),
+    "f8E5M2": ("f8E8M0FNU",),
+    "f4E2M1FN": ("f8E8M0FNU", "f8E4M3FN"),
+}
+ANY_SCALE_TYPES: tuple[str, ...] = ("f8E8M0FNU", "f8E4M3FN")
 
 # The M `mma()` takes (v11:281): 128 and 64; A in TMEM needs M=128.
 SUPPORTED_M: tuple[int, ...] = (128, 64)
@@ -54,5 +70,9 @@ INTEGER_PTX_TYPE = "s8"
 
 # GPUs with `tcgen05.mma` (ptxas): sm_100a and its family (sm_100f, sm_101a, sm_103a, sm_110a);
 # not sm_120a. `.kind::i8` is not on sm_103a (nor sm_100f).
+# `engine.parse_arch` drops the `a`/`f` suffix, so sm_100f (no `.kind::i8`) reads as sm_100a:
+# only sm_103 is known to lack it.
 ARCH_FAMILY: tuple[tuple[int, int], ...] = ((10, 0), (10, 1), (10, 3), (11, 0))
 NO_KIND_I8: tuple[tuple[int, int], ...] = ((10, 3),)
+ARCH_NAMES = "sm_100a, sm_103a or sm_110a"
+KIND_I8_ARCH_NAMES = "sm_100a or sm_110a"

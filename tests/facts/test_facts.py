@@ -13,6 +13,7 @@ above it, states what the analysis knows there:
 - KEYs: `layout=KIND[/BITS]` (`mma_lhs/8`, `wgmma`, `splat`...), `warps=N` (its m_warps),
   `shape=(64, 64)` (unknown dims `?`), `mem=registers`, `from=loaded` (how it was made),
   `data=int8` (the dtype of the memory it was loaded from), `view=plain|transposed`.
+  A tcgen05 call also has the roles `a_scale` and `b_scale` (the block scales' dtype only).
   Any of them may be `?`: the analysis must not know it. Only the facts written are compared.
 - A function is analysed on its own, arguments unknown, and again from each caller; a sweep
   runs it once per world. A claim holds when one path knows every fact it states, and no path
@@ -38,6 +39,7 @@ from mmalint.analysis import analyze, index_source
 from mmalint.analysis.values import Layout
 from mmalint.catalog import load_catalog
 from mmalint.checks.families import normalize
+from mmalint.facts.dtypes import DTYPES
 
 DOCS = Path(__file__).resolve().parent
 VERSION = load_catalog().versions[-1]  # the newest jax, as `mmalint check` targets by default
@@ -85,6 +87,12 @@ def _observe(filename: str, text: str, version: str) -> list[Observed]:
                 "view": op.view or "?",
             }
             roles.append((role, facts))
+        # tcgen05's block scales are options of the call, not operands: only their dtype.
+        for name in ("a_scale", "b_scale"):
+            if f"{name}_type" in call.options:
+                scale = call.options[f"{name}_type"]
+                dtype = next((n for n, info in DTYPES.items() if info.mlir == scale), scale)
+                roles.append((name, {k: "?" for k in KEYS} | {"dtype": dtype or "?"}))
         world = tuple((b.name, b.label) for b in site.context.world)
         observed.append(Observed(site.origin.span().start.line, world, tuple(roles)))
     return observed

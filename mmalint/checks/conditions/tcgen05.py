@@ -14,10 +14,18 @@ from typing import TYPE_CHECKING, Any
 
 from mmalint.checks.conditions.registry import Conditions, Outcome
 from mmalint.facts.tcgen05 import (
+    ANY_SCALE_TYPES,
+    ARCH_FAMILY,
+    ARCH_NAMES,
+    F4_TYPES,
     FP8_TYPES,
     INTEGER_N_FACTOR,
+    KIND_I8_ARCH_NAMES,
     N_MULTIPLE,
+    NO_KIND_I8,
     OPERAND_KINDS,
+    SCALABLE_TYPES,
+    SCALE_TYPES,
     SUPPORTED_M,
 )
 
@@ -107,11 +115,11 @@ def _acc_check(elements: frozenset[str], scaled_case: bool | None = False) -> An
     return check
 
 
-# f32 and bf16: f32 only (v11:298); f16 and fp8: f32 or f16 (v11:308, 317); block-scaled fp8:
-# f32 only (v11:322); i8: s32 only (v11:342).
+# f32 and bf16: f32 only (v11:298); f16 and fp8: f32 or f16 (v11:308, 317); block-scaled fp8
+# and f4: f32 only (v11:322, 332); i8: s32 only (v11:342).
 condition("acc-f32-only")(_acc_check(frozenset({"f32", "bf16"})))
 condition("acc-f32-or-f16")(_acc_check(frozenset({"f16"}) | FP8_TYPES))
-condition("scaled-acc-f32")(_acc_check(FP8_TYPES, scaled_case=True))
+condition("scaled-acc-f32")(_acc_check(FP8_TYPES | F4_TYPES, scaled_case=True))
 condition("acc-s32")(_acc_check(frozenset({"i8"})))
 
 
@@ -188,3 +196,196 @@ def _tmem_rows(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     if shape is None or len(shape) != 2 or shape[0] is None:
         return _one(None)
     return _one(shape[0] not in SUPPORTED_M, "acc", m_value=str(shape[0]))
+
+
+# ---------------------------------------------------------------- operand types (MMA707-709)
+
+# How the rules name MLIR element types (jax's messages print the MLIR names).
+_DTYPE_NAMES = {
+    "f32": "float32", "bf16": "bfloat16", "f16": "float16", "f8E4M3FN": "float8_e4m3fn",
+    "f8E5M2": "float8_e5m2", "f4E2M1FN": "float4_e2m1fn", "i8": "int8",
+    "f8E8M0FNU": "float8_e8m0fnu",
+}
+
+
+def _name(element: str) -> str:
+    return _DTYPE_NAMES.get(element, element)
+
+
+@condition("operand-types-differ")
+def _operand_types_differ(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """A and B of different element types, other than an e4m3/e5m2 pair (`mixed-fp8-unsupported`).
+    int8 and uint8 are one MLIR type (i8): not a mismatch here (MMA705 reads them)."""
+    a, b = call.a.element_type, call.b.element_type
+    if a is None or b is None:
+        return _one(None)
+    return _one(a != b and not (a in FP8_TYPES and b in FP8_TYPES), "b")
+
+
+@condition("mixed-fp8-unsupported")
+def _mixed_fp8_unsupported(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """An e4m3 x e5m2 pair, in a jax that does not mix fp8 types yet (0.10)."""
+    a, b = call.a.element_type, call.b.element_type
+    if a is None or b is None:
+        return _one(None)
+    pair = a != b and a in FP8_TYPES and b in FP8_TYPES
+    return _one(pair and not table.mixed_fp8, "b")
+
+
+def _scaled_element(call: MmaCall, table: Tcgen05Table) -> tuple[str, str, bool] | None:
+    """A's element type, how jax names it, and whether the call is block-scaled; None when one
+    of them is unknown or A and B fail the element type check first."""
+    found = _element(call, table)
+    scaled = _scaled(call)
+    if found is None or scaled is None:
+        return None
+    return found[0], found[1], scaled
+
+
+@condition("scaling-unsupported")
+def _scaling_unsupported(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """Block scales passed for an operand type without a block-scaled MMA (f32, bf16, f16, i8)."""
+    found = _scaled_element(call, table)
+    if found is None:
+        return _one(None)
+    element, elem, scaled = found
+    if element not in OPERAND_KINDS:
+        return _one(None)
+    if element == "f32" and scaled and _option(call, "sparse") is not False:
+        return _one(None)  # "Sparse MMA unsupported for f32" comes first (v11:292), not replayed
+    return _one(scaled and element not in SCALABLE_TYPES, "a", elem=elem)
+
+
+@condition("f4-needs-scales")
+def _f4_needs_scales(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """float4_e2m1fn operands without block scales: Mosaic GPU has only the block-scaled FP4 MMA."""
+    found = _scaled_element(call, table)
+    if found is None:
+        return _one(None)
+    element, elem, scaled = found
+    return _one(element in F4_TYPES and not scaled, "a", elem=elem)
+
+
+# ---------------------------------------------------------------- scale types (MMA710)
+
+
+def _scale_types(call: MmaCall) -> tuple[str | None, str | None]:
+    return _option(call, "a_scale_type"), _option(call, "b_scale_type")
+
+
+def _scale_outcome(problem: str, remedy: str, **fields: str) -> list[Outcome]:
+    return _one(True, "a", problem=problem, remedy=remedy, **fields)
+
+
+@condition("a-scale-type-any")
+def _a_scale_type_any(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """jax 0.10: A's scale is neither float8_e8m0fnu nor float8_e4m3fn (checked before B's)."""
+    found = _scaled_element(call, table)
+    a_scale, _ = _scale_types(call)
+    if found is None:
+        return _one(None)
+    if not found[2] or found[0] not in SCALABLE_TYPES:
+        return _one(False)
+    if a_scale is None:
+        return _one(None)
+    if a_scale in ANY_SCALE_TYPES:
+        return _one(False)
+    return _scale_outcome(
+        f"block scales must be float8_e8m0fnu or float8_e4m3fn, but `a_scale` is {_name(a_scale)}",
+        "allocate the scales as float8_e8m0fnu", scale_type=a_scale,
+    )
+
+
+@condition("b-scale-type-differs")
+def _b_scale_type_differs(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """A's and B's scales of different element types."""
+    found = _scaled_element(call, table)
+    a_scale, b_scale = _scale_types(call)
+    if found is None or not found[2] or found[0] not in SCALABLE_TYPES:
+        return _one(None if found is None else False)
+    if a_scale is None or b_scale is None:
+        return _one(None)
+    if a_scale == b_scale:
+        return _one(False)
+    return [Outcome(True, "b", {
+        "problem": f"`a_scale` is {_name(a_scale)} but `b_scale` is {_name(b_scale)}:"
+        " both scales must be of one type",
+        "remedy": f"allocate both scales as {_name(a_scale)}",
+        "a_scale_type": a_scale, "b_scale_type": b_scale,
+    })]
+
+
+def _scale_type_check(elements: frozenset[str]) -> Any:
+    """A's scale is not of a type `elements` take (`facts.tcgen05.SCALE_TYPES`)."""
+
+    def check(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+        found = _scaled_element(call, table)
+        a_scale, _ = _scale_types(call)
+        if found is None:
+            return _one(None)
+        element, _elem, scaled = found
+        if not scaled or element not in elements:
+            return _one(False)
+        if a_scale is None:
+            return _one(None)
+        accepted = SCALE_TYPES[element]
+        if a_scale in accepted:
+            return _one(False)
+        names = " or ".join(_name(t) for t in accepted)
+        return _scale_outcome(
+            f"{_name(element)} operands take {names} block scales,"
+            f" but `a_scale` is {_name(a_scale)}",
+            f"allocate the scales as {_name(accepted[0])}", scale_type=a_scale,
+        )
+
+    return check
+
+
+condition("fp8-scale-type")(_scale_type_check(FP8_TYPES))
+
+
+@condition("fp8-scale-type-v10")
+def _fp8_scale_type_v10(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """jax 0.10: fp8 operands with float8_e4m3fn scales. It takes those scales as one per 16
+    elements of K (v10:352) and checks A's scale shape (128, K // 16) before it emits the
+    instruction, which then refuses them: the finding speaks only when that shape check passes
+    (otherwise that is what jax raises, and it is not replayed here)."""
+    outcomes = _scale_type_check(FP8_TYPES)(call, table)
+    if not outcomes[0].status:
+        return outcomes
+    columns = _option(call, "a_scale_columns")
+    shape = call.a.shape
+    if columns is None or shape is None or len(shape) != 2 or shape[1] is None:
+        return _one(None)
+    block = 16 if outcomes[0].fields.get("scale_type") == "f8E4M3FN" else None
+    if block is None or shape[1] % block or shape[1] // block != columns:
+        return _one(None)
+    return outcomes
+condition("f4-scale-type")(_scale_type_check(F4_TYPES))
+
+
+# ---------------------------------------------------------------- target GPU (MMA711)
+
+
+@condition("tcgen05-arch")
+def _tcgen05_arch(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """The target GPU has no `tcgen05.mma` (anything but sm_100a's family); silent unless the
+    target was given (the family takes no default GPU)."""
+    if call.target_arch is None:
+        return _one(None)
+    missing = call.target_arch not in ARCH_FAMILY
+    return _one(missing, "acc", feature="`tcgen05.mma`", needs=ARCH_NAMES)
+
+
+@condition("kind-i8-arch")
+def _kind_i8_arch(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """int8 operands (`.kind::i8`) on sm_103a, which has tcgen05 but not its integer kind."""
+    element = call.a.element_type
+    if call.target_arch is None or element is None:
+        return _one(None)
+    if element != "i8" or call.target_arch not in ARCH_FAMILY:
+        return _one(False)
+    return _one(
+        call.target_arch in NO_KIND_I8, "a", feature="integer `tcgen05.mma` (`.kind::i8`)",
+        needs=KIND_I8_ARCH_NAMES,
+    )

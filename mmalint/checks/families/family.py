@@ -51,6 +51,10 @@ class Family:
     # True when nothing is known of the operands jax checks first: the checks of stage
     # `any-operand` speak only then.
     operands_unknown: Callable[[MmaCall], bool]
+    # Whether the default target GPU (`target-arch`, sm_90a) is a fact of this family's calls.
+    # False for a family the default GPU does not have (tcgen05): its calls then see a target
+    # only when one was given, so that Blackwell code is not checked against a Hopper default.
+    default_arch: bool = True
 
     def api(self, name: str) -> Api:
         for api in self.apis:

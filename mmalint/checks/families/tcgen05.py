@@ -72,4 +72,5 @@ FAMILY = Family(
     conditions=conditions.CONDITIONS,
     normalize=normalize,
     operands_unknown=conditions.operands_unknown,
+    default_arch=False,  # no default GPU has tcgen05: its arch checks need a target given
 )

@@ -12,7 +12,19 @@ from __future__ import annotations
 from mmalint.analysis.calls import MmaSite, SiteOperand
 from mmalint.analysis.host import Bound, Call, Host, model, trigger
 from mmalint.analysis.models.arrays import as_shape_value, is_none, to_dtype
-from mmalint.analysis.values import FALSE, NONE, TRUE, UNKNOWN, Array, Const, Ref, Value
+from mmalint.analysis.values import (
+    FALSE,
+    NONE,
+    TRUE,
+    UNKNOWN,
+    Array,
+    Const,
+    DType,
+    Ref,
+    Value,
+    as_shape,
+)
+from mmalint.facts.dtypes import DTYPES
 
 FAMILY = "tcgen05"
 ROLES = ("d", "a", "b")
@@ -32,6 +44,40 @@ def given(args: Bound, name: str) -> Value:
     if is_none(value):
         return FALSE
     return TRUE if value.known else UNKNOWN
+
+
+def element_type(args: Bound, name: str) -> Value:
+    """The MLIR element type of an optional ref argument (`a_scale=` a float8_e8m0fnu TMEM
+    ref: "f8E8M0FNU"), UNKNOWN when it is not passed or its dtype is not known."""
+    if not args.given(name):
+        return UNKNOWN
+    value = args[name]
+    dtype = value.dtype if isinstance(value, (Ref, Array)) else None
+    info = DTYPES.get(dtype.name) if isinstance(dtype, DType) else None
+    return Const(info.mlir) if info is not None else UNKNOWN
+
+
+def _columns(args: Bound, name: str) -> Value:
+    """The second dimension of a 2-D ref argument (a scale's K // block), UNKNOWN otherwise."""
+    if not args.given(name):
+        return UNKNOWN
+    value = args[name]
+    shape = as_shape(value.shape) if isinstance(value, (Ref, Array)) else None
+    if shape is None or len(shape) != 2 or shape[1] is None:
+        return UNKNOWN
+    return Const(shape[1])
+
+
+def scale_options(args: Bound) -> tuple[tuple[str, Value], ...]:
+    """Whether each block scale was passed, its element type, and A's scale columns (jax 0.10
+    checks them against the block its dtype implies before it checks that dtype for fp8)."""
+    return (
+        ("a_scale", given(args, "a_scale")),
+        ("b_scale", given(args, "b_scale")),
+        ("a_scale_type", element_type(args, "a_scale")),
+        ("b_scale_type", element_type(args, "b_scale")),
+        ("a_scale_columns", _columns(args, "a_scale")),
+    )
 
 
 def record(
@@ -63,8 +109,7 @@ def _mma(host: Host, args: Bound, call: Call) -> Value:
         ("b_swizzle", _option(args, "b_swizzle", Const(128))),
         ("accumulate", _option(args, "accumulate", TRUE)),
         ("collective", _option(args, "collective", FALSE)),
-        ("a_scale", given(args, "a_scale")),
-        ("b_scale", given(args, "b_scale")),
+        *scale_options(args),
         ("sparse", given(args, "a_sparse_metadata")),
     )
     record(host, MGPU_API, args, call, options)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from mmalint.analysis.host import Bound, Call, Host, model
 from mmalint.analysis.models.arrays import is_none
-from mmalint.analysis.models.mosaic.tcgen05 import given, record
+from mmalint.analysis.models.mosaic.tcgen05 import given, record, scale_options
 from mmalint.analysis.values import FALSE, NONE, TRUE, UNKNOWN, Const, Ref, Value
 
 PLGPU_API = "plgpu.tcgen05_mma"
@@ -28,8 +28,7 @@ def _tcgen05_mma(host: Host, args: Bound, call: Call) -> Value:
     options = (
         ("accumulate", accumulate if isinstance(accumulate, Const) else UNKNOWN),
         ("collective", collective),
-        ("a_scale", given(args, "a_scale")),
-        ("b_scale", given(args, "b_scale")),
+        *scale_options(args),
         ("sparse", given(args, "a_sparse_metadata")),
     )
     record(host, PLGPU_API, args, call, options, parameters=("acc", "a", "b"))

@@ -1,0 +1,74 @@
+"""An MXFP8 GEMM tile on Blackwell in Pallas, reused for a bfloat16 reference run with unit scales.
+
+Bug: the bf16 run keeps the block scales. Only float8 and float4 tcgen05 MMAs are block-scaled
+(`kind::mxf8f6f4`, `kind::mxf4`): jax raises `MMA with element type bf16 does not support
+block scaling` (MMA707)."""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+M, N, K = 128, 128, 256
+BLOCK = 32  # one e8m0 scale per 32 elements of K (MXFP8)
+
+
+def scale_tiles(rows):
+  """The (rows, K // BLOCK) scales in the tiled form tcgen05 reads from SMEM."""
+  return (rows // 128, K // BLOCK // 4, 32, 16)
+
+
+def scaled_matmul(x, y, x_scale, y_scale):
+  swizzle = 128
+  transforms = (
+      plgpu.TilingTransform((8, swizzle // jnp.dtype(x.dtype).itemsize)),
+      plgpu.SwizzleTransform(swizzle),
+  )
+
+  @functools.partial(
+      plgpu.kernel,
+      out_type=jax.ShapeDtypeStruct((M, N), jnp.float32),
+      scratch_types=[
+          plgpu.SMEM((M, K), x.dtype, transforms=transforms),
+          plgpu.SMEM((N, K), y.dtype, transforms=transforms),
+          plgpu.SMEM(scale_tiles(M), jnp.float8_e8m0fnu),
+          plgpu.SMEM(scale_tiles(N), jnp.float8_e8m0fnu),
+          plgpu.TMEM((M, N), jnp.float32),
+          plgpu.TMEM((M, K // BLOCK), jnp.float8_e8m0fnu, layout=plgpu.TMEMLayout.SCALES_LAYOUT),
+          plgpu.TMEM((N, K // BLOCK), jnp.float8_e8m0fnu, layout=plgpu.TMEMLayout.SCALES_LAYOUT),
+          plgpu.Barrier(num_arrivals=4),
+          plgpu.Barrier(orders_tensor_core=True),
+      ],
+  )
+  def kernel(x_gmem, y_gmem, xs_gmem, ys_gmem, out_gmem, x_smem, y_smem, xs_smem, ys_smem,
+             acc_tmem, xs_tmem, ys_tmem, tma_barrier, mma_barrier):
+    plgpu.copy_gmem_to_smem(x_gmem, x_smem, tma_barrier)
+    plgpu.copy_gmem_to_smem(y_gmem, y_smem, tma_barrier)
+    plgpu.copy_gmem_to_smem(xs_gmem, xs_smem, tma_barrier)
+    plgpu.copy_gmem_to_smem(ys_gmem, ys_smem, tma_barrier)
+    plgpu.barrier_wait(tma_barrier)
+    plgpu.async_copy_scales_to_tmem(xs_smem, xs_tmem)
+    plgpu.async_copy_scales_to_tmem(ys_smem, ys_tmem)
+    plgpu.tcgen05_mma(
+        acc_tmem,
+        x_smem,
+        plgpu.transpose_ref(y_smem, (1, 0)),
+        a_scale=xs_tmem,
+        b_scale=ys_tmem,
+        accumulate=False,
+    )
+    plgpu.tcgen05_commit_arrive(mma_barrier)
+    plgpu.barrier_wait(mma_barrier)
+    out_gmem[...] = plgpu.async_load_tmem(acc_tmem)
+
+  return kernel(x, y, x_scale, y_scale)
+
+
+REFERENCE_DTYPE = jnp.bfloat16  # the unquantized reference run
+
+x = jax.random.normal(jax.random.key(0), (M, K), REFERENCE_DTYPE)
+y = jax.random.normal(jax.random.key(1), (N, K), REFERENCE_DTYPE)
+unit_x_scale = jnp.ones(scale_tiles(M), jnp.float8_e8m0fnu)  # 2**0: "no scaling"
+unit_y_scale = jnp.ones(scale_tiles(N), jnp.float8_e8m0fnu)
+reference = scaled_matmul(x, y, unit_x_scale, unit_y_scale)

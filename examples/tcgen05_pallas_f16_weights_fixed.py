@@ -1,0 +1,51 @@
+"""A Blackwell linear layer in Pallas: bf16 activations times a weight matrix loaded from a
+float16 checkpoint, converted to bfloat16 before the kernel."""
+
+import functools
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+TILE_M, TILE_N, TILE_K = 128, 256, 64
+OUT_DTYPE = jnp.bfloat16
+
+
+def linear(x, w):
+  swizzle = 128
+  transforms = (
+      plgpu.TilingTransform((8, swizzle // jnp.dtype(x.dtype).itemsize)),
+      plgpu.SwizzleTransform(swizzle),
+  )
+
+  @functools.partial(
+      plgpu.kernel,
+      out_type=jax.ShapeDtypeStruct((TILE_M, TILE_N), OUT_DTYPE),
+      scratch_types=[
+          plgpu.SMEM((TILE_M, TILE_K), x.dtype, transforms=transforms),
+          plgpu.SMEM((TILE_K, TILE_N), w.dtype, transforms=transforms),
+          plgpu.TMEM((TILE_M, TILE_N), jnp.float32, packed=False),
+          plgpu.Barrier(num_arrivals=2),
+          plgpu.Barrier(orders_tensor_core=True),
+          plgpu.SMEM((TILE_M, TILE_N), OUT_DTYPE),
+      ],
+  )
+  def kernel(x_gmem, w_gmem, out_gmem, x_smem, w_smem, acc_tmem, tma_barrier, mma_barrier, out_smem):
+    plgpu.copy_gmem_to_smem(x_gmem, x_smem, tma_barrier)
+    plgpu.copy_gmem_to_smem(w_gmem, w_smem, tma_barrier)
+    plgpu.barrier_wait(tma_barrier)
+    plgpu.tcgen05_mma(acc_tmem, x_smem, w_smem, mma_barrier, accumulate=False)
+    plgpu.barrier_wait(mma_barrier)
+    out_smem[...] = plgpu.async_load_tmem(acc_tmem).astype(OUT_DTYPE)
+    plgpu.commit_smem()
+    plgpu.copy_smem_to_gmem(out_smem, out_gmem)
+    plgpu.wait_smem_to_gmem(0)
+
+  return kernel(x, w)
+
+
+checkpoint = {"w": np.ones((TILE_K, TILE_N), np.float16)}  # weights as the checkpoint stores them
+x = jnp.ones((TILE_M, TILE_K), jnp.bfloat16)
+w = jnp.asarray(checkpoint["w"]).astype(jnp.bfloat16)
+linear(x, w)

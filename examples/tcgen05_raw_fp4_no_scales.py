@@ -1,0 +1,57 @@
+"""An FP4 (float4_e2m1fn) x FP4 Blackwell GEMM in raw Mosaic GPU, packed weights and activations.
+
+Bug: no block scales are passed. Mosaic GPU emits FP4 only as the block-scaled `kind::mxf4`:
+jax raises `MMA with element type f4E2M1FN only supports block scaling` (MMA708)."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax.experimental.mosaic import gpu as mgpu
+from jax.experimental.mosaic.gpu import tcgen05
+
+M, N, K = 128, 128, 512
+SWIZZLE = 128
+TILING = (8, 2 * SWIZZLE)  # 4-bit elements: 256 per 128-byte row
+
+
+def kernel(ctx, lhs, rhs, out, scratch):
+  lhs_smem, rhs_smem, barriers, mma_barrier, acc = scratch
+  for src, dst, barrier in ((lhs, lhs_smem, barriers[0]), (rhs, rhs_smem, barriers[1])):
+    ctx.async_copy(
+        src_ref=src,
+        dst_ref=dst,
+        swizzle=SWIZZLE,
+        gmem_transform=mgpu.TileTransform(TILING),
+        barrier=barrier,
+    )
+    barrier.wait()
+  with mgpu.single_thread():
+    tcgen05.mma(
+        acc,
+        lhs_smem,
+        mgpu.memref_transpose(rhs_smem, (1, 0, 3, 2)),
+        a_swizzle=SWIZZLE,
+        b_swizzle=SWIZZLE,
+        accumulate=False,
+    )
+    tcgen05.commit_arrive(mma_barrier)
+  mma_barrier.wait(orders_tensor_core=True)
+  acc.load().store_untiled(out, optimized=False)
+
+
+def run(x, y):
+  scratch = [
+      jax.ShapeDtypeStruct(mgpu.tile_shape((M, K), TILING), x.dtype),
+      jax.ShapeDtypeStruct(mgpu.tile_shape((N, K), TILING), y.dtype),
+      mgpu.Barrier(1, num_barriers=2),
+      mgpu.Barrier(1),
+      mgpu.TMEM((M, N), jnp.float32),
+  ]
+  out_shape = jax.ShapeDtypeStruct((M, N), jnp.float32)
+  return mgpu.as_gpu_kernel(kernel, (1, 1, 1), (128, 1, 1), (x, y), out_shape, scratch)(x, y)
+
+
+rng = np.random.default_rng(0)
+x = jnp.asarray(rng.uniform(-6, 6, (M, K)), jnp.float4_e2m1fn)
+y = jnp.asarray(rng.uniform(-6, 6, (N, K)), jnp.float4_e2m1fn)  # weights stored (N, K)
+run(x, y)
