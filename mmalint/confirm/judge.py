@@ -55,6 +55,10 @@ class WorkerOutcome:
         return f"worker exited with code {self.returncode}{last}"
 
 
+# What jax says when ptxas rejects the module Mosaic GPU built (ptxas's own text is in its log).
+_PTXAS_FAILED = "Pass pipeline failed"
+
+
 def _minor(version: str | None) -> str | None:
     return ".".join(version.split(".")[:2]) if version else None
 
@@ -213,6 +217,13 @@ def judge_gpu(code: str, predicted: PredictedError | None, target_jax: str | Non
                              f" does not compile: {flagged.get('message')}{fix_text}", detail)
         return Judgement(INCONCLUSIVE, f"{PTX_ALLOWS}: {where}: {flagged.get('instruction')} "
                          f"{_what_happened(flagged)}{fix_text}", detail)
+    if predicted is None and code in families.ptxas_codes() and status == "raised" and (
+        _PTXAS_FAILED in str(flagged.get("message"))
+    ):
+        # Only the positive evidence counts: a kernel that compiles here may still be one
+        # ptxas rejects for another target, so a run without error stays inconclusive.
+        return Judgement(CONFIRMED, f"{where}: compiling the flagged kernel failed in ptxas, "
+                         f"as predicted ({_raised(flagged)}){fix_text}", detail)
     if predicted is None:
         return Judgement(INCONCLUSIVE, f"no predicted error to compare ({code} is not checked "
                          f"by jax); {where}: the flagged kernel {_what_happened(flagged)}",

@@ -147,3 +147,18 @@ def test_describe_exception_marks_harness_bugs() -> None:
     except ValueError as e:
         record = describe_exception(e)
     assert "harness" not in record and record["message"] == "Dtype mismatch: i8 != i4"
+
+
+def test_a_ptxas_only_rule_is_confirmed_by_the_compile_failing_on_the_gpu() -> None:
+    # MMA605 (integer wgmma N that ptxas rejects): jax raises nothing in Python; on the H200 the
+    # flagged kernel's compile failed in ptxas and the fix ran. A run without error proves
+    # nothing (ptxas may reject it only for another target): inconclusive, never refuted.
+    gpu = env(backend="jax", device="NVIDIA H200", compute_capability="9.0")
+    failed = raised("flagged", "JaxRuntimeError", "INTERNAL: Pass pipeline failed")
+    j = judge_gpu("MMA605", None, "0.11", True, outcome(gpu, ran("fix", True), failed))
+    assert j.verdict == "confirmed" and "failed in ptxas" in j.evidence
+    j = judge_gpu("MMA605", None, "0.11", True, outcome(gpu, ran("fix", True), ran("flagged", True)))
+    assert j.verdict == "inconclusive" and "no predicted error" in j.evidence
+    # A rule jax does check is never confirmed by a compile failure.
+    j = judge_gpu("MMA101", None, "0.11", True, outcome(gpu, ran("fix", True), failed))
+    assert j.verdict != "confirmed"

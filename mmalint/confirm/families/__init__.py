@@ -66,6 +66,17 @@ def silent_codes() -> frozenset[str]:
     return frozenset().union(*(family.silent_codes for family in _all()))
 
 
+def ptxas_codes() -> frozenset[str]:
+    """Rule codes whose every check is ptxas's (jax raises nothing in Python, the compile step
+    fails: `wgmma` with an integer N ptxas does not take): a GPU run's evidence is that step."""
+    from mmalint.catalog import load_catalog
+
+    stages: dict[str, set[str]] = {}
+    for check in load_catalog().checks:
+        stages.setdefault(check.rule, set()).add(check.stage)
+    return frozenset(code for code, found in stages.items() if found == {"ptxas"})
+
+
 def jax_only_code_prefixes() -> tuple[str, ...]:
     """Rule code prefixes, of every family, that only jax can show (not the instruction)."""
     return tuple(p for family in _all() for p in family.jax_only_code_prefixes)
