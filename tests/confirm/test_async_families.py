@@ -286,7 +286,7 @@ def test_ptx_tier_new_codes(finding: dict[str, Any]) -> None:
 def test_jax_tier_new_codes(jax_info: tuple[str | None, str | None]) -> None:
     """MMA607, 608, 610 and 611 raise the predicted error with its exact message (jax 0.10
     and 0.12 alike) and their fixes build; MMA609 builds (jax does not check the arch)."""
-    version, problem = jax_info
+    _, problem = jax_info
     if problem is not None:
         pytest.skip(problem)
     verdicts = confirm_findings(NEW_FINDINGS, {"jax"}, jobs=2, timeout=300)
