@@ -9,7 +9,7 @@ interpreters, reach the family's worker side by module (`families.worker_module`
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from mmalint.confirm.call import Call
@@ -84,3 +84,8 @@ class Family:
     # Why the ptx tier cannot decide a code even when ptxas accepts the instruction (tcgen05's
     # types live in a runtime descriptor), added to the "PTX allows this" evidence.
     ptx_allows_note: str = ""
+    # Codes about the target architecture: the ptx tier assembles the flagged instruction for
+    # the finding's target (not `ptx_arch`), and the fix for the fixed call's.
+    arch_codes: frozenset[str] = frozenset()
+    # Codes the gpu tier cannot show, with why (a GPU compiles for itself).
+    not_on_gpu: Mapping[str, str] = field(default_factory=dict)

@@ -5,6 +5,7 @@ codes it can show, and writes the PTX module around it."""
 
 from __future__ import annotations
 
+import re
 import time
 
 from mmalint.confirm import families
@@ -28,6 +29,14 @@ def _assemble(ptxas: Ptxas, family: Family, instr: Instruction, arch: str,
 
 def _said(result: Assembly) -> str:
     return "assembles" if result.ok else f"rejected: {result.message}"
+
+
+def finding_arch(finding: Finding) -> str:
+    """The target a finding is about: as its message names it (`the target is sm_100a`; the
+    signature's `target_arch` drops the `a`), else the call's."""
+    if (match := re.search(r"\btarget is (sm_\w+)", finding.message)) is not None:
+        return normalize_arch(match.group(1))
+    return normalize_arch(finding.call.target_arch if finding.call is not None else None)
 
 
 def confirm_ptx(finding: Finding, *, timeout: float = 60.0) -> Verdict:
@@ -63,6 +72,8 @@ def confirm_ptx(finding: Finding, *, timeout: float = 60.0) -> Verdict:
         return verdict(INCONCLUSIVE, "ptxas not found (put the CUDA toolkit's bin on PATH)")
     call = family.unmasked_call(finding.call, finding.masked_by)
     arch = family.ptx_arch or normalize_arch(call.target_arch)
+    if code in family.arch_codes:
+        arch = finding_arch(finding)
     flagged = family.emitted_instruction(call)
     facts: dict[str, object] = {"instruction": flagged.text, "arch": arch,
                                 "ptxas": ptxas.label, "ptx_isa": ptxas.ptx_isa}

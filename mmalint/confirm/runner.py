@@ -103,6 +103,8 @@ class _Confirmer:
                          f"({families.covered_apis()} only)")
         if (missing := families.no_reference_case(family, finding.code)) is not None:
             return early(missing)
+        if tier == "gpu" and (why := family.not_on_gpu.get(finding.code)) is not None:
+            return early(f"tier does not apply to {finding.code}: {why}")
         if tier == "gpu" and self._no_gpu:
             return early(self._no_gpu)
         call = family.unmasked_call(finding.call, finding.masked_by)

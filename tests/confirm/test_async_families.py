@@ -1,8 +1,10 @@
 """The wgmma (MMA6xx) and tcgen05 (MMA7xx) families in every tier.
 
 The findings are what `mmalint check --output-format json examples/` reports for the
-`wgmma_*`/`tcgen05_*` examples (jax 0.10 target), plus an MMA607 and an MMA707 standing in for
-rules newer than the reference cases. ptx runs the real ptxas; jax lowers on the CPU with the
+`wgmma_*`/`tcgen05_*` examples (jax 0.10 target), plus an MMA699 and an MMA707 standing in for
+rules newer than the reference cases. `wgmma_new_findings.json` holds the MMA607-611 findings
+(jax 0.11 target): the examples' (MMA607, MMA608 twice, MMA611), MMA610's invalid rule example
+and MMA609 for two `_fixed` examples checked with `--target-arch sm_100a`. ptx runs the real ptxas; jax lowers on the CPU with the
 installed jax (0.10 and 0.12 give the same verdicts); the gpu tier runs for real only where a
 GPU is listed (marker `gpu`), and up to compilation on the CPU (dry run) everywhere else.
 """
@@ -24,6 +26,8 @@ from mmalint.confirm.signature import parse_findings
 
 DATA = Path(__file__).parent / "data" / "async_findings.json"
 FINDINGS: list[dict[str, Any]] = json.loads(DATA.read_text())
+NEW_DATA = Path(__file__).parent / "data" / "wgmma_new_findings.json"
+NEW_FINDINGS: list[dict[str, Any]] = json.loads(NEW_DATA.read_text())
 
 
 def key(finding: dict[str, Any]) -> str:
@@ -31,6 +35,7 @@ def key(finding: dict[str, Any]) -> str:
 
 
 KEYS = [key(f) for f in FINDINGS]
+NEW_KEYS = [key(f) for f in NEW_FINDINGS]
 
 # (ptx verdict, a piece of its evidence) per finding.
 PTX = {
@@ -47,7 +52,7 @@ PTX = {
     "MMA601-wgmma_raw_int8_default_acc": ("confirmed", "f32.s8.s8"),
     "MMA606-wgmma_raw_mixed_halves": ("confirmed", "f32.f16.bf16"),
     "MMA602-wgmma_raw_uint32_counts": ("confirmed", "m64n64k32.u32.s8.s8"),
-    "MMA607-wgmma_raw_mixed_halves": ("inconclusive", "no reference case for MMA607"),
+    "MMA699-wgmma_raw_mixed_halves": ("inconclusive", "no reference case for MMA699"),
     "MMA707-tcgen05_raw_int8_f32_acc": ("inconclusive", "no reference case for MMA707"),
 }
 
@@ -85,7 +90,7 @@ def _jax_expected(finding: dict[str, Any], version: str) -> tuple[str, str]:
     if code == "MMA606" and not version.startswith("0.10."):
         # The findings target jax 0.10; from 0.11 the message names the fp8 mix too.
         return "inconclusive", "the finding targets jax 0.10"
-    if code in ("MMA607", "MMA707"):
+    if code in ("MMA699", "MMA707"):
         return "inconclusive", f"no reference case for {code}"
     if code == "MMA605":  # ptxas's error, after jax built it
         return "inconclusive", "m64n40k32.s32.s8.s8"
@@ -136,12 +141,19 @@ def _dry_run(finding: dict[str, Any]) -> dict[str, dict[str, Any]]:
     ("MMA606-wgmma_raw_mixed_halves", "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16"),
     ("MMA705-tcgen05_raw_uint8_histogram", "kind::i8 [idesc d=s32 a=s8 b=s8]"),
     ("MMA701-tcgen05_pallas_bf16_half_acc", "kind::f16 [idesc d=f32 a=bf16 b=bf16]"),
+    ("MMA607-wgmma_pallas_int8_kn_weights", "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8"),
+    ("MMA608-wgmma_raw_f32_reg_lhs", "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32"),
+    ("MMA608-wgmma_raw_int8_reg_lhs_swizzle32",
+     "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8"),
+    ("MMA610-wgmma_mma610_rule_example", "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"),
+    ("MMA611-wgmma_pallas_lane_swizzle_mismatch",
+     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"),
 ])
 def test_gpu_worker_dry_run(name: str, fix: str, jax_info: tuple[str | None, str | None]) -> None:
     """The gpu tier up to compilation, with the same full-range data and arrays."""
     if jax_info[1] is not None:
         pytest.skip(jax_info[1])
-    records = _dry_run(next(f for f in FINDINGS if key(f) == name))
+    records = _dry_run(next(f for f in FINDINGS + NEW_FINDINGS if key(f) == name))
     assert records["fix"]["status"] == "lowered", records["fix"]
     assert records["fix"]["has_reference"] is True
     assert any(fix in i for i in records["fix"]["instructions"]), records["fix"]
@@ -194,7 +206,7 @@ def test_on_the_gpu() -> None:
     verdicts = confirm_findings(FINDINGS, {"gpu"}, jobs=2, timeout=300, gpu_backend="jax")
     for finding, v in zip(FINDINGS, verdicts, strict=True):
         k = key(finding)
-        if finding["code"] in ("MMA607", "MMA707"):
+        if finding["code"] in ("MMA699", "MMA707"):
             assert v.verdict == "inconclusive" and "no reference case" in v.evidence
         elif k.startswith("MMA7") and "sm 9.0" in v.evidence:
             assert v.verdict == "inconclusive" and "needs a Blackwell" in v.evidence
@@ -228,3 +240,118 @@ def test_a_gpu_without_the_instruction_is_reported_unavailable(
     records = parse_records(capsys.readouterr().out)
     assert [r["part"] for r in records] == ["unavailable"]
     assert "tcgen05 needs a Blackwell (sm_100a) GPU; this GPU is sm 9.0" in records[0]["reason"]
+
+
+# ---------------------------------------------------------------- MMA607-611
+
+# (ptx verdict, a piece of its evidence) per new finding.
+NEW_PTX = {
+    # PTX gives imm-trans-a/b to .f16/.bf16 only: the MN-major s8 form does not assemble.
+    "MMA607-wgmma_pallas_int8_kn_weights": (
+        "confirmed", "Arguments mismatch for instruction 'wgmma.mma_async with integer types' "
+                     "(wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 (imm-trans-b=1: "
+                     "MN-major)); the fix wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8 "
+                     "assembles"),
+    "MMA611-wgmma_pallas_lane_swizzle_mismatch": ("inconclusive", "tier does not apply to MMA611"),
+    # PTX has a tf32 A in registers; jax does not take one.
+    "MMA608-wgmma_raw_f32_reg_lhs": (
+        "inconclusive", "PTX allows this; the restriction is Mosaic's: "
+                        "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 assembles"),
+    "MMA608-wgmma_raw_int8_reg_lhs_swizzle32": ("inconclusive", "PTX allows this"),
+    "MMA610-wgmma_mma610_rule_example": ("inconclusive", "tier does not apply to MMA610"),
+    "MMA609-wgmma_pallas_lane_swizzle_mismatch_fixed": (
+        "confirmed", "for sm_100a: error: Instruction 'wgmma.fence' not supported on .target "
+                     "'sm_100a'"),
+    "MMA609-wgmma_raw_f32_reg_lhs_fixed": ("confirmed", "assembles for sm_90a"),
+}
+
+
+def test_new_findings_are_the_new_codes() -> None:
+    assert sorted(NEW_KEYS) == sorted(NEW_PTX)
+    wgmma = families.host("wgmma")
+    assert wgmma is not None and wgmma.reference_codes is not None
+    assert {f"MMA6{n:02d}" for n in range(1, 12)} <= wgmma.reference_codes
+
+
+@pytest.mark.ptxas
+@pytest.mark.parametrize("finding", NEW_FINDINGS, ids=NEW_KEYS)
+def test_ptx_tier_new_codes(finding: dict[str, Any]) -> None:
+    (v,) = confirm_findings([finding], {"ptx"})
+    verdict, evidence = NEW_PTX[key(finding)]
+    assert v.verdict == verdict, v.evidence
+    assert evidence in v.evidence, v.evidence
+
+
+@pytest.mark.jax
+def test_jax_tier_new_codes(jax_info: tuple[str | None, str | None]) -> None:
+    """MMA607, 608, 610 and 611 raise the predicted error with its exact message (jax 0.10
+    and 0.12 alike) and their fixes build; MMA609 builds (jax does not check the arch)."""
+    _, problem = jax_info
+    if problem is not None:
+        pytest.skip(problem)
+    verdicts = confirm_findings(NEW_FINDINGS, {"jax"}, jobs=2, timeout=300)
+    for finding, v in zip(NEW_FINDINGS, verdicts, strict=True):
+        if finding["code"] == "MMA609":
+            assert v.verdict == "inconclusive", (key(finding), v.evidence)
+            assert "MMA609 is not checked by jax" in v.evidence
+            assert "lowered as for compute capability 10.0" in v.evidence
+            assert "built without error (emits wgmma.mma_async" in v.evidence
+            continue
+        assert v.verdict == "confirmed", (key(finding), v.evidence)
+        assert f"raised {finding['predicted_error']['exception']}: " \
+               f"{finding['predicted_error']['message']} (at " in v.evidence, v.evidence
+        assert "the fix built without error" in v.evidence, v.evidence
+
+
+def test_mma609_gpu_tier_does_not_apply() -> None:
+    finding = next(f for f in NEW_FINDINGS if f["code"] == "MMA609")
+    (v,) = confirm_findings([finding], {"gpu"})
+    assert v.verdict == "inconclusive"
+    assert "tier does not apply to MMA609: a GPU compiles the kernel for its own" in v.evidence
+
+
+def test_new_fixes_from_the_call_data() -> None:
+    from mmalint.confirm.families.wgmma.fixes import fixed_call, register_a_problem
+
+    calls = {key(f): p.call for f, p in zip(NEW_FINDINGS, parse_findings(NEW_FINDINGS),
+                                           strict=True)}
+    wgmma = families.host("wgmma")
+    assert wgmma is not None
+    c607 = calls["MMA607-wgmma_pallas_int8_kn_weights"]
+    assert c607 is not None and c607.b.transposed is False
+    spec = wgmma.kernel_spec(c607, "MMA607").to_json()
+    assert [v["transposed"] for v in spec["values"]] == [False, False, False]
+    fixed = fixed_call(c607, "MMA607")
+    assert fixed is not None and fixed.b.transposed is True
+    f32, s32 = (calls["MMA608-wgmma_raw_f32_reg_lhs"],
+                calls["MMA608-wgmma_raw_int8_reg_lhs_swizzle32"])
+    assert f32 is not None and s32 is not None
+    assert register_a_problem(f32) == "dtype" and register_a_problem(s32) == "swizzle"
+    fixed_f32, fixed_s32 = fixed_call(f32, "MMA608"), fixed_call(s32, "MMA608")
+    assert fixed_f32 is not None and fixed_f32.a.memory_space == "smem"
+    assert fixed_s32 is not None and fixed_s32.option("swizzle") == 64
+    c610 = calls["MMA610-wgmma_mma610_rule_example"]
+    assert c610 is not None
+    shapes = [v["shape"] for v in wgmma.kernel_spec(c610, "MMA610").to_json()["values"]]
+    assert shapes == [[64, 256], [64, 64], [64, 128]]
+    fixed_610 = fixed_call(c610, "MMA610")
+    assert fixed_610 is not None and fixed_610.acc.shape == (64, 128)
+    c611 = calls["MMA611-wgmma_pallas_lane_swizzle_mismatch"]
+    assert c611 is not None
+    spec = wgmma.kernel_spec(c611, "MMA611").to_json()
+    assert (spec["a_swizzle"], spec["b_swizzle"]) == (64, 128)
+    fixed_611 = fixed_call(c611, "MMA611")
+    assert fixed_611 is not None
+    assert wgmma.kernel_spec(fixed_611, "MMA611").to_json()["a_swizzle"] == 128
+
+
+@pytest.mark.gpu
+def test_new_codes_on_the_gpu() -> None:
+    """MMA607/608/610/611 raise as predicted and every fix matches NumPy on an H200; MMA609
+    is the ptx tier's."""
+    verdicts = confirm_findings(NEW_FINDINGS, {"gpu"}, jobs=2, timeout=300, gpu_backend="jax")
+    for finding, v in zip(NEW_FINDINGS, verdicts, strict=True):
+        if finding["code"] == "MMA609":
+            assert v.verdict == "inconclusive" and "tier does not apply" in v.evidence
+        else:
+            assert v.verdict == "confirmed", (key(finding), v.evidence)

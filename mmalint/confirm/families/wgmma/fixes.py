@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from mmalint.confirm import dtypes
-from mmalint.confirm.call import Call
+from mmalint.confirm.call import Call, Layout
 from mmalint.confirm.families.smem_cases import Tiles, as_dtype, logical_shape, with_operand
 from mmalint.facts import wgmma as facts
 
@@ -21,7 +21,18 @@ FIX_DESCRIPTIONS: dict[str, str] = {
     "MMA604": "M rounded up to a multiple of 64, N to a multiple of 8 (at most 256)",
     "MMA605": "N rounded up to one ptxas takes for integer wgmma (8, 16, 24 or a multiple of 16)",
     "MMA606": "b -> a's dtype",
+    "MMA607": "B staged as (N, K) and passed transposed, A as the (M, K) buffer (K-major "
+              "operands)",
+    "MMA608": "a float32 A read from SMEM, an int8 A with swizzle=64, A loaded in "
+              "WGMMA_LAYOUT(_8BIT): whichever the call breaks",
+    "MMA609": "target sm_90a",
+    "MMA610": "accumulator -> (A's rows, B's columns), B's rows -> A's columns",
+    "MMA611": "A's swizzle -> B's (the one jax takes for both)",
 }
+# What jax reads from registers for A (`wgmma`: f16, bf16, i8, f8e5m2, f8e4m3fn).
+REGISTER_A_TYPES = ("f16", "bf16", "i8", "f8E5M2", "f8E4M3FN")
+# The register layouts wgmma takes for A, by operand width.
+REGISTER_A_LAYOUT = {8: "WGMMA_LAYOUT_8BIT", 16: "WGMMA_LAYOUT"}
 CODES = frozenset(FIX_DESCRIPTIONS)
 
 
@@ -73,6 +84,48 @@ def fixed_call(call: Call, code: str) -> Call | None:
     if code == "MMA606":
         return with_operand(call, "b", dtype=call.a.dtype, element_type=call.a.element_type,
                             signedness=call.a.signedness, data_dtype=None)
+    if code == "MMA607":
+        return replace(call, a=replace(call.a, transposed=False),
+                       b=replace(call.b, transposed=True))
+    if code == "MMA608":
+        return _register_a_fixed(call)
+    if code == "MMA609":
+        return replace(call, target_arch=facts.ARCH_NAME)
+    if code == "MMA610":
+        a, b = logical_shape(call.a), logical_shape(call.b)
+        if a is None or b is None:
+            return None
+        return replace(call, acc=replace(call.acc, shape=(a[0], b[1])),
+                       b=replace(call.b, shape=(a[1], b[1])))
+    if code == "MMA611":
+        swizzle = call.b.swizzle or call.option("swizzle") or TILES.swizzle
+        return replace(call, a=replace(call.a, swizzle=swizzle))
+    return None
+
+
+def register_a_problem(call: Call) -> str | None:
+    """Which MMA608 mistake the call makes: `dtype`, `swizzle` or `layout` (None: none)."""
+    if call.a.memory_space != "registers":
+        return None
+    if (call.a.mlir or "") not in REGISTER_A_TYPES:
+        return "dtype"
+    if call.a.mlir == "i8" and int(call.option("swizzle") or TILES.swizzle) == 32:
+        return "swizzle"
+    wanted = REGISTER_A_LAYOUT.get(call.a.bits or 16)
+    if call.a.layout.name is not None and call.a.layout.name != wanted:
+        return "layout"
+    return None
+
+
+def _register_a_fixed(call: Call) -> Call | None:
+    problem = register_a_problem(call)
+    if problem == "dtype":
+        return replace(call, a=replace(call.a, memory_space="smem", layout=Layout()))
+    if problem == "swizzle":
+        return replace(call, options=tuple(sorted({**dict(call.options), "swizzle": 64}.items())))
+    if problem == "layout":
+        return replace(call, a=replace(call.a, layout=Layout(
+            name=REGISTER_A_LAYOUT.get(call.a.bits or 16))))
     return None
 
 

@@ -31,13 +31,18 @@ class WgmmaInstruction:
     a: str
     b: str
     a_in_registers: bool = False
+    # MN-major operands (PTX `imm-trans-a/b` = 1): A passed as a transposed (K, M) buffer, B
+    # the (K, N) buffer as allocated. PTX gives these immediates to .f16/.bf16 only.
+    trans_a: bool = False
+    trans_b: bool = False
 
     @property
     def text(self) -> str:
         return f"wgmma.mma_async.sync.aligned.m64n{self.n}k{self.k}.{self.d}.{self.a}.{self.b}"
 
     def __str__(self) -> str:
-        return self.text
+        trans = [f"imm-trans-{r}=1" for r, t in (("a", self.trans_a), ("b", self.trans_b)) if t]
+        return self.text + (f" ({', '.join(trans)}: MN-major)" if trans else "")
 
 
 def k_of(op: Operand) -> int:
@@ -65,12 +70,21 @@ def _n(call: Call) -> int:
     return 128
 
 
+def _transposes(call: Call) -> tuple[bool, bool]:
+    """(trans-a, trans-b) from the signature: A transposed, or an SMEM B not transposed (the
+    (K, N) buffer itself, N contiguous); unknown is K-major."""
+    trans_a = call.a.memory_space == "smem" and call.a.transposed is True
+    trans_b = call.b.memory_space == "smem" and call.b.transposed is False
+    return trans_a, trans_b
+
+
 def emitted_instruction(call: Call) -> WgmmaInstruction:
     """The instruction for the call as written: D from the accumulator as the user wrote it
     (`.u32` for an unsigned int32, `.f32` for an f32 accumulator of int8 operands)."""
     return WgmmaInstruction(n=_n(call), k=k_of(call.a), d=_acc_ptx(call.acc),
                             a=_operand_ptx(call.a), b=_operand_ptx(call.b),
-                            a_in_registers=call.a.memory_space == "registers")
+                            a_in_registers=call.a.memory_space == "registers",
+                            trans_a=_transposes(call)[0], trans_b=_transposes(call)[1])
 
 
 def data_instruction(call: Call) -> WgmmaInstruction:
@@ -86,7 +100,8 @@ def data_instruction(call: Call) -> WgmmaInstruction:
     integer = dtypes.mlir_is_integer(call.a.mlir or "")
     return WgmmaInstruction(n=_n(call), k=k_of(call.a), d="s32" if integer else "f32",
                             a=data_type(call.a), b=data_type(call.b),
-                            a_in_registers=call.a.memory_space == "registers")
+                            a_in_registers=call.a.memory_space == "registers",
+                            trans_a=_transposes(call)[0], trans_b=_transposes(call)[1])
 
 
 def _acc_registers(instr: WgmmaInstruction) -> tuple[str, int]:
@@ -101,12 +116,16 @@ def ptx_module(instr: WgmmaInstruction, arch: str, version: str) -> str:
     the call passes it so), commit, wait, and a store of the accumulator."""
     kind, count = _acc_registers(instr)
     d_regs = "{" + ", ".join(f"%d{i}" for i in range(count)) + "}"
+    ta, tb = int(instr.trans_a), int(instr.trans_b)
+    # imm-trans-a/b exist for .f16/.bf16 only: an MN-major 8- or 32-bit operand is written
+    # with them anyway (the form the call asks for), and ptxas says whether PTX has it.
+    trans = f", {ta}, {tb}" if instr.a_in_registers is False else f", {tb}"
     if instr.a in ("f16", "bf16"):
-        tail = ", 1, 1, 1" if instr.a_in_registers else ", 1, 1, 0, 0"
+        tail = ", 1, 1" + trans
     elif instr.a in ("s8", "u8"):
-        tail = ""
+        tail = trans if instr.trans_a or instr.trans_b else ""
     else:
-        tail = ", 1, 1"
+        tail = ", 1, 1" + (trans if instr.trans_a or instr.trans_b else "")
     a_operand = "{%a0, %a1, %a2, %a3}" if instr.a_in_registers else "%da"
     lines = [
         f".version {version}",

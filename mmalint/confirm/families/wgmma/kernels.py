@@ -147,16 +147,16 @@ def build_mgpu(spec: Spec, in_shapes: Sequence[Any]) -> Callable[..., Any]:
     acc_v, a_v, b_v = (spec["values"][i] for i in spec["intended"])
     m, n = acc_v["shape"]
     swizzle = int(spec["swizzle"])
-    a_tiling, b_tiling = _tiling(a_v["dtype"], swizzle), _tiling(b_v["dtype"], swizzle)
     a_in_registers = a_v["memory_space"] == "registers"
+    a_tiles, b_tiles = _tiling(a_v["dtype"], swizzle), _tiling(b_v["dtype"], swizzle)
 
     def body(ctx: Any, a_gmem: Any, b_gmem: Any, out: Any, scratch: Any) -> None:
         a_smem, b_smem, barriers = scratch
         if not a_in_registers:
             ctx.async_copy(src_ref=a_gmem, dst_ref=a_smem, swizzle=swizzle,
-                           gmem_transform=mgpu.TileTransform(a_tiling), barrier=barriers[0])
+                           gmem_transform=mgpu.TileTransform(a_tiles), barrier=barriers[0])
         ctx.async_copy(src_ref=b_gmem, dst_ref=b_smem, swizzle=swizzle,
-                       gmem_transform=mgpu.TileTransform(b_tiling), barrier=barriers[1])
+                       gmem_transform=mgpu.TileTransform(b_tiles), barrier=barriers[1])
         if not a_in_registers:
             barriers[0].wait()
         barriers[1].wait()
@@ -164,12 +164,15 @@ def build_mgpu(spec: Spec, in_shapes: Sequence[Any]) -> Callable[..., Any]:
         acc = mgpu.WGMMAAccumulator.zero(m, n, acc_type, is_signed=acc_v["is_signed"])
         if a_in_registers:
             layout = fa.WGMMA_LAYOUT_8BIT if _itemsize(a_v["dtype"]) == 1 else fa.WGMMA_LAYOUT
+            layout = getattr(fa, spec.get("a_layout") or "", layout)
             a = mgpu.FragmentedArray.load_untiled(a_gmem, layout=layout,
                                                   is_signed=a_v["is_signed"], optimized=False)
         else:
-            a = a_smem
-        # B is (n, k) in memory: its tiles are read K-major (as 8-bit wgmma requires).
-        b = utils.memref_transpose(b_smem, (1, 0, 3, 2))
+            # A (k, m) in memory (MMA607) is passed as the transposed view of its tiles.
+            a = utils.memref_transpose(a_smem, (1, 0, 3, 2)) if a_v.get("transposed") else a_smem
+        # B is (n, k) in memory: its tiles are read K-major (as 8-bit wgmma requires); a B
+        # stored (k, n) (MMA607's flagged call) is passed as it is, N-major.
+        b = utils.memref_transpose(b_smem, (1, 0, 3, 2)) if b_v.get("transposed") else b_smem
         acc = mgpu.wgmma(acc, a, b, swizzle=swizzle)
         nvvm.wgmma_commit_group_sync_aligned()
         nvvm.wgmma_wait_group_sync_aligned(0)
@@ -178,8 +181,8 @@ def build_mgpu(spec: Spec, in_shapes: Sequence[Any]) -> Callable[..., Any]:
     barrier = (mgpu.TMABarrier(2) if hasattr(mgpu, "TMABarrier")
                else mgpu.Barrier(arrival_count=1, num_barriers=2))
     scratch = (
-        jax.ShapeDtypeStruct(_tile_shape(memory_shape(a_v), a_tiling), _jnp(a_v["dtype"])),
-        jax.ShapeDtypeStruct(_tile_shape(memory_shape(b_v), b_tiling), _jnp(b_v["dtype"])),
+        jax.ShapeDtypeStruct(_tile_shape(memory_shape(a_v), a_tiles), _jnp(a_v["dtype"])),
+        jax.ShapeDtypeStruct(_tile_shape(memory_shape(b_v), b_tiles), _jnp(b_v["dtype"])),
         barrier,
     )
     return mgpu.as_gpu_kernel(body, (1, 1, 1), (128, 1, 1), tuple(in_shapes), out_struct(spec),
@@ -199,7 +202,10 @@ def build_pallas(spec: Spec) -> Callable[..., Any]:
                  else plgpu.LoweringSemantics.Lane)
     a_in_registers = a_v["memory_space"] == "registers"
 
-    def transforms(dtype: str) -> tuple[Any, ...]:
+    a_swizzle = int(spec.get("a_swizzle") or swizzle)
+    b_swizzle = int(spec.get("b_swizzle") or swizzle)
+
+    def transforms(dtype: str, swizzle: int = swizzle) -> tuple[Any, ...]:
         return (plgpu.TilingTransform(_tiling(dtype, swizzle)), plgpu.SwizzleTransform(swizzle))
 
     def body(a_gmem: Any, b_gmem: Any, o_gmem: Any, a_smem: Any, b_smem: Any, o_smem: Any,
@@ -214,9 +220,12 @@ def build_pallas(spec: Spec) -> Callable[..., Any]:
                           else plgpu.Layout.WGMMA)
                 a = plgpu.load(a_smem, (), layout=layout, optimized=False) if _load_takes_index(
                     plgpu) else plgpu.load(a_smem, layout=layout, optimized=False)
+            elif a_v.get("transposed"):
+                a = plgpu.transpose_ref(a_smem, (1, 0))
             else:
                 a = a_smem
-            plgpu.wgmma(acc_ref, a, plgpu.transpose_ref(b_smem, (1, 0)))
+            b = plgpu.transpose_ref(b_smem, (1, 0)) if b_v.get("transposed") else b_smem
+            plgpu.wgmma(acc_ref, a, b)
             return acc_ref[...]
 
         o_smem[...] = pl.run_scoped(scope, plgpu.ACC((m, n), _jnp(acc_v["dtype"])))
@@ -232,9 +241,9 @@ def build_pallas(spec: Spec) -> Callable[..., Any]:
         body, out_type=out_struct(spec),
         scratch_types=[
             plgpu.SMEM(tuple(memory_shape(a_v)), _jnp(a_v["dtype"]),
-                       transforms=transforms(a_v["dtype"])),
+                       transforms=transforms(a_v["dtype"], a_swizzle)),
             plgpu.SMEM(tuple(memory_shape(b_v)), _jnp(b_v["dtype"]),
-                       transforms=transforms(b_v["dtype"])),
+                       transforms=transforms(b_v["dtype"], b_swizzle)),
             plgpu.SMEM((m, n), _jnp(acc_v["dtype"]), transforms=out_transforms),
             plgpu.Barrier(num_arrivals=2),
         ],
