@@ -123,7 +123,8 @@ def kernel_spec(family: str, tiles: Tiles, call: Call, *, conform: bool = False,
 def with_operand(call: Call, slot: str, **changes: Any) -> Call:
     """The call with one of its (acc, a, b) operands changed."""
     op: Operand = getattr(call, slot)
-    return replace(call, **{slot: replace(op, **changes)})
+    changed: dict[str, Any] = {slot: replace(op, **changes)}
+    return replace(call, **changed)
 
 
 def as_dtype(op: Operand, dtype: str) -> Operand:

@@ -253,4 +253,3 @@ def probe_api(probe: str) -> dict[str, Any]:
     raise KeyError(f"unknown API probe {probe!r}")
 
 
-assert lowered_text  # re-exported for the workers
