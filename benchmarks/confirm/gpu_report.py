@@ -112,7 +112,7 @@ def main() -> int:
     tests = out / "confirm-gpu-tests.txt"
     if tests.exists():
         tail = tests.read_text().strip().splitlines()[-40:]
-        print("## pytest -m 'gpu or jax' tests/confirm\n\n```\n" + "\n".join(tail) + "\n```")
+        print("## pytest -m gpu tests/confirm\n\n```\n" + "\n".join(tail) + "\n```")
     return 0
 
 

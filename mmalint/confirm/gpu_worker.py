@@ -52,8 +52,11 @@ def _reference(spec: Spec, samples: list[data.Sample]) -> np.ndarray | None:
 def _ran(part: str, result: np.ndarray, expected: np.ndarray | None, spec: Spec,
          start: float) -> dict[str, Any]:
     pos_acc, pos_a, _ = spec["intended"]
+    # The mma family never takes float32 operands; wgmma and tcgen05 read them as tf32.
+    operand = spec["values"][pos_a]["dtype"]
     return data.ran_record(part, result, expected, acc_dtype=spec["values"][pos_acc]["dtype"],
-                           k=int(spec["values"][pos_a]["shape"][1]), start=start)
+                           k=int(spec["values"][pos_a]["shape"][1]), start=start,
+                           operand_dtype=operand if spec.get("family") != "mma" else None)
 
 
 # ---------------------------------------------------------------- jax backend
