@@ -438,13 +438,17 @@ def _index_with_libcst(filename: str, text: str) -> SourceFile | None:
 
 
 def _libcst_index(filename: str, text: str) -> SourceFile:
-    from mmalint.analysis.scopes import local_names_of
+    from mmalint.analysis.scopes import LocalNames
 
     module = cst.parse_module(_without_form_feeds(text)[0])
     source = SourceFile(filename, text, split_lines(text), [], {})
 
     def names_of(stmt: cst.CSTNode) -> frozenset[str]:
-        return frozenset(local_names_of(stmt).names)
+        # libcst's own (recursive) visit, not `read_only_visit`: a tree too deep for libcst's
+        # visitors must fail here, as a syntax error, not later in the analysis.
+        collector = LocalNames()
+        stmt.visit(collector)
+        return frozenset(collector.names)
 
     def make(stmt: cst.BaseStatement, line: int, parent: Block | None) -> tuple[Block, int]:
         """The block of a statement whose code starts at `line`; and the line after it."""
