@@ -98,9 +98,9 @@ _FANOUT = "def h0(a, b, o):\n  return mgpu.mma(o, a, b)\n" + "".join(
     for i in range(1, 30)
 )
 # Helpers that never reach the MMA but mention it, so each is a root; the kernel comes last.
-# Each helper names the API in code (a comment makes no root), so each is a root of its own.
-_FANOUT_BLIND = "def g0(x):\n  mgpu.mma  # feeds it\n  return x + 1\n" + "".join(
-    f"\ndef g{i}(x):\n  mgpu.mma  # feeds it\n  return g{i - 1}(x) + g{i - 1}(x) + g{i - 1}(x) + g{i - 1}(x)\n"
+# Each names the API in its docstring (a comment makes no root), so each is a root of its own.
+_FANOUT_BLIND = 'def g0(x):\n  """Feeds mgpu.mma."""\n  return x + 1\n' + "".join(
+    f'\ndef g{i}(x):\n  """Feeds mgpu.mma."""\n  return g{i - 1}(x) + g{i - 1}(x) + g{i - 1}(x) + g{i - 1}(x)\n'
     for i in range(1, 30)
 )
 _NESTED_LOOPS = "".join(

@@ -137,7 +137,8 @@ def _int_b_float_acc(call: MmaCall) -> bool | None:
 def _wg_int_float_acc(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     """Warpgroup lowering forces `is_signed=True` on the accumulator of integer operands: a
     floating accumulator fails as the fragment is built."""
-    return _one(_int_b_float_acc(call), "acc", type=call.acc.element_type or "?")
+    return _one(_int_b_float_acc(call), "acc", type=call.acc.element_type or "?",
+                **_pair_fields(call))
 
 
 @condition("wg-acc-pair")
