@@ -536,5 +536,8 @@ PLANNERS: dict[str, Callable[[Finding], Fix | None]] = {
     "MMA203": _data_sign_fix,
     "MMA204": _semantics_fix,
     "MMA601": _wgmma_accumulator_fix,
-    "MMA602": _wgmma_accumulator_fix,
+    "MMA602": lambda finding: (
+        _wgmma_accumulator_fix(finding) if finding.call.frontend == "pallas"
+        else _signed_accumulator_fix(finding)  # `WGMMAAccumulator.zero(..., is_signed=True)`
+    ),
 }
