@@ -77,8 +77,14 @@ class Budget:
 
     @classmethod
     def for_text(cls, text: str, limits: Limits | None = None) -> Budget:
+        return cls.for_size(len(text), limits)
+
+    @classmethod
+    def for_size(cls, size: int, limits: Limits | None = None) -> Budget:
+        """The budget of `size` characters of source: a file's, or a file's and its callers'
+        in the checked tree (a callee in another file spends the budget of who calls it)."""
         limits = limits or Limits()
-        return cls(limits.steps_for(len(text)), limits.seconds_for(len(text)), limits=limits)
+        return cls(limits.steps_for(size), limits.seconds_for(size), limits=limits)
 
     def share(self, parts: int, within: Window | None = None, run: bool = True) -> Window:
         """One of `parts` equal shares of what is left of `within` (the file's window); for a

@@ -311,6 +311,15 @@ class Api(Value):
 
 
 @dataclass(frozen=True)
+class ProjectModule(Value):
+    """A module (or package) of the checked tree, named by an import: its attributes are its
+    globals, read from its source when first asked for (`analysis/program.py`)."""
+
+    name: str  # dotted, as imported: `kernels.common`
+    path: str  # its file (`__init__.py` for a package), or the directory of a namespace package
+
+
+@dataclass(frozen=True)
 class Semantics(Value):
     """A Pallas lowering semantics: "lane" or "warpgroup"."""
 

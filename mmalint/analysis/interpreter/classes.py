@@ -36,8 +36,9 @@ class Classes(Machine):
         node = stmts[0] if stmts else None
         if not isinstance(node, cst.ClassDef):
             return
-        cls = self.make_class(node, block, self.module)
-        self.module.env[node.name.value] = cls
+        module = self.module_of(block.source).frame
+        cls = self.make_class(node, block, module)
+        module.env[node.name.value] = cls
         attrs: dict[str, object] = cls.attrs
         for member in block.members:
             for member_name in member.bound_names:
@@ -114,14 +115,15 @@ class Classes(Machine):
             stmts = member.statements()
         except BlockParseError:
             return UNKNOWN
-        frame = Frame(self, self.module, frozenset(), member)
+        module = self.module_of(member.source).frame
+        frame = Frame(self, module, frozenset(), member)
         frame.env["__class__"] = cls
         saved_context, saved_stack = self.context, self._stack
         self.context, self._stack = Context(), []
         try:
             for stmt in stmts:
                 if isinstance(stmt, cst.FunctionDef):
-                    frame.env[stmt.name.value] = self.make_function(stmt, member, self.module, cls)
+                    frame.env[stmt.name.value] = self.make_function(stmt, member, module, cls)
                 else:
                     self.exec_block([stmt], frame, member)
         except Diverges:

@@ -9,6 +9,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import libcst as cst
 
@@ -21,9 +22,13 @@ from mmalint.analysis.values import (
     Api,
     ClassVal,
     Func,
+    ProjectModule,
     Value,
     join,
 )
+
+if TYPE_CHECKING:
+    from mmalint.analysis.program import Program
 
 MAX_CALL_DEPTH = 12
 MAX_UNROLL = 64
@@ -57,6 +62,7 @@ class Frame:
         self.local_names = local_names
         self.block = block
         self.is_module = is_module
+        self.module: ModuleState | None = None  # a module's own frame: whose globals
         self.env: dict[str, Value] = {}
         self.returns: list[Value] = []
         # One (breaks, continues) pair of environments per loop being run in this frame.
@@ -66,7 +72,7 @@ class Frame:
         frame: Frame | None = self
         while frame is not None:
             if frame.is_module:
-                return self.interp.global_value(name)
+                return self.interp.global_value(name, frame.module)
             if name in frame.env:
                 return frame.env[name]
             if frame.local_names is not None and name in frame.local_names:
@@ -75,21 +81,41 @@ class Frame:
         return self.interp.global_value(name)
 
 
+class ModuleState:
+    """One module of the program as this run has loaded it: its frame, the values its blocks
+    bound, which blocks have run. The checked file is one; a module of the checked tree that
+    its code imports is another, loaded when a name of it is first read (`analysis/program.py`)."""
+
+    def __init__(self, interp: Machine, source: SourceFile, name: str | None) -> None:
+        self.source = source
+        self.name = name  # its dotted name in the tree, for relative imports (None: unknown)
+        self.frame = Frame(interp, None, None, None, is_module=True)
+        self.frame.module = self
+        self.globals: dict[str, Value] = {}
+        self.block_values: dict[tuple[int, str], Value] = {}
+        self.executed: set[int] = set()
+        self.executing: set[int] = set()
+        self.rebound, self.attribute_stored = _mutated_globals(source)
+
+
 class Machine(ABC):
     """The state of one interpreter run over a module; the parts (`statements`, `flow`...) are
     mixins over it, and the abstract methods below are what they call of each other."""
 
 
-    def __init__(self, source: SourceFile, budget: Budget | None = None) -> None:
+    def __init__(self, source: SourceFile, budget: Budget | None = None, program: Program | None = None) -> None:
         self.source = source
         self.budget = budget or Budget.for_text(source.text)
-        self.module = Frame(self, None, None, None, is_module=True)
+        # The checked tree, whose modules the checked file's imports may name (None: this file
+        # alone, every import of a module no model knows is an unknown API).
+        self.program = program
+        self.main = ModuleState(self, source, program.module_name(source) if program is not None else None)
+        self.module = self.main.frame
+        self._modules: dict[int, ModuleState] = {id(source): self.main}  # by id of their SourceFile
         self.sites: list[MmaSite] = []
         self.uses: list[ApiUse] = []
         self.context = Context()
         self._stack: list[cst.CSTNode] = []
-        self._executed_blocks: set[int] = set()
-        self._executing_blocks: set[int] = set()
         self._defined: list[Func] = []
         self._invoked: set[int] = set()
         self._local_names_cache: dict[int, frozenset[str]] = {}
@@ -99,17 +125,26 @@ class Machine(ABC):
         # > 0 while running a branch or loop body whose running is not certain: stores into
         # shared mutable objects there cannot be taken as facts.
         self._uncertainty = 0
-        self._globals: dict[str, Value] = {}
-        self._block_values: dict[tuple[int, str], Value] = {}
-        self._rebound_globals, self._attribute_stored = _mutated_globals(source)
         self.errors: list[str] = []
         self._too_deep = False  # some run was abandoned on a RecursionError
         self._unfinished = False  # some root still ran out of budget when run the second time
         self._abandoned_blocks: list[Block] = []  # module-level blocks stopped by the budget
         self._recorded: set[tuple[object, ...]] = set()  # facts of the calls recorded so far
         self._mentions: dict[str, bool] = {}
+        # The module of the root being run, when it is not the checked file's: a caller found
+        # elsewhere in the tree, whose runs count only for the calls they reach in this file.
+        self._root_source: SourceFile | None = None
+        self._starring: set[tuple[int, str]] = set()  # star imports being followed
 
-    def global_value(self, name: str) -> Value:
+    def module_of(self, source: SourceFile) -> ModuleState:
+        """The state of a module of this run (the checked file's, or one the program loaded)."""
+        found = self._modules.get(id(source))
+        if found is None:
+            name = self.program.module_name(source) if self.program is not None else None
+            found = self._modules[id(source)] = ModuleState(self, source, name)
+        return found
+
+    def global_value(self, name: str, module: ModuleState | None = None) -> Value:
         """A module global as code that runs after the module has loaded sees it.
 
         A name the module binds in several places (a constant rebound between launches, a
@@ -117,53 +152,59 @@ class Machine(ABC):
         given moment depends on execution order, so only what all bindings agree on is known.
         Inside the module-level block that binds it, the name has its current value.
         """
+        module = module or self.main
+        env, source = module.frame.env, module.source
         current = self._current_module_block
-        if current is not None and name in current.bound_names and name in self.module.env:
-            return self.module.env[name]
-        if current is not None and name not in self._rebound_globals:
+        if current is not None and current.source is not source:
+            current = None  # another module's top level is running: this one has loaded
+        if current is not None and name in current.bound_names and name in env:
+            return env[name]
+        if current is not None and name not in module.rebound:
             # Module-level code (and what it calls) runs top to bottom: the binding that counts
             # is the last one above the statement running now.
-            above = [b for b in self.source.bindings.get(name, []) if b.end_line < current.start_line]
+            above = [b for b in source.bindings.get(name, []) if b.end_line < current.start_line]
             if above:
                 self.execute_module_block(above[-1])
-                value = self._block_values.get((id(above[-1]), name))
+                value = module.block_values.get((id(above[-1]), name))
                 if value is not None:
-                    if name in self._attribute_stored and not (isinstance(value, Api) and value.is_module):
+                    if name in module.attribute_stored and not _is_module_value(value):
                         return UNKNOWN
                     return value
-        cached = self._globals.get(name)
+        cached = module.globals.get(name)
         if cached is not None:
             return cached
-        if name in self._rebound_globals:
+        if name in module.rebound:
             return UNKNOWN
-        blocks = self.source.bindings.get(name)
+        blocks = source.bindings.get(name)
         if not blocks:
-            if name in self.module.env:
-                return self.module.env[name]
-            return self.builtin(name)
+            if name in env:
+                return env[name]
+            starred = self.star_imported(module, name)
+            return starred if starred is not None else self.builtin(name)
         values: list[Value] = []
         for block in blocks:
             self.execute_module_block(block)
-            value = self._block_values.get((id(block), name))
+            value = module.block_values.get((id(block), name))
             if value is not None:
                 values.append(value)
         if not values:
-            return self.module.env.get(name, UNKNOWN)
+            return env.get(name, UNKNOWN)
         result = values[0]
         for value in values[1:]:
             if value is not result:
                 result = join(result, value)
-        if name in self._attribute_stored and not (isinstance(result, Api) and result.is_module):
+        if name in module.attribute_stored and not _is_module_value(result):
             result = UNKNOWN  # an object whose attributes some statement sets, in an unknown order
-        if all(id(b) in self._executed_blocks for b in blocks):
-            self._globals[name] = result
+        if all(id(b) in module.executed for b in blocks):
+            module.globals[name] = result
         return result
 
     def execute_module_block(self, block: Block) -> None:
+        module = self.module_of(block.source)
         key = id(block)
-        if key in self._executed_blocks or key in self._executing_blocks:
+        if key in module.executed or key in module.executing:
             return
-        self._executing_blocks.add(key)
+        module.executing.add(key)
         saved_context, saved_stack = self.context, self._stack
         saved_block = self._current_module_block
         self.context, self._stack = Context(), []
@@ -173,7 +214,7 @@ class Machine(ABC):
             if block.kind == "class":
                 self.define_class_block(block)
             else:
-                self.exec_block(block.statements(), self.module, block)
+                self.exec_block(block.statements(), module.frame, block)
         except (BlockParseError, Diverges):
             pass
         except GAVE_UP as exc:
@@ -184,15 +225,16 @@ class Machine(ABC):
         finally:
             self.context, self._stack = saved_context, saved_stack
             self._current_module_block = saved_block
-            self._executing_blocks.discard(key)
-            self._executed_blocks.add(key)
+            module.executing.discard(key)
+            module.executed.add(key)
+            env = module.frame.env
             for bound in block.bound_names:
                 if gave_up:
                     # Stopped half-way (a branch taken, the other not yet merged): what it had
                     # bound so far is not what the module binds.
-                    self.module.env[bound] = UNKNOWN
-                if bound in self.module.env:
-                    self._block_values[(key, bound)] = self.module.env[bound]
+                    env[bound] = UNKNOWN
+                if bound in env:
+                    module.block_values[(key, bound)] = env[bound]
 
     @contextmanager
     def with_context(self, **changes: object) -> Iterator[None]:
@@ -212,12 +254,22 @@ class Machine(ABC):
         if isinstance(exc, RecursionError):
             self._too_deep = True
 
+    def _elsewhere(self, block: Block) -> bool:
+        """Whether a call recorded in `block` is not this run's to record: a root found in
+        another file of the tree (a caller of the checked file) counts only for the calls it
+        reaches in the checked file; that file's own run records the rest."""
+        return self._root_source is not None and block.source is not self.source
+
     def record(self, site: MmaSite) -> None:
+        if self._elsewhere(site.origin.block):
+            return
         origins = tuple(id(o.node) if o is not None else None for o in site.arg_origins)
         if self._is_new((site.api, id(site.origin.node), site.args, origins, site.context)):
             self.sites.append(site)
 
     def record_use(self, use: ApiUse) -> None:
+        if self._elsewhere(use.origin.block):
+            return
         keywords = tuple((k, id(o.node) if o is not None else None) for k, o in use.keywords)
         key = (use.name, id(use.origin.node), keywords, use.element_bits, use.element_form, use.context)
         if self._is_new(key):
@@ -242,7 +294,10 @@ class Machine(ABC):
     def mentions(self, word: str) -> bool:
         found = self._mentions.get(word)
         if found is None:
-            found = self._mentions[word] = word in self.source.text
+            # Any module of the run: a test that enables a setting runs the kernel module's code.
+            found = any(word in m.source.text for m in self._modules.values())
+            if found or len(self._modules) == 1:
+                self._mentions[word] = found
         return found
 
     # ------------------------------------------------------------------ what the parts offer
@@ -305,6 +360,12 @@ class Machine(ABC):
     @abstractmethod
     def store_attribute(self, owner: Value, attr: str | None, value: Value) -> None: ...
 
+    # statements.py
+    @abstractmethod
+    def star_imported(self, module: ModuleState, name: str) -> Value | None: ...
+    @abstractmethod
+    def project_attribute(self, module: ProjectModule, attr: str) -> Value | None: ...
+
     # operators.py
     @abstractmethod
     def builtin(self, name: str) -> Value: ...
@@ -361,6 +422,10 @@ def _mutated_globals(source: SourceFile) -> tuple[frozenset[str], frozenset[str]
             candidates.update(n.strip() for n in match.group(1).split(",") if n.strip())
     attribute_stores = {m.group(1) for m in _ATTRIBUTE_STORE.finditer(source.text)}
     return module_globals(candidates), module_globals(attribute_stores - candidates)
+
+def _is_module_value(value: Value) -> bool:
+    return (isinstance(value, Api) and value.is_module) or isinstance(value, ProjectModule)
+
 
 def is_import_block(block: Block) -> bool:
     first = block.text.lstrip()

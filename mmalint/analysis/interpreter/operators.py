@@ -28,6 +28,7 @@ from mmalint.analysis.values import (
     Func,
     Instance,
     Method,
+    ProjectModule,
     TupleVal,
     Unknown,
     Value,
@@ -59,6 +60,9 @@ class Operators(Machine):
                 name, is_module = names.attribute(value.name, attr)
                 return self.api_value(name, is_module)
             return self.api_value(f"{value.name}.{attr}", False)
+        if isinstance(value, ProjectModule):
+            found = self.project_attribute(value, attr)
+            return found if found is not None else UNKNOWN
         if isinstance(value, Instance):
             if attr in value.attrs:
                 return value.attrs[attr]

@@ -47,6 +47,7 @@ class Roots(Machine):
         unfinished: list[Block] = []
         for i, block in enumerate(roots):
             stops = self.budget.stops
+            self._root_source = None if block.source is self.source else block.source
             try:
                 if block.parent is None and block.kind == "stmt":
                     self.budget.enter(self.budget.share(len(roots) - i, within=window))
@@ -61,16 +62,18 @@ class Roots(Machine):
             finally:
                 self.context = Context()
                 self._stack = []
+                self._root_source = None
             if self.budget.stops != stops:
                 unfinished.append(block)
         return unfinished
 
     def _forget_module_block(self, block: Block) -> None:
         """A module-level block that ran out of budget may run again (its names were unknown)."""
-        self._executed_blocks.discard(id(block))
+        module = self.module_of(block.source)
+        module.executed.discard(id(block))
         for bound in block.bound_names:
-            self._block_values.pop((id(block), bound), None)
-            self._globals.pop(bound, None)
+            module.block_values.pop((id(block), bound), None)
+            module.globals.pop(bound, None)
 
     def _run_function_root(self, block: Block) -> None:
         stmts = block.statements()
@@ -78,16 +81,17 @@ class Roots(Machine):
         if not isinstance(node, cst.FunctionDef):
             return
         cls: ClassVal | None = None
-        decorator_frame = self.module
+        module = self.module_of(block.source)
+        decorator_frame = module.frame
         if block.parent is not None:
             if block.parent.name is None:
                 return
-            owner = self.global_value(block.parent.name)
+            owner = self.global_value(block.parent.name, module)
             if not isinstance(owner, ClassVal):
                 return
             cls = owner
-            decorator_frame = Frame(self, self.module, frozenset(), block.parent)
-        func = self.make_function(node, block, self.module, cls)
+            decorator_frame = Frame(self, module.frame, frozenset(), block.parent)
+        func = self.make_function(node, block, module.frame, cls)
         worlds = worlds_for(self, node, block, decorator_frame)
         is_static = any(
             isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod"
@@ -141,11 +145,13 @@ class Roots(Machine):
 
     def _subclasses_inheriting(self, cls: ClassVal, method: str) -> list[ClassVal]:
         found = []
-        for block in self.source.blocks:
+        source = cls.block.source if cls.block is not None else self.source
+        module = self.module_of(source)
+        for block in source.blocks:
             if block.kind != "class" or block.name is None or block.name == cls.name:
                 continue
             try:
-                sub = self.global_value(block.name)
+                sub = self.global_value(block.name, module)
             except BlockParseError:
                 continue
             if not isinstance(sub, ClassVal) or sub is cls:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 
@@ -13,7 +14,11 @@ from mmalint.analysis.interpreter.core import (
     Flow,
     Frame,
     Machine,
+    ModuleState,
+    is_import_block,
 )
+from mmalint.analysis.program import scan_imports
+from mmalint.analysis.relevance import modelled
 from mmalint.analysis.scopes import dotted_name as _dotted
 from mmalint.analysis.source import Block
 from mmalint.analysis.values import (
@@ -22,6 +27,7 @@ from mmalint.analysis.values import (
     Api,
     Const,
     DictVal,
+    ProjectModule,
     TupleVal,
     Value,
 )
@@ -156,26 +162,103 @@ class Statements(Machine):
                 if alias.asname is not None:
                     target = alias.asname.name
                     if isinstance(target, cst.Name):
-                        frame.env[target.value] = Api(names.module_for_import(dotted), True)
+                        frame.env[target.value] = self._import_module(dotted, block)
                 else:
                     top = dotted.split(".")[0]
-                    frame.env[top] = Api(names.module_for_import(top), True)
+                    frame.env[top] = self._import_module(top, block)
             return
-        if stmt.relative or stmt.module is None:
-            package = self._relative_package(len(stmt.relative), stmt.module)
-        else:
-            package = _dotted(stmt.module)
+        level = len(stmt.relative)
+        module_name = _dotted(stmt.module) if stmt.module is not None else ""
+        if module_name is None:
+            return
+        package = None
+        if level and self.program is not None:
+            package = self.program.absolute(block.source, level, module_name)
+        if package is None:
+            if stmt.relative or stmt.module is None:
+                package = self._relative_package(level, stmt.module)
+            else:
+                package = module_name
         if package is None or isinstance(stmt.names, cst.ImportStar):
-            return
+            return  # a star import is read when a name is not found (`star_imported`)
         for alias in stmt.names:
             attr = _dotted(alias.name)
             if attr is None:
                 continue
-            name, is_module = names.from_import(package, attr)
             bound = attr
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 bound = alias.asname.name.value
-            frame.env[bound] = self.api_value(name, is_module)
+            frame.env[bound] = self._import_from(package, attr, block)
+
+    # ------------------------------------------------------------------ modules of the tree
+
+    def _import_module(self, dotted: str, block: Block) -> Value:
+        """`import dotted`: the library's module when a model knows it, else the tree's, else
+        an unknown API."""
+        canonical = names.module_for_import(dotted)
+        if self.program is None or modelled(canonical):
+            return Api(canonical, True)
+        ref = self.program.find(dotted, block.source)
+        return ProjectModule(ref.name, ref.path) if ref is not None else Api(canonical, True)
+
+    def _import_from(self, package: str, attr: str, block: Block) -> Value:
+        """`from package import attr`: as `_import_module` decides, the package's attribute
+        when its module binds it, else its submodule."""
+        name, is_module = names.from_import(package, attr)
+        program = self.program
+        if program is None or modelled(name):
+            return self.api_value(name, is_module)
+        base = None if modelled(names.module_for_import(package)) else program.find(package, block.source)
+        if base is not None:
+            found = self.project_attribute(ProjectModule(base.name, base.path), attr)
+            if found is not None:
+                return found
+        sub = program.find(f"{package}.{attr}", block.source)
+        if sub is not None:
+            return ProjectModule(sub.name, sub.path)
+        # A module of the tree without that name (bound in a way no scan sees), or one whose
+        # source cannot be read: unknown. Outside the tree: an API no model knows.
+        return UNKNOWN if base is not None else self.api_value(name, is_module)
+
+    def project_attribute(self, module: ProjectModule, attr: str) -> Value | None:
+        """`module.attr` of a module of the tree: its global, else its submodule, else what a
+        star import of it brings; None when none of them is known to exist."""
+        program = self.program
+        if program is None:
+            return None
+        source = None if os.path.isdir(module.path) else program.source(module.path)
+        if source is not None and attr in source.bindings:
+            return self.global_value(attr, self.module_of(source))
+        sub = program.submodule(program.ref(module.name, module.path), attr)
+        if sub is not None:
+            return ProjectModule(sub.name, sub.path)
+        if source is not None:
+            return self.star_imported(self.module_of(source), attr)
+        return None
+
+    def star_imported(self, module: ModuleState, name: str) -> Value | None:
+        """A name a module binds only through `from other import *` of a module of the tree."""
+        program = self.program
+        if program is None or name.startswith("_") or "*" not in module.source.text:
+            return None
+        key = (id(module.source), name)
+        if key in self._starring:
+            return None  # two modules that star-import each other
+        self._starring.add(key)
+        try:
+            for block in module.source.blocks:
+                if block.kind != "stmt" or "*" not in block.text or not is_import_block(block):
+                    continue
+                for stmt in scan_imports(block.text):
+                    for binding in program.resolve(module.source, stmt):
+                        if binding.attr != "*":
+                            continue
+                        found = self.project_attribute(ProjectModule(binding.ref.name, binding.ref.path), name)
+                        if found is not None:
+                            return found
+        finally:
+            self._starring.discard(key)
+        return None
 
     def _relative_package(self, level: int, module: cst.Attribute | cst.Name | None) -> str | None:
         """`from . import utils` inside the checked library's own sources (`names.SOURCE_PACKAGE`):

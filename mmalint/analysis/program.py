@@ -1,0 +1,698 @@
+"""The checked tree as a program: which file an import of its own modules names, each module
+indexed once (by its content), and which of its names can reach an MMA call.
+
+Where a module is looked for, as Python finds it for a test or a script and as ruff's `src`
+setting says (pyright and ty do the same with their search paths):
+
+1. the importing file's base directory: the first directory above it that is not a package
+   (no `__init__.py`), which Python puts first on `sys.path` for a script and pytest for a test;
+2. each source root (`src`, by default the project root and its `src/`), in order.
+
+A dotted name is a package directory per part (`__init__.py`, or a namespace package without
+one), then a module `part.py`; a regular package or module wins over a namespace portion, as
+in Python's own finder. Names a model knows (`jax`, `numpy`...) and the standard library's
+are never the tree's: a project file `jax.py` does not hijack jax. A relative import resolves
+against the importing file's dotted name below its source root; one that climbs above the
+top-level package names nothing.
+
+Loading is lazy twice over. A module is indexed (Python's `ast`, no libcst) the first time
+something asks for it, once per process and content (`_INDEX_CACHE`); the interpreter then
+parses and runs only the blocks whose names it reads. Whether a module can lead to an MMA call
+at all is decided first from the text: its import statements (a line scan) and the trigger
+words, so a module that imports nothing that reaches an MMA call is never indexed for it.
+
+Nothing here imports or runs what it reads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from mmalint.analysis import names
+from mmalint.analysis.prefilter import TRIGGER_TEXT
+from mmalint.analysis.relevance import Closure, modelled, relevant
+from mmalint.analysis.source import Block, SourceFile, SourceSyntaxError, index_source
+
+# A module of the tree is read only up to this size (jax's largest test file is ~0.5 MB).
+MAX_MODULE_BYTES = 4 * 1024 * 1024
+# A tree walked for the callers of a checked file stops after this many files or bytes: a home
+# directory checked by mistake costs a bounded scan, and what lies beyond is unknown.
+MAX_TREE_FILES = 20_000
+MAX_TREE_BYTES = 256 * 1024 * 1024
+# How far up the import graph callers of a checked file are looked for: a test that calls an
+# op that calls the kernel module is two steps up.
+MAX_CALLER_DEPTH = 3
+# Directories a walk of the tree never enters (virtual environments, caches, VCS metadata).
+_SKIPPED_DIRS = frozenset({
+    ".bzr", ".direnv", ".eggs", ".git", ".hg", ".ipynb_checkpoints", ".mypy_cache", ".nox",
+    ".pants.d", ".pytest_cache", ".ruff_cache", ".mmalint_cache", ".svn", ".tox", ".venv",
+    "__pypackages__", "__pycache__", "buck-out", "node_modules", "site-packages", "venv",
+})
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) - {"__main__"}
+_IDENTIFIER = re.compile(r"[^\W\d]\w*\Z")
+
+
+@dataclass(frozen=True)
+class ProgramSpec:
+    """What a run (or a worker process of it) needs to see the tree: plain data, picklable."""
+
+    roots: tuple[str, ...] = ()  # source roots, real paths, in search order (ruff's `src`)
+    tree: tuple[str, ...] = ()  # directories walked for callers of a checked file
+    checked: frozenset[str] = frozenset()  # real paths of the files this run checks
+    overlays: tuple[tuple[str, str], ...] = ()  # real path -> text (an editor's open buffers)
+    absolute: bool = False  # name the tree's files by absolute path (the language server)
+
+
+@dataclass(frozen=True)
+class ModuleRef:
+    """A module of the tree an import names."""
+
+    name: str  # dotted
+    path: str  # the file (`__init__.py` of a package), or a namespace package's directory
+    package: bool
+
+    @property
+    def has_source(self) -> bool:
+        return not os.path.isdir(self.path)
+
+
+@dataclass(frozen=True)
+class Binding:
+    """What an import statement binds to a module of the tree: `bound` (None for a package
+    only imported on the way) names the module `ref` itself, or its attribute `attr` (`*`
+    for a star import) when the statement is `from ref import attr`."""
+
+    bound: str | None
+    ref: ModuleRef
+    attr: str | None = None
+
+
+@dataclass(frozen=True)
+class ImportStmt:
+    """One import statement of a file, from a scan of its text (no parse)."""
+
+    level: int  # leading dots of `from ..x import y`; 0 for absolute imports and `import x`
+    module: str  # `x.y` of `from x.y import ...` / `import x.y` ("" for `from . import y`)
+    names: tuple[tuple[str, str | None], ...]  # (name, as-name) of `from ... import`; () for `import`
+    asname: str | None = None  # `import x.y as z`
+
+
+# Indexed modules, by real path and a digest of their text: shared by every run of a process
+# (the language server's child, a worker of `mmalint check`), so each content is indexed once.
+_INDEX_CACHE: dict[tuple[str, str], SourceFile | None] = {}
+_INDEX_CACHE_LIMIT = 4096
+
+
+class Program:
+    """The modules of the checked tree, as one run of the analysis reads them."""
+
+    def __init__(self, spec: ProgramSpec) -> None:
+        self.spec = spec
+        self._overlays = dict(spec.overlays)
+        self._paths: dict[int, str | None] = {}  # id(SourceFile) -> its real path
+        self._sources: dict[str, SourceFile | None] = {}  # real path -> indexed module
+        self._texts: dict[str, str | None] = {}
+        self._imports: dict[str, tuple[ImportStmt, ...]] = {}
+        self._edges: dict[str, tuple[str, ...]] = {}
+        self._found: dict[tuple[str, tuple[str, ...]], ModuleRef | None] = {}
+        self._names: dict[str, str | None] = {}
+        self._closures: dict[tuple[str, str | None], Closure] = {}
+        self._in_progress: set[tuple[str, str | None]] = set()
+        self._reaches: dict[tuple[str, str | None], bool] = {}
+        self._tree_files: list[str] | None = None
+        self._cannot_reach: set[str] = set()  # files that reach no unchecked MMA call
+        self._keep: list[SourceFile] = []  # sources handed out: their ids stay theirs
+
+    # ------------------------------------------------------------------ files and names
+
+    def attach(self, source: SourceFile, path: str | None = None) -> None:
+        """Make `source` the program's text of its file (the checked file, an editor buffer)."""
+        real = path or _real(source.filename)
+        self._paths[id(source)] = real
+        self._keep.append(source)
+        if real is not None:
+            self._sources[real] = source
+            self._texts[real] = source.text
+            self._imports.pop(real, None)
+            self._edges.pop(real, None)
+
+    def path_of(self, source: SourceFile) -> str | None:
+        key = id(source)
+        if key not in self._paths:
+            self._paths[key] = _real(source.filename)
+            self._keep.append(source)
+        return self._paths[key]
+
+    def is_checked(self, source: SourceFile) -> bool:
+        """Whether this run checks the file of `source` itself (then it reports what is in it)."""
+        path = self.path_of(source)
+        return path is not None and path in self.spec.checked
+
+    def module_name(self, source: SourceFile) -> str | None:
+        path = self.path_of(source)
+        return self._module_name(path) if path is not None else None
+
+    def _module_name(self, path: str) -> str | None:
+        """A file's dotted name below the innermost source root holding it, else below its
+        base directory; None when a part is not an identifier."""
+        if path in self._names:
+            return self._names[path]
+        base = None
+        for root in sorted(self.spec.roots, key=len, reverse=True):
+            if path.startswith(root.rstrip(os.sep) + os.sep):
+                base = root
+                break
+        if base is None:
+            base = _base_dir(path)
+        relative = os.path.relpath(path, base)
+        parts = relative.split(os.sep)
+        parts[-1] = parts[-1][: -len(".py")] if parts[-1].endswith(".py") else parts[-1]
+        if parts[-1] == "__init__":
+            parts.pop()
+        name = ".".join(parts) if parts and all(_IDENTIFIER.match(p) for p in parts) else None
+        self._names[path] = name
+        return name
+
+    def display(self, path: str) -> str:
+        """How a report names a file of the tree: as the checked files are named (relative to
+        the working directory when inside it, else absolute; absolute for the language server)."""
+        if self.spec.absolute:
+            return path
+        try:
+            relative = os.path.relpath(path)
+        except ValueError:
+            return path
+        return path if relative.startswith(os.pardir) else relative
+
+    def find(self, dotted: str, importer: SourceFile | None) -> ModuleRef | None:
+        """The module of the tree `import dotted` names in `importer`'s file, or None."""
+        parts = tuple(dotted.split("."))
+        if not parts or not all(_IDENTIFIER.match(p) for p in parts) or parts[0] in _STDLIB:
+            return None
+        path = self.path_of(importer) if importer is not None else None
+        dirs = ([_base_dir(path)] if path is not None else []) + list(self.spec.roots)
+        seen: set[str] = set()
+        for directory in dirs:
+            if directory in seen:
+                continue
+            seen.add(directory)
+            found = self._find_in(directory, parts)
+            if found is not None:
+                return found
+        return None
+
+    def _find_in(self, directory: str, parts: tuple[str, ...]) -> ModuleRef | None:
+        key = (directory, parts)
+        if key in self._found:
+            return self._found[key]
+        result: ModuleRef | None = None
+        current = directory
+        for i, part in enumerate(parts):
+            last = i == len(parts) - 1
+            package_dir = os.path.join(current, part)
+            init = os.path.join(package_dir, "__init__.py")
+            module_file = package_dir + ".py"
+            if _is_file(init):
+                if last:
+                    result = ModuleRef(".".join(parts), init, True)
+                current = package_dir
+            elif last and _is_file(module_file):
+                result = ModuleRef(".".join(parts), module_file, False)
+            elif _is_dir(package_dir):
+                if last:
+                    result = ModuleRef(".".join(parts), package_dir, True)
+                current = package_dir
+            else:
+                break
+        self._found[key] = result
+        return result
+
+    def ref(self, name: str, path: str) -> ModuleRef:
+        """The module of the tree a `ProjectModule` value names."""
+        return ModuleRef(name, path, os.path.isdir(path) or os.path.basename(path) == "__init__.py")
+
+    def submodule(self, parent: ModuleRef, attr: str) -> ModuleRef | None:
+        """`parent.attr` when it is a module of the tree (a file or package in `parent`)."""
+        if not parent.package or not _IDENTIFIER.match(attr):
+            return None
+        directory = parent.path if os.path.isdir(parent.path) else os.path.dirname(parent.path)
+        found = self._find_in(directory, (attr,))
+        if found is None:
+            return None
+        return ModuleRef(f"{parent.name}.{attr}", found.path, found.package)
+
+    def absolute(self, importer: SourceFile | str | None, level: int, module: str) -> str | None:
+        """The dotted name `from <dots><module> import` names in `importer`, or None when it
+        climbs above the top-level package (or the importer is no module of the tree)."""
+        if level == 0:
+            return module or None
+        path = self.path_of(importer) if isinstance(importer, SourceFile) else importer
+        if path is None:
+            return None
+        own = self._module_name(path)
+        if own is None:
+            return None
+        parts = own.split(".")
+        package = parts if os.path.basename(path) == "__init__.py" else parts[:-1]
+        if not package or level - 1 >= len(package):
+            return None
+        base = ".".join(package[: len(package) - (level - 1)])
+        return f"{base}.{module}" if module else base
+
+    def source(self, path: str) -> SourceFile | None:
+        """The indexed module at `path` (None: unreadable, not UTF-8, or a syntax error)."""
+        if path in self._sources:
+            return self._sources[path]
+        text = self._text(path)
+        found: SourceFile | None = None
+        if text is not None:
+            key = (path, hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest())
+            if key in _INDEX_CACHE:
+                found = _INDEX_CACHE[key]
+            else:
+                try:
+                    found = index_source(self.display(path), text)
+                except SourceSyntaxError:
+                    found = None
+                except (RecursionError, MemoryError, ValueError):
+                    found = None
+                if len(_INDEX_CACHE) >= _INDEX_CACHE_LIMIT:
+                    _INDEX_CACHE.clear()
+                _INDEX_CACHE[key] = found
+        self._sources[path] = found
+        if found is not None:
+            self._paths[id(found)] = path
+            self._keep.append(found)
+        return found
+
+    def _text(self, path: str) -> str | None:
+        if path in self._texts:
+            return self._texts[path]
+        text = self._overlays.get(path)
+        if text is None:
+            text = _read_text(path)
+        self._texts[path] = text
+        return text
+
+    # ------------------------------------------------------------------ the import graph
+
+    def imports(self, path: str) -> tuple[ImportStmt, ...]:
+        """The import statements of a file, anywhere in it (a function's own imports too)."""
+        found = self._imports.get(path)
+        if found is None:
+            text = self._text(path)
+            found = self._imports[path] = scan_imports(text) if text is not None else ()
+        return found
+
+    def resolve(self, importer: SourceFile | str, stmt: ImportStmt) -> list[Binding]:
+        """What an import statement binds to modules of the tree (names a model knows, the
+        standard library's and what the tree does not hold are not among them)."""
+        found: list[Binding] = []
+        if stmt.names:
+            base = self.absolute(importer, stmt.level, stmt.module)
+            if base is None:
+                return found
+            base_ref = None if modelled(names.module_for_import(base)) else self._find_from(base, importer)
+            for name, asname in stmt.names:
+                if name == "*":
+                    if base_ref is not None:
+                        found.append(Binding(None, base_ref, "*"))
+                    continue
+                canonical, _ = names.from_import(base, name)
+                if modelled(canonical):
+                    continue
+                # The package's attribute when its `__init__` binds it, else the submodule:
+                # both are looked at (`leading_imports`, the interpreter's `exec_import`).
+                if base_ref is not None:
+                    found.append(Binding(asname or name, base_ref, name))
+                sub = self._find_from(f"{base}.{name}", importer)
+                if sub is not None:
+                    found.append(Binding(asname or name, sub, None))
+            return found
+        parts = stmt.module.split(".")
+        for i in range(1, len(parts) + 1):
+            prefix = ".".join(parts[:i])
+            if modelled(names.module_for_import(prefix)):
+                if i == 1 and stmt.asname is None:
+                    return found  # `import jax.x.y` binds jax: the library's
+                continue
+            ref = self._find_from(prefix, importer)
+            if ref is None:
+                break
+            if stmt.asname is not None:
+                bound = stmt.asname if i == len(parts) else None
+            else:
+                bound = parts[0]
+            found.append(Binding(bound, ref, None))
+        return found
+
+    def _find_from(self, dotted: str, importer: SourceFile | str | None) -> ModuleRef | None:
+        if isinstance(importer, SourceFile) or importer is None:
+            return self.find(dotted, importer)
+        parts = tuple(dotted.split("."))
+        if not parts or not all(_IDENTIFIER.match(p) for p in parts) or parts[0] in _STDLIB:
+            return None
+        for directory in dict.fromkeys([_base_dir(importer), *self.spec.roots]):
+            ref = self._find_in(directory, parts)
+            if ref is not None:
+                return ref
+        return None
+
+    def edges(self, path: str) -> tuple[str, ...]:
+        """The files of the tree a file imports (each module a statement names, packages on
+        the way included), from a scan of its text."""
+        found = self._edges.get(path)
+        if found is None:
+            targets: dict[str, None] = {}
+            for stmt in self.imports(path):
+                for binding in self.resolve(path, stmt):
+                    if binding.ref.path != path:
+                        targets[binding.ref.path] = None
+            found = self._edges[path] = tuple(targets)
+        return found
+
+    def _triggered(self, path: str) -> bool:
+        text = self._text(path)
+        return text is not None and TRIGGER_TEXT.search(text) is not None
+
+    def may_reach(self, path: str, toward: str | None = None) -> bool:
+        """Whether the file, or a file of the tree it imports (transitively), mentions an MMA
+        API (`toward` None) or is the file `toward`: a text-level over-approximation that
+        keeps the analysis from indexing modules that cannot matter."""
+        key = (path, toward)
+        if key in self._reaches:
+            return self._reaches[key]
+        seen = {path}
+        todo = [path]
+        result = False
+        while todo and not result:
+            current = todo.pop()
+            if (toward is None and self._triggered(current)) or current == toward:
+                result = current != path or toward is None
+                if result:
+                    break
+            for target in self.edges(current):
+                if target not in seen:
+                    seen.add(target)
+                    todo.append(target)
+        self._reaches[key] = result
+        return result
+
+    # ------------------------------------------------------------------ what leads to an MMA call
+
+    def closure(self, path: str, toward: str | None = None) -> Closure:
+        """The blocks of a module that lead to an MMA call (`toward` None), or to one in the
+        file `toward` (its callers), and the module-level names that do."""
+        if toward == path:
+            toward = None
+        key = (path, toward)
+        found = self._closures.get(key)
+        if found is not None:
+            return found
+        empty = Closure((), frozenset())
+        if key in self._in_progress:
+            return empty  # an import cycle: what the cycle adds is not followed twice
+        source = self.source(path) if self.may_reach(path, toward) else None
+        if source is None:
+            self._closures[key] = empty
+            return empty
+        self._in_progress.add(key)
+        try:
+            found = relevant(source, lambda block: self.leading_imports(source, block, toward), triggers=toward is None)
+        finally:
+            self._in_progress.discard(key)
+        self._closures[key] = found
+        return found
+
+    def exports(self, ref: ModuleRef, toward: str | None = None) -> frozenset[str]:
+        """The names a module of the tree binds that lead to an MMA call (or to `toward`)."""
+        if not ref.has_source:
+            return frozenset()
+        return self.closure(ref.path, toward).exported
+
+    def _leads(self, binding: Binding, toward: str | None) -> bool:
+        """Whether what an import binds leads to an MMA call (or to `toward`)."""
+        ref = binding.ref
+        if binding.attr is not None:
+            return binding.attr in self.exports(ref, toward)
+        if ref.has_source and self.exports(ref, toward):
+            return True
+        # A package: whatever of it the importer reaches through its submodules.
+        return ref.package and self.may_reach(ref.path, toward)
+
+    def leading_imports(self, source: SourceFile, block: Block, toward: str | None = None) -> frozenset[str]:
+        """The names the import statements of `block` bind to things of the tree that lead to
+        an MMA call (or to the file `toward`)."""
+        text = block.text
+        if "import" not in text:
+            return frozenset()
+        found: set[str] = set()
+        for stmt in scan_imports(text):
+            bindings = self.resolve(source, stmt)
+            for binding in bindings:
+                if binding.attr == "*":
+                    found.update(self.exports(binding.ref, toward))
+                elif binding.bound is not None and binding.bound not in found:
+                    # `import a.b.c` binds `a`: it leads there when a module on the way does.
+                    if self._leads(binding, toward) or (
+                        not stmt.names and stmt.asname is None
+                        and any(self._leads(b, toward) for b in bindings)
+                    ):
+                        found.add(binding.bound)
+        return frozenset(found)
+
+    def callers(self, source: SourceFile) -> list[tuple[SourceFile, tuple[Block, ...]]]:
+        """Roots elsewhere in the tree that lead to the checked file's MMA calls: the tests and
+        ops that import it (or import what imports it, up to `MAX_CALLER_DEPTH` steps)."""
+        target = self.path_of(source)
+        if target is None or not self.closure(target).exported:
+            return []
+        found: list[tuple[SourceFile, tuple[Block, ...]]] = []
+        for path in self._importers(target):
+            caller = self.source(path)
+            if caller is None:
+                continue
+            roots = self.closure(path, target).blocks
+            if roots:
+                found.append((caller, roots))
+        return found
+
+    def _importers(self, target: str) -> list[str]:
+        """The files of the tree that import `target`, directly or through up to
+        `MAX_CALLER_DEPTH` modules; nearest first."""
+        found: dict[str, None] = {}
+        frontier = [target]
+        for _ in range(MAX_CALLER_DEPTH):
+            words = {_module_word(p) for p in frontier}
+            words.discard(None)
+            nxt: list[str] = []
+            for path in self.tree_files():
+                if path == target or path in found:
+                    continue
+                text = self._text(path)
+                if text is None or not any(w in text for w in words if w):
+                    continue
+                if any(t in frontier for t in self.edges(path)):
+                    found[path] = None
+                    nxt.append(path)
+            if not nxt:
+                break
+            frontier = nxt
+        return list(found)
+
+    def tree_files(self) -> list[str]:
+        """The Python files of the tree (`spec.tree`), walked once, bounded."""
+        if self._tree_files is None:
+            self._tree_files = list(_walk(self.spec.tree))
+        return self._tree_files
+
+    def worth_running(self, path: str | None, text: str) -> bool:
+        """Whether a file that mentions no MMA API may still reach one: it imports (through
+        the tree) a module that does, in a file this run does not check itself (a checked
+        one reports its own calls, with this file among its callers)."""
+        if path is None or "import" not in text:
+            return False
+        self._texts.setdefault(path, text)
+        seen = {path}
+        todo = [path]
+        while todo:
+            current = todo.pop()
+            for target in self.edges(current):
+                if target in seen or target in self._cannot_reach:
+                    continue
+                seen.add(target)
+                if self._triggered(target) and target not in self.spec.checked:
+                    return True
+                todo.append(target)
+        # Nothing the file reaches does: nor does anything it reaches, later asked.
+        self._cannot_reach.update(seen)
+        return False
+
+
+# ---------------------------------------------------------------------- text scans
+
+_IMPORT_START = re.compile(r"^[ \t]*(from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import\b|import[ \t]+)", re.MULTILINE)
+
+
+def scan_imports(text: str) -> tuple[ImportStmt, ...]:
+    """The import statements of a text, from its lines (an over-approximation: an import in a
+    docstring counts too); a statement this scan cannot read is skipped."""
+    found: list[ImportStmt] = []
+    for match in _IMPORT_START.finditer(text):
+        rest = _logical_rest(text, match.end())
+        if match.group(1).startswith("from"):
+            module = match.group(3)
+            level = len(match.group(2))
+            if module == "__future__":
+                continue
+            body = rest.strip()
+            if body.startswith("("):
+                body = body[1 : body.find(")") if ")" in body else len(body)]
+            pairs = []
+            for part in body.replace("\\\n", " ").split(","):
+                words = part.split()
+                if len(words) == 1 and (words[0] == "*" or _IDENTIFIER.match(words[0])):
+                    pairs.append((words[0], None))
+                elif len(words) == 3 and words[1] == "as" and _IDENTIFIER.match(words[0]) and _IDENTIFIER.match(words[2]):
+                    pairs.append((words[0], words[2]))
+            if pairs and (module or level):
+                found.append(ImportStmt(level, module, tuple(pairs)))
+        else:
+            for part in rest.replace("\\\n", " ").split(","):
+                words = part.split()
+                if len(words) == 1 and _dotted(words[0]):
+                    found.append(ImportStmt(0, words[0], ()))
+                elif len(words) == 3 and words[1] == "as" and _dotted(words[0]) and _IDENTIFIER.match(words[2]):
+                    found.append(ImportStmt(0, words[0], (), words[2]))
+    return tuple(found)
+
+
+def _dotted(text: str) -> bool:
+    return all(_IDENTIFIER.match(p) for p in text.split("."))
+
+
+def _logical_rest(text: str, start: int) -> str:
+    """The rest of the logical line from `start`: through brackets and backslash newlines, up
+    to a `;` or `#`, at most a few thousand characters."""
+    depth = 0
+    i = start
+    end = min(len(text), start + 8192)
+    while i < end:
+        char = text[i]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth = max(depth - 1, 0)
+        elif char == "\\" and i + 1 < end and text[i + 1] == "\n":
+            i += 2
+            continue
+        elif char in "\n;#" and depth == 0:
+            break
+        elif char == "#":
+            newline = text.find("\n", i, end)
+            i = end if newline < 0 else newline + 1
+            continue
+        i += 1
+    return text[start:i]
+
+
+def _module_word(path: str) -> str | None:
+    """The word an import of the file must contain: its module's (or package's) last name."""
+    base = os.path.basename(path)
+    if base == "__init__.py" or os.path.isdir(path):
+        base = os.path.basename(os.path.dirname(path) if base == "__init__.py" else path)
+    elif base.endswith(".py"):
+        base = base[: -len(".py")]
+    return base or None
+
+
+# ---------------------------------------------------------------------- the file system
+
+
+def _real(filename: str) -> str | None:
+    if not filename or filename == "-" or filename.startswith("<"):
+        return None
+    try:
+        return os.path.realpath(filename)
+    except (OSError, ValueError):
+        return None
+
+
+def _is_file(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def _is_dir(path: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def _base_dir(path: str) -> str:
+    """The first directory above a file that is not a package: what Python puts on `sys.path`
+    for a script there, and pytest (rootdir-less `prepend`) for a test."""
+    directory = os.path.dirname(path)
+    while _is_file(os.path.join(directory, "__init__.py")):
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    return directory
+
+
+def _read_text(path: str) -> str | None:
+    """A module's text: a regular file, at most `MAX_MODULE_BYTES`, decoded as Python source."""
+    from mmalint.inputs import UnreadableInput, read_regular
+    from mmalint.pipeline.text import InputError, decode_source
+
+    try:
+        return decode_source(read_regular(path, MAX_MODULE_BYTES))
+    except (UnreadableInput, InputError, OSError, ValueError):
+        return None
+
+
+def _walk(tops: tuple[str, ...]) -> Iterator[str]:
+    """The `.py` files under `tops`, sorted per directory, symlinked directories not followed,
+    at most `MAX_TREE_FILES` files and `MAX_TREE_BYTES` bytes."""
+    count = 0
+    size = 0
+    seen: set[str] = set()
+    for top in tops:
+        stack = [top]
+        while stack:
+            directory = stack.pop()
+            if directory in seen:
+                continue
+            seen.add(directory)
+            try:
+                entries = sorted(os.scandir(directory), key=lambda e: e.name)
+            except OSError:
+                continue
+            subdirs = []
+            for entry in entries:
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name not in _SKIPPED_DIRS and not entry.name.startswith(".") and not _is_file(os.path.join(entry.path, "pyvenv.cfg")):
+                            subdirs.append(entry.path)
+                    elif entry.name.endswith(".py") and entry.is_file():
+                        count += 1
+                        size += entry.stat().st_size
+                        if count > MAX_TREE_FILES or size > MAX_TREE_BYTES:
+                            return
+                        yield os.path.realpath(entry.path)
+                except OSError:
+                    continue
+            stack.extend(reversed(subdirs))
+
+
+__all__ = ["Binding", "ImportStmt", "ModuleRef", "Program", "ProgramSpec", "scan_imports"]

@@ -1,0 +1,200 @@
+"""Which blocks of a module can reach an MMA call: a cheap text scan, before anything runs.
+
+A block that names an MMA API is relevant, and so is a block that names a relevant function,
+transitively: a test that calls a helper holding the `mma` call is run too (and binds the
+helper's arguments). Across the files of the checked tree (`program.py`) an import of a name
+that leads to an MMA call in another module is relevant the same way; `toward` asks the
+narrower question a caller of a checked file answers: which blocks lead to *that* file.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from mmalint.analysis import names
+from mmalint.analysis.host import REGISTRY
+from mmalint.analysis.prefilter import TRIGGER_TEXT
+from mmalint.analysis.source import Block, SourceFile
+
+# What the import statements of a block bind to names of the tree that lead where the scan
+# looks (`program.Program.leading_imports`): names, each read like a relevant function's.
+ImportedNames = Callable[[Block], frozenset[str]]
+
+
+@dataclass(frozen=True)
+class Closure:
+    """The relevant blocks of a module, and the module-level names they bind."""
+
+    blocks: tuple[Block, ...]  # the roots worth running: defs and module-level statements
+    exported: frozenset[str]  # module-level names that lead there (what an importer may call)
+
+
+def relevant(source: SourceFile, imported: ImportedNames | None = None, triggers: bool = True) -> Closure:
+    """The blocks worth running: those that mention an MMA API (with `triggers`), those whose
+    imports bind names leading to one elsewhere in the tree (`imported`), and those that call
+    them.
+
+    A module-level name spreads where it is used bare (`helper(`, `kernel,`); a method's name
+    only through `self.name` / `cls.name`, since `x.load_untiled` is far more often an API.
+    """
+    blocks = [b for b in source.all_blocks() if not (b.kind == "class" and b.members)]
+    relevant_ids: set[int] = set()
+    bare: set[str] = set()
+    methods: set[str] = set()
+    classes: set[str] = set()
+    exported: set[str] = set()
+
+    def learn(block: Block) -> None:
+        if block.kind == "def" and block.name:
+            (methods if block.parent is not None else bare).add(block.name)
+            if block.parent is not None and block.parent.name:
+                classes.add(block.parent.name)  # whoever makes the object can call the method
+                if block.parent.parent is None:
+                    exported.add(block.parent.name)
+            else:
+                exported.add(block.name)
+        elif block.parent is None and block.kind == "stmt":
+            # `matmul = plgpu.kernel(body, ...)`: whoever calls `matmul` runs `body`.
+            bare.update(block.bound_names)
+            exported.update(block.bound_names)
+        elif block.parent is None and block.name:
+            exported.add(block.name)  # a class kept whole
+
+    foreign = foreign_modules(blocks)
+    for block in blocks:
+        leading = imported(block) if imported is not None else frozenset()
+        hit = triggers and _triggers(block.text, foreign)
+        if hit or leading:
+            relevant_ids.add(id(block))
+            if is_import(block):
+                names_bound = leading | (block.bound_names if hit else frozenset())
+                bare.update(names_bound)
+                if block.parent is None:
+                    exported.update(names_bound)
+            else:
+                learn(block)
+    # Each block's names, read once: bare (`helper(`, `kernel,`), through `self.`/`cls.`, and
+    # bare names called (`Kernel(`); the closure below is then set intersections.
+    words = {id(b): _names_in(b.text) for b in blocks if id(b) not in relevant_ids and not is_import(b)}
+    seen_classes: set[str] = set()
+    while bare or methods or classes - seen_classes:
+        new_classes = classes - seen_classes
+        seen_classes |= classes
+        wanted_bare, wanted_methods = bare, methods
+        bare, methods = set(), set()
+        for block in blocks:
+            if id(block) in relevant_ids or is_import(block):
+                continue
+            block_bare, block_attrs, block_called = words[id(block)]
+            if (
+                not wanted_bare.isdisjoint(block_bare)
+                or not wanted_methods.isdisjoint(block_attrs)
+                or not new_classes.isdisjoint(block_called)
+            ):
+                relevant_ids.add(id(block))
+                learn(block)
+    roots = tuple(
+        b for b in blocks
+        if id(b) in relevant_ids and not is_import(b) and (b.kind == "def" or b.parent is None)
+    )
+    return Closure(roots, frozenset(exported))
+
+
+_BARE = re.compile(r"(?<![\w.])([^\W\d]\w*)(\s*\()?")
+_SELF_ATTR = re.compile(r"\b(?:self|cls)\.([^\W\d]\w*)")
+
+
+def _names_in(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """(bare names, names after `self.`/`cls.`, bare names followed by `(`) of a block's text."""
+    bare: set[str] = set()
+    called: set[str] = set()
+    for match in _BARE.finditer(text):
+        bare.add(match.group(1))
+        if match.group(2):
+            called.add(match.group(1))
+    return frozenset(bare), frozenset(_SELF_ATTR.findall(text)), frozenset(called)
+
+
+_PREFIX = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\.\Z")
+
+
+def _triggers(text: str, foreign: frozenset[str]) -> bool:
+    """Whether a block names an MMA API: a trigger word not reached through a module no model
+    knows (`gpu_callbacks.wgmma` in jax's Pallas interpreter is its own function, whose
+    canonical name no model has, so the analysis could record no call there)."""
+    for match in TRIGGER_TEXT.finditer(text):
+        if _in_comment(text, match.start()):
+            continue
+        before = _PREFIX.search(text, max(0, match.start() - 100), match.start())
+        if before is None or before.group(1) not in foreign:
+            return True
+    return False
+
+
+def _in_comment(text: str, at: int) -> bool:
+    """Whether `at` follows a `#` that starts a comment on its line (outside any quotes)."""
+    line = text[text.rfind("\n", 0, at) + 1 : at]
+    hash_at = line.find("#")
+    while hash_at >= 0:
+        head = line[:hash_at]
+        if head.count('"') % 2 == 0 and head.count("'") % 2 == 0:
+            return True
+        hash_at = line.find("#", hash_at + 1)
+    return False
+
+
+def foreign_modules(blocks: list[Block]) -> frozenset[str]:
+    """Names the module's imports bind to a module (or object) of which no model knows any
+    attribute: `from jax._src.pallas.mosaic_gpu.interpret import gpu_callbacks`. A module of
+    the checked tree is one too: its own names lead on through `imported`, not its words."""
+    found: set[str] = set()
+    for block in blocks:
+        if block.parent is not None or not is_import(block):
+            continue
+        try:
+            tree = ast.parse(block.text.strip())
+        except SyntaxError:
+            continue
+        for stmt in tree.body:
+            if isinstance(stmt, ast.Import):
+                for alias in stmt.names:
+                    if alias.asname is not None:
+                        canonical = names.module_for_import(alias.name)
+                        if not modelled(canonical):
+                            found.add(alias.asname)
+            elif isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module:
+                for alias in stmt.names:
+                    canonical, _ = names.from_import(stmt.module, alias.name)
+                    if not modelled(canonical):
+                        found.add(alias.asname or alias.name)
+    return frozenset(found)
+
+
+_PREFIXES: list[frozenset[str]] = []
+
+
+def _model_prefixes() -> frozenset[str]:
+    """Every dotted prefix of a modelled name (`mgpu`, `mgpu.tcgen05`, `plgpu.Layout`...)."""
+    if not _PREFIXES:
+        prefixes: set[str] = set()
+        for name in [*REGISTRY.models, *(p for p, _ in REGISTRY.patterns), *(p for p, _ in REGISTRY.resolvers)]:
+            parts = name.rstrip(".").split(".")
+            for i in range(1, len(parts) + 1):
+                prefixes.add(".".join(parts[:i]))
+        _PREFIXES.append(frozenset(prefixes))
+    return _PREFIXES[0]
+
+
+def modelled(canonical: str) -> bool:
+    """Whether some model knows the canonical name, or names under it (then an import of it is
+    the library's, never a module of the checked tree: a project file `jax.py` is not jax)."""
+    prefixes = _model_prefixes()
+    return canonical in prefixes or names.namespace(canonical) in prefixes
+
+
+def is_import(block: Block) -> bool:
+    first = block.text.lstrip()
+    return block.kind == "stmt" and (first.startswith("import ") or first.startswith("from "))
