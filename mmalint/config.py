@@ -27,7 +27,7 @@ from mmalint.config_extend import ExtendError, with_extends
 from mmalint.gitignore import GitIgnore
 from mmalint.inputs import UnreadableInput, read_regular
 from mmalint.jaxversion import installed_jax_version
-from mmalint.settings import DEFAULT_EXCLUDE, Settings
+from mmalint.settings import DEFAULT_EXCLUDE, DEFAULT_SRC, Settings
 from mmalint.target_jax import TargetError, TargetJax, fallback, infer, parse_version
 
 CONFIG_NAMES = (".mmalint.toml", "mmalint.toml", "pyproject.toml")
@@ -45,6 +45,7 @@ KEYS = (
     "unsafe-fixes",
     "fixable",
     "unfixable",
+    "src",
 )
 # A configuration file is a few hundred bytes; anything this large is not one.
 MAX_CONFIG_BYTES = 1024 * 1024
@@ -259,6 +260,8 @@ def validate(section: dict[str, Any], path: Path, catalog: Catalog) -> None:
             raise ConfigError(f"{path}: `unsafe-fixes` must be true or false, got {value!r}")
         elif key == "extend" and (not isinstance(value, str) or not value):
             raise ConfigError(f"{path}: `extend` must be the path of a configuration file, got {value!r}")
+        elif key == "src" and (not isinstance(value, list) or not all(isinstance(v, str) and v for v in value)):
+            raise ConfigError(f"{path}: `src` must be a list of directories (relative to the configuration's), got {value!r}")
 
 
 def explicit_target(config: ConfigFile | None, overrides: Overrides, catalog: Catalog) -> TargetJax | None:
@@ -324,6 +327,7 @@ def settings_from(
         fixable=fixable,
         unfixable=unfixable,
         unsafe_fixes=bool(values.get("unsafe-fixes", False)),
+        src=tuple(values["src"]) if "src" in values else None,
     )
 
 
@@ -513,6 +517,7 @@ def describe(settings: Settings) -> str:
         f"exclude = {_toml_list(settings.exclude)}",
         f"extend-exclude = {_toml_list(settings.extend_exclude)}",
         f"respect-gitignore = {'true' if settings.respect_gitignore else 'false'}",
+        f"src = {_toml_list(settings.src if settings.src is not None else DEFAULT_SRC)}",
     ]
     return "\n".join(lines) + "\n"
 

@@ -3,12 +3,15 @@ runs it)."""
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field, replace
 from typing import overload
 
-from mmalint.analysis import analyze, index_source
-from mmalint.analysis.source import BlockParseError, SourceSyntaxError
+from mmalint.analysis import Program, analyze, index_source
+from mmalint.analysis.calls import Entry
+from mmalint.analysis.source import BlockParseError, SourceFile, SourceSyntaxError
+from mmalint.analysis.values import Origin
 from mmalint.catalog import Catalog, load_catalog
 from mmalint.checks.availability import UseFinding, evaluate_use
 from mmalint.checks.call import MmaCall
@@ -44,8 +47,12 @@ class FileReport:
     complete: bool = True
 
 
-def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | None = None) -> FileReport:
-    """Every diagnostic for one file's text."""
+def check_text(
+    filename: str, text: str, settings: Settings, catalog: Catalog | None = None, program: Program | None = None
+) -> FileReport:
+    """Every diagnostic for one file's text; with the checked tree (`program`), also those its
+    callers and callees elsewhere in the tree decide (`reported_here` says which are this
+    file's to report)."""
     catalog = catalog or load_catalog()
     version = settings.target_jax or catalog.versions[-1]
     try:
@@ -61,10 +68,10 @@ def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | 
         )
         return FileReport(filename, (diag,), parsed=True)
     try:
-        analysis = analyze(source)
+        analysis = analyze(source, program=program)
     except RecursionError:  # the interpreter stops each run that overflows: this is a last resort
         return FileReport(filename, (), parsed=True, complete=False)
-    sites = analysis.sites
+    sites = [site for site in analysis.sites if reported_here(site.origin, source, program)]
     groups: dict[tuple[str, int, str | None], list[Finding]] = {}
     call_sites: dict[int, bool] = {}
     operands_seen: set[int] = set()  # calls some path knows the operand type of
@@ -99,6 +106,8 @@ def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | 
             continue
     use_groups: dict[tuple[str, int], list[UseFinding]] = {}
     for use in analysis.uses:
+        if not reported_here(use.origin, source, program):
+            continue
         if use.context.expected_failure is not None and not settings.show_expected_failures:
             continue
         for use_finding in evaluate_use(use, catalog, version):
@@ -122,6 +131,18 @@ def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | 
         calls_by_api=by_api,
         complete=analysis.complete,
     )
+
+
+def reported_here(origin: Origin, source: SourceFile, program: Program | None) -> bool:
+    """Whether a call the analysis of `source` reached is this file's to report.
+
+    A finding belongs to the file of its MMA call, and is reported once per run: by that
+    file's own check when the run checks it (its callers elsewhere in the tree run as its
+    roots), else by the check of the file whose code reached it (a test checked alone, whose
+    op lives in a module the run does not check), at the call in the other file.
+    """
+    other = origin.block.source
+    return other is source or (program is not None and not program.is_checked(other))
 
 
 def parse_arch(arch: str) -> tuple[int, int] | None:
@@ -165,7 +186,7 @@ def _diagnostic(findings: list[Finding]) -> Diagnostic:
     if len(worlds) > 1:
         message += f" (and {len(worlds) - 1} more world{'s' if len(worlds) > 2 else ''})"
     predicted = _predicted_error(first.predicted)
-    related = tuple(Related(n.message, range_of(n.origin)) for n in first.notes)
+    related = tuple(Related(n.message, range_of(n.origin)) for n in first.notes) + _entries(findings, first)
     call_range = range_of(first.call.origin)
     return Diagnostic(
         code=first.rule.code,
@@ -180,7 +201,9 @@ def _diagnostic(findings: list[Finding]) -> Diagnostic:
             OperandPrediction(dtype, code, _predicted_error(p)) for dtype, code, p in first.by_operand
         ),
         help=first.help,
-        fix=_planned_fix(first),
+        # A finding some caller in another file decides is fixed there, or in a file that the
+        # fix verification (one file's text) cannot see from here: no fix is offered.
+        fix=None if any(f.call.site.context.entry is not None for f in findings) else _planned_fix(first),
         call=first.call.to_json(),
         world=worlds[0] if worlds else {},
         worlds=tuple(worlds),
@@ -188,6 +211,28 @@ def _diagnostic(findings: list[Finding]) -> Diagnostic:
         masked_by=first.masked_by,
         statement_rows=(call_range.start.row, call_range.end.row),
     )
+
+
+MAX_ENTRY_NOTES = 3
+
+
+def _entries(findings: list[Finding], first: Finding) -> tuple[Related, ...]:
+    """"called from ops_test.py:41 with dtype=int8": where the paths of a finding entered the
+    module of its MMA call from another file of the tree (the first few callers)."""
+    entries: list[Entry] = []
+    for f in sorted(findings, key=lambda f: f is not first):
+        entry = f.call.site.context.entry
+        if entry is not None and all(e.origin is not entry.origin for e in entries):
+            entries.append(entry)
+    notes = []
+    for entry in entries[:MAX_ENTRY_NOTES]:
+        where = range_of(entry.origin)
+        text = f"called from {os.path.basename(where.filename)}:{where.start.row}"
+        notes.append(Related(f"{text} with {entry}" if entry.bindings else text, where))
+    if len(entries) > MAX_ENTRY_NOTES:
+        more = len(entries) - MAX_ENTRY_NOTES
+        notes[-1] = replace(notes[-1], message=f"{notes[-1].message} (and {more} more caller{'s' if more > 1 else ''})")
+    return tuple(notes)
 
 
 def _planned_fix(finding: Finding) -> Fix | None:

@@ -15,6 +15,10 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
 )
 
 
+# ruff's default `src`: the project root and its `src/` directory.
+DEFAULT_SRC: tuple[str, ...] = (".", "src")
+
+
 @dataclass(frozen=True)
 class Settings:
     select: tuple[str, ...] = ("ALL",)
@@ -35,6 +39,9 @@ class Settings:
     fixable: tuple[str, ...] = ("ALL",)  # rule codes or prefixes whose fixes may be applied
     unfixable: tuple[str, ...] = ()  # ... and those whose fixes never are (ruff: it always wins)
     unsafe_fixes: bool = False  # `unsafe-fixes = true`: --fix applies the unsafe fixes too
+    # Where imports of the checked tree's own modules are looked for, relative to the project
+    # root (ruff's `src`); None: `DEFAULT_SRC`.
+    src: tuple[str, ...] | None = None
 
     def may_fix(self, code: str | None) -> bool:
         """Whether `fixable`/`unfixable` let fixes of this rule be offered and applied."""

@@ -55,13 +55,15 @@ def analyze(source: SourceFile, budget: Budget | None = None, program: Program |
     other files that lead to this file's MMA calls (its callers: tests, ops) run too, each
     recording only what it reaches here; the budget grows by their size.
     """
-    callers: list[tuple[SourceFile, tuple[Block, ...]]] = []
-    if program is not None:
-        program.attach(source)
+    if program is None:
+        interp = Interpreter(source, budget)
+        interp.run_roots(find_roots(source))
+        return Analysis(interp.sites, interp.uses, interp.complete)
+    with program.checking(source):
         callers = program.callers(source)
-    roots = find_roots(source, program)
-    if budget is None:
-        budget = Budget.for_size(len(source.text) + sum(len(caller.text) for caller, _ in callers))
-    interp = Interpreter(source, budget, program)
-    interp.run_roots([*roots, *(block for _, blocks in callers for block in blocks)])
+        roots = find_roots(source, program)
+        if budget is None:
+            budget = Budget.for_size(len(source.text) + sum(len(caller.text) for caller, _ in callers))
+        interp = Interpreter(source, budget, program)
+        interp.run_roots([*roots, *(block for _, blocks in callers for block in blocks)])
     return Analysis(interp.sites, interp.uses, interp.complete)

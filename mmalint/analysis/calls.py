@@ -20,6 +20,19 @@ class WorldBinding:
 
 
 @dataclass(frozen=True)
+class Entry:
+    """Where a path first crossed from one module of the checked tree into another: the call
+    (`ops.matmul(x, dtype=jnp.int8)` in ops_test.py), and the facts it passed, by the callee's
+    parameter names (`dtype=int8`)."""
+
+    origin: Origin
+    bindings: tuple[WorldBinding, ...] = ()
+
+    def __str__(self) -> str:
+        return ", ".join(str(b) for b in self.bindings)
+
+
+@dataclass(frozen=True)
 class Context:
     """The dynamic context of an analysed path."""
 
@@ -27,6 +40,7 @@ class Context:
     expected_failure: Origin | None = None  # the `with self.assertRaises(...)` that wraps the call
     semantics: Value = UNKNOWN  # Pallas lowering semantics of the enclosing kernel launch
     in_kernel: bool = False
+    entry: Entry | None = None  # the call in another module of the tree this path came through
 
 
 @dataclass(frozen=True)

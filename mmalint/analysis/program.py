@@ -32,6 +32,7 @@ import re
 import stat
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from mmalint.analysis import names
@@ -126,21 +127,58 @@ class Program:
         self._in_progress: set[tuple[str, str | None]] = set()
         self._reaches: dict[tuple[str, str | None], bool] = {}
         self._tree_files: list[str] | None = None
+        self._near: dict[str, list[str]] = {}
         self._cannot_reach: set[str] = set()  # files that reach no unchecked MMA call
+        self._displayed: dict[str, str] = {}  # display name -> real path
         self._keep: list[SourceFile] = []  # sources handed out: their ids stay theirs
 
     # ------------------------------------------------------------------ files and names
 
-    def attach(self, source: SourceFile, path: str | None = None) -> None:
-        """Make `source` the program's text of its file (the checked file, an editor buffer)."""
-        real = path or _real(source.filename)
+    @contextmanager
+    def checking(self, source: SourceFile) -> Iterator[None]:
+        """While the enclosed analysis runs, `source` is the program's text of its file (the
+        checked file: its callers elsewhere import this text, an editor's unsaved buffer or a
+        fix being verified); afterwards the file is what it was."""
+        real = _real(source.filename)
         self._paths[id(source)] = real
         self._keep.append(source)
-        if real is not None:
-            self._sources[real] = source
-            self._texts[real] = source.text
-            self._imports.pop(real, None)
-            self._edges.pop(real, None)
+        if real is None:
+            yield
+            return
+        saved = (real in self._sources, self._sources.get(real), real in self._texts, self._texts.get(real))
+        self._set_text(real, source.text, source)
+        try:
+            yield
+        finally:
+            had_source, old_source, had_text, old_text = saved
+            if had_text:
+                self._set_text(real, old_text, old_source if had_source else None, had_source)
+            else:
+                self._texts.pop(real, None)
+                self._sources.pop(real, None)
+                self._forget(real)
+
+    def _set_text(self, path: str, text: str | None, source: SourceFile | None, has_source: bool = True) -> None:
+        if self._texts.get(path) != text or path not in self._texts:
+            self._forget(path)
+        self._texts[path] = text
+        if has_source:
+            self._sources[path] = source
+        else:
+            self._sources.pop(path, None)
+
+    def _forget(self, path: str) -> None:
+        """What was derived from a file's text, when the text changes."""
+        self._imports.pop(path, None)
+        self._edges.pop(path, None)
+        self._closures.clear()
+        self._reaches.clear()
+        self._cannot_reach.clear()
+
+    def text_named(self, filename: str) -> str | None:
+        """The text of a file of the tree as the reports name it (`display`)."""
+        path = self._displayed.get(filename)
+        return self._text(path) if path is not None else None
 
     def path_of(self, source: SourceFile) -> str | None:
         key = id(source)
@@ -288,6 +326,7 @@ class Program:
         self._sources[path] = found
         if found is not None:
             self._paths[id(found)] = path
+            self._displayed[found.filename] = path
             self._keep.append(found)
         return found
 
@@ -492,7 +531,7 @@ class Program:
             words = {_module_word(p) for p in frontier}
             words.discard(None)
             nxt: list[str] = []
-            for path in self.tree_files():
+            for path in self.tree_files(target):
                 if path == target or path in found:
                     continue
                 text = self._text(path)
@@ -506,11 +545,18 @@ class Program:
             frontier = nxt
         return list(found)
 
-    def tree_files(self) -> list[str]:
-        """The Python files of the tree (`spec.tree`), walked once, bounded."""
-        if self._tree_files is None:
-            self._tree_files = list(_walk(self.spec.tree))
-        return self._tree_files
+    def tree_files(self, near: str) -> list[str]:
+        """The Python files of the tree (`spec.tree`), walked once, bounded; without a project
+        (no pyproject.toml, setup.cfg or .git above), the files beside `near` that Python could
+        import it from: its base directory and the packages in it."""
+        if self.spec.tree:
+            if self._tree_files is None:
+                self._tree_files = list(_walk(self.spec.tree))
+            return self._tree_files
+        base = _base_dir(near)
+        if base not in self._near:
+            self._near[base] = list(_walk((base,), packages_only=True))
+        return self._near[base]
 
     def worth_running(self, path: str | None, text: str) -> bool:
         """Whether a file that mentions no MMA API may still reach one: it imports (through
@@ -661,9 +707,10 @@ def _read_text(path: str) -> str | None:
         return None
 
 
-def _walk(tops: tuple[str, ...]) -> Iterator[str]:
-    """The `.py` files under `tops`, sorted per directory, symlinked directories not followed,
-    at most `MAX_TREE_FILES` files and `MAX_TREE_BYTES` bytes."""
+def _walk(tops: tuple[str, ...], packages_only: bool = False) -> Iterator[str]:
+    """The `.py` files under `tops`, sorted per directory, symlinked directories not followed
+    (nor, with `packages_only`, directories without an `__init__.py`), at most
+    `MAX_TREE_FILES` files and `MAX_TREE_BYTES` bytes."""
     count = 0
     size = 0
     seen: set[str] = set()
@@ -682,8 +729,13 @@ def _walk(tops: tuple[str, ...]) -> Iterator[str]:
             for entry in entries:
                 try:
                     if entry.is_dir(follow_symlinks=False):
-                        if entry.name not in _SKIPPED_DIRS and not entry.name.startswith(".") and not _is_file(os.path.join(entry.path, "pyvenv.cfg")):
-                            subdirs.append(entry.path)
+                        if entry.name in _SKIPPED_DIRS or entry.name.startswith("."):
+                            continue
+                        if _is_file(os.path.join(entry.path, "pyvenv.cfg")):
+                            continue  # a virtual environment
+                        if packages_only and not _is_file(os.path.join(entry.path, "__init__.py")):
+                            continue
+                        subdirs.append(entry.path)
                     elif entry.name.endswith(".py") and entry.is_file():
                         count += 1
                         size += entry.stat().st_size

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
+from mmalint.analysis.program import Program
 from mmalint.catalog import Catalog
 from mmalint.diagnostics import Diagnostic
 from mmalint.fixes.apply import apply_edits
@@ -27,6 +28,12 @@ def _key(d: Diagnostic) -> Key:
     return (d.code, d.message)
 
 
+def _keys(diagnostics: Sequence[Diagnostic], filename: str) -> Counter[Key]:
+    """The findings in the file itself (those at MMA calls elsewhere in the tree are not its
+    fixes' business)."""
+    return Counter(_key(d) for d in diagnostics if d.filename == filename)
+
+
 def _all_rules(settings: Settings) -> Settings:
     return replace(settings, select=("ALL",), ignore=(), extend_select=(), per_file_ignores=())
 
@@ -37,17 +44,19 @@ def verify_fixes(
     diagnostics: Sequence[Diagnostic],
     settings: Settings,
     catalog: Catalog,
+    program: Program | None = None,
 ) -> list[Diagnostic]:
-    """The diagnostics, each fix dropped unless checking the fixed text confirms it."""
+    """The diagnostics, each fix dropped unless checking the fixed text confirms it (in the
+    checked tree, `program`, when the file was checked in it: its callers see the fix too)."""
     from mmalint.engine import check_text
 
     if not any(d.fix is not None for d in diagnostics):
         return list(diagnostics)
     everything = _all_rules(settings)
     if everything == settings:
-        before = Counter(_key(d) for d in diagnostics)
+        before = _keys(diagnostics, filename)
     else:
-        before = Counter(_key(d) for d in check_text(filename, text, everything, catalog).diagnostics)
+        before = _keys(check_text(filename, text, everything, catalog, program).diagnostics, filename)
     out: list[Diagnostic] = []
     # Findings that share one fix (an accumulator constant read by several kernels) produce
     # the same fixed text: check each text once.
@@ -58,8 +67,8 @@ def verify_fixes(
             continue
         fixed = apply_edits(text, d.fix.edits)
         if fixed not in checked:
-            report = check_text(filename, fixed, everything, catalog)
-            checked[fixed] = (Counter(_key(x) for x in report.diagnostics), report.complete)
+            report = check_text(filename, fixed, everything, catalog, program)
+            checked[fixed] = (_keys(report.diagnostics, filename), report.complete)
         after, complete = checked[fixed]
         expected = before.copy()
         expected[_key(d)] -= 1

@@ -7,23 +7,71 @@ directives that hide nothing. The CLI, the fixer and the language server all go 
 
 from __future__ import annotations
 
+import os
 import warnings
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from mmalint.analysis import Program, ProgramSpec
 from mmalint.catalog import Catalog, load_catalog
+from mmalint.diagnostics import Diagnostic
 from mmalint.engine import FileReport, check_text
 from mmalint.fixes.verify import verify_fixes
 from mmalint.pipeline.text import InputError, decode_source, worth_running
-from mmalint.settings import Settings
+from mmalint.settings import DEFAULT_SRC, Settings
 from mmalint.suppress import NoqaOptions, apply_suppressions
 
 
 @dataclass(frozen=True)
 class LintOptions:
-    """What the user asked for beyond the rule settings."""
+    """What the user asked for beyond the rule settings, and the checked tree the file is read
+    in (`program`: None reads it alone)."""
 
     report_unused_noqa: bool = False
     ignore_noqa: bool = False  # `--ignore-noqa`: report the findings that noqa comments hide
+    program: ProgramSpec | None = None
+
+
+def tree_spec(
+    settings: Settings,
+    checked: Iterable[str] = (),
+    overlays: Iterable[tuple[str, str]] = (),
+    absolute: bool = False,
+) -> ProgramSpec:
+    """The checked tree of a file with these settings: its project root (the configuration's
+    directory, else the nearest directory above with a pyproject.toml or `.git`:
+    `config.find_project_root`) and the source roots `src` names below it (ruff's default:
+    the root and its `src/`). Without a project root, a file's imports are looked for beside it
+    only (`program.Program.find`). `checked` and `overlays` are paths as given."""
+    roots: list[str] = []
+    tree: tuple[str, ...] = ()
+    if settings.project_root is not None:
+        root = os.path.realpath(settings.project_root)
+        tree = (root,)
+        for entry in settings.src if settings.src is not None else DEFAULT_SRC:
+            candidate = os.path.realpath(os.path.join(root, entry))
+            if os.path.isdir(candidate) and candidate not in roots:
+                roots.append(candidate)
+    return ProgramSpec(
+        roots=tuple(roots),
+        tree=tree,
+        checked=frozenset(os.path.realpath(p) for p in checked),
+        overlays=tuple((os.path.realpath(p), t) for p, t in overlays),
+        absolute=absolute,
+    )
+
+
+# The program of the last specs seen in this process: a worker checks many files of one run.
+_PROGRAMS: dict[ProgramSpec, Program] = {}
+
+
+def program_for(spec: ProgramSpec) -> Program:
+    found = _PROGRAMS.get(spec)
+    if found is None:
+        if len(_PROGRAMS) >= 2:
+            _PROGRAMS.clear()
+        found = _PROGRAMS[spec] = Program(spec)
+    return found
 
 
 def lint_text(
@@ -50,25 +98,54 @@ def _lint_text(
 ) -> FileReport:
     catalog = catalog or load_catalog()
     options = options or LintOptions()
-    report = check_text(filename, text, settings, catalog)
-    diagnostics = list(report.diagnostics)
+    program = program_for(options.program) if options.program is not None else None
+    report = check_text(filename, text, settings, catalog, program)
+    # Findings at MMA calls in other files of the tree (this file's code reached them; the run
+    # does not check theirs): that file's `# noqa` decides, and no fix edits it from here.
+    diagnostics = [d for d in report.diagnostics if d.code is None or d.filename == filename]
+    elsewhere: dict[str, list[Diagnostic]] = {}
+    for d in report.diagnostics:
+        if d.code is not None and d.filename != filename:
+            elsewhere.setdefault(d.filename, []).append(replace(d, fix=None))
     if not report.complete:
         # Verifying re-runs the analysis once a fix, each time to the end of its budget, and
         # could not see what a fix changes where the analysis did not reach: none is offered.
         diagnostics = [replace(d, fix=None) for d in diagnostics]
     else:
-        diagnostics = verify_fixes(filename, text, diagnostics, settings, catalog)
+        diagnostics = verify_fixes(filename, text, diagnostics, settings, catalog, program)
     noqa = NoqaOptions(
         report_unused=options.report_unused_noqa,
         enabled=lambda code: settings.enabled_for(code, filename),
         ignore=options.ignore_noqa,
     )
     diagnostics = apply_suppressions(filename, diagnostics, text, catalog, noqa)
+    for other, found in elsewhere.items():
+        other_text = program.text_named(other) if program is not None else None
+        if other_text is None:
+            diagnostics.extend(found)
+            continue
+        other_noqa = NoqaOptions(enabled=lambda code, other=other: settings.enabled_for(code, other), ignore=options.ignore_noqa)
+        diagnostics.extend(apply_suppressions(other, found, other_text, catalog, other_noqa))
     # `unfixable` rules keep their findings, without the fix (ruff drops it the same way), so
     # neither `--fix`, the `[*]` counts nor an editor's quick fix offers one.
     diagnostics = [d if settings.may_fix(d.code) else replace(d, fix=None) for d in diagnostics]
     diagnostics.sort(key=lambda d: d.sort_key())
     return replace(report, diagnostics=tuple(diagnostics))
+
+
+def worth_checking(filename: str, data: bytes, options: LintOptions) -> bool:
+    """The prefilter (`text.worth_running`), and for a file that names no MMA API, whether it
+    imports through the checked tree a module that does, in a file this run does not check
+    (`Program.worth_running`): then its own check is where the finding is reported."""
+    if worth_running(data, options.report_unused_noqa):
+        return True
+    if options.program is None or b"import" not in data:
+        return False
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return program_for(options.program).worth_running(os.path.realpath(filename), text)
 
 
 def lint_bytes(
@@ -77,7 +154,7 @@ def lint_bytes(
     """The report for a file's bytes; the prefilter skips files that cannot hold an MMA call
     (unless unused noqa directives are wanted and the file has some)."""
     options = options or LintOptions()
-    if not worth_running(data, options.report_unused_noqa):
+    if not worth_checking(filename, data, options):
         return FileReport(filename)
     try:
         text = decode_source(data)

@@ -24,7 +24,8 @@ from mmalint.discover import Discovered
 from mmalint.engine import FileReport
 from mmalint.inputs import UnreadableInput, read_regular
 from mmalint.notebook import Notebook, NotebookError, decode_notebook, is_notebook, read_notebook
-from mmalint.pipeline.file import LintOptions, lint_bytes, lint_text
+from mmalint.analysis import ProgramSpec
+from mmalint.pipeline.file import LintOptions, lint_bytes, lint_text, tree_spec, worth_checking
 from mmalint.pipeline.text import InputError, worth_running
 from mmalint.settings import Settings
 from mmalint.source_io import SourceText, decode, encode
@@ -193,6 +194,9 @@ def run(
     options = options or LintOptions()
     result = RunResult()
     pending: list[tuple[Discovered, Job]] = []
+    files = list(files)
+    checked = [str(entry.path) for entry in files]
+    specs: dict[tuple[str | None, tuple[str, ...] | None], ProgramSpec] = {}
     for entry in files:
         try:
             data = read_regular(entry.path)
@@ -204,11 +208,15 @@ def run(
         except NotebookError as exc:
             result.reports.append(FileReport(entry.display, error=str(exc)))
             continue
-        if not worth_running(code, options.report_unused_noqa):
+        file_settings = settings[entry.display] if isinstance(settings, dict) else settings
+        tree = (file_settings.project_root, file_settings.src)
+        if tree not in specs:
+            specs[tree] = tree_spec(file_settings, checked)
+        file_options = replace(options, program=specs[tree]) if not is_notebook(entry.display) else options
+        if not worth_checking(entry.display, code, file_options):
             result.reports.append(FileReport(entry.display))
             continue
-        file_settings = settings[entry.display] if isinstance(settings, dict) else settings
-        pending.append((entry, (entry.display, data, file_settings, options, fix)))
+        pending.append((entry, (entry.display, data, file_settings, file_options, fix)))
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     items = [job for _, job in pending]
     outcomes: list[FileOutcome]
@@ -223,7 +231,36 @@ def run(
             result.changed.append((entry, outcome))
         if not outcome.converged:
             result.not_converged.append(entry.display)
+    _once(result.reports)
     for report in result.reports:
         if report.error is not None:
             result.input_errors.append(f"{report.filename}: {report.error}")
     return result
+
+
+def _once(reports: list[FileReport]) -> None:
+    """A finding at an MMA call in a file the run does not check is reported by each checked
+    file whose code reaches it: keep it once, in the first report, with the other reports'
+    callers among its notes."""
+    first: dict[tuple[object, ...], tuple[int, int]] = {}
+    for r, report in enumerate(reports):
+        if not any(d.filename != report.filename for d in report.diagnostics):
+            continue
+        kept: list[Diagnostic] = []
+        for d in report.diagnostics:
+            if d.filename == report.filename or d.code is None:
+                kept.append(d)
+                continue
+            key = (d.code, d.filename, d.range.start, d.range.end, d.message)
+            if key not in first:
+                first[key] = (r, len(kept))
+                kept.append(d)
+                continue
+            at_report, at = first[key]
+            target = kept if at_report == r else list(reports[at_report].diagnostics)
+            original = target[at]
+            notes = original.related + tuple(n for n in d.related if n not in original.related)
+            target[at] = replace(original, related=notes)
+            if at_report != r:
+                reports[at_report] = replace(reports[at_report], diagnostics=tuple(target))
+        reports[r] = replace(report, diagnostics=tuple(kept))

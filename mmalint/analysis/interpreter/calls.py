@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from contextlib import suppress
+from dataclasses import replace
+from typing import TypeVar
 
 import libcst as cst
 
+from mmalint.analysis.calls import ApiUse, Context, Entry, MmaSite, WorldBinding
 from mmalint.analysis.host import REGISTRY, Args, Call, Diverges
 from mmalint.analysis.interpreter.core import (
     MAX_CALL_DEPTH,
@@ -25,13 +28,16 @@ from mmalint.analysis.values import (
     Api,
     BoundMethod,
     ClassVal,
+    Array,
     Const,
     DictVal,
+    DType,
     Func,
     Instance,
     Method,
     Origin,
     Partial,
+    Ref,
     TupleVal,
     Value,
     join,
@@ -199,6 +205,8 @@ class Calls(Machine):
         self, callee: Value, args: Args, node: cst.CSTNode, frame: Frame, block: Block
     ) -> Value:
         if isinstance(callee, Func):
+            if callee.block.source is not block.source:
+                return self._call_across(callee, args, node, block)
             return self.call_function(callee, args, node)
         if isinstance(callee, BoundMethod):
             bound = Args(
@@ -208,6 +216,8 @@ class Calls(Machine):
                 args.keyword_nodes,
                 args.complete,
             )
+            if callee.func.block.source is not block.source:
+                return self._call_across(callee.func, bound, node, block)
             return self.call_function(callee.func, bound, node)
         if isinstance(callee, Partial):
             merged = Args(
@@ -232,6 +242,45 @@ class Calls(Machine):
         for value in values:
             if isinstance(value, Func) and value not in self._defined:
                 self._defined.append(value)
+                self.effects += 1
+
+    # ------------------------------------------------------------------ other modules
+
+    def _call_across(self, func: Func, args: Args, node: cst.CSTNode, block: Block) -> Value:
+        """A call of a function of another module of the checked tree.
+
+        The first such call on a path is its entry (`Context.entry`): a finding it leads to
+        says where it came from and with what ("called from ops_test.py:41 with
+        dtype=int8"), and when the root has no parameter world of its own, those facts name
+        the world. A function called again with the same facts in the same context is not run
+        again: its summary (result, and the calls it recorded, now from this caller) is reused.
+        """
+        context = self.context
+        entry: Entry | None = None
+        if context.entry is None:
+            bindings = _entry_bindings(func, args)
+            entry = Entry(Origin(block, node), bindings)
+            world = context.world if context.world else bindings
+            context = replace(context, entry=entry, world=world)
+        key = _summary_key(func, args, context)
+        cached = self._summaries.get(key) if key is not None else None
+        if cached is not None:
+            result, sites, uses, first_entry = cached
+            for site in sites:
+                self.record(_with_entry(site, first_entry, entry))
+            for use in uses:
+                self.record_use(_with_entry(use, first_entry, entry))
+            return result
+        saved = self.context
+        self.context = context
+        marks = (len(self.sites), len(self.uses), self.effects)
+        try:
+            result = self.call_function(func, args, node)
+        finally:
+            self.context = saved
+        if key is not None and self.effects == marks[2]:
+            self._summaries[key] = (result, tuple(self.sites[marks[0]:]), tuple(self.uses[marks[1]:]), entry)
+        return result
 
 
     # ------------------------------------------------------------------ models
@@ -291,6 +340,7 @@ class Calls(Machine):
 
     def rebind(self, old: Value, new: Value, frame: Frame) -> None:
         """`kwargs.pop(k)` mutates; values are immutable, so every name holding it is rebound."""
+        self.effects += 1
         scope: Frame | None = frame
         while scope is not None:
             for name, value in list(scope.env.items()):
@@ -304,3 +354,66 @@ _MUTATING_METHODS = frozenset(
     {"update", "append", "extend", "insert", "pop", "popitem", "setdefault", "clear", "remove",
      "sort", "reverse", "__setitem__", "__delitem__"}
 )
+
+
+def _entry_bindings(func: Func, args: Args) -> tuple[WorldBinding, ...]:
+    """The dtypes a call passes, by the callee's parameter names: `dtype=int8`, `x=int8 array`."""
+    node = func.node
+    names = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+    pairs = list(zip(names, args.positional, strict=False))
+    pairs += [(k, v) for k, v in args.keywords.items()]
+    found = []
+    for name, value in pairs:
+        label = _dtype_label(value)
+        if label is not None and name not in ("self", "cls"):
+            found.append(WorldBinding(name, label))
+    return tuple(found)
+
+
+def _dtype_label(value: Value) -> str | None:
+    if isinstance(value, DType):
+        return value.name
+    if isinstance(value, Array | Ref) and isinstance(value.dtype, DType):
+        return f"{value.dtype.name} {'array' if isinstance(value, Array) else 'ref'}"
+    return None
+
+
+def _summary_key(func: Func, args: Args, context: Context) -> tuple[object, ...] | None:
+    """What a call of another module's function is decided by: the function, the facts of its
+    arguments, the context (less where it came from). None when an argument may change under
+    the call (an object, a class) or cannot be hashed."""
+    values = [*args.positional, *args.keywords.values()]
+    if not all(_plain(v, 3) for v in values):
+        return None
+    key = (
+        id(func.node), id(func.closure), func.defaults, func.owner is not None,
+        tuple(args.positional), tuple(sorted(args.keywords.items())), args.complete,
+        tuple((b.name, b.label) for b in context.world), context.expected_failure,
+        context.semantics, context.in_kernel, context.entry is None,
+    )
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def _plain(value: Value, depth: int) -> bool:
+    """Whether a value is all facts: no object or class whose attributes a call may set."""
+    if isinstance(value, Instance | ClassVal | BoundMethod | Partial):
+        return False
+    if isinstance(value, TupleVal):
+        return depth > 0 and all(_plain(v, depth - 1) for v in value.items)
+    if isinstance(value, DictVal):
+        return depth > 0 and all(_plain(v, depth - 1) for _, v in value.items)
+    return True
+
+
+_Recorded = TypeVar("_Recorded", MmaSite, ApiUse)
+
+
+def _with_entry(recorded: _Recorded, old: Entry | None, new: Entry | None) -> _Recorded:
+    """A call recorded under one caller's entry, as another caller with the same facts reaches it."""
+    if old is None or new is None or recorded.context.entry is not old:
+        return recorded
+    return replace(recorded, context=replace(recorded.context, entry=new))

@@ -148,6 +148,7 @@ class Classes(Machine):
         """`obj.attr = value`: objects of the module are mutable; class attributes are forgotten
         (they are read lazily, so the store's order relative to reads is unknown); stores into
         jax modules (monkeypatching) are ignored."""
+        self.effects += 1
         if isinstance(owner, Instance):
             if attr is None:
                 owner.attrs.clear()

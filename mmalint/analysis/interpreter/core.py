@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from mmalint.analysis.budget import Budget, BudgetExceeded
-from mmalint.analysis.calls import ApiUse, Context, MmaSite
+from mmalint.analysis.calls import ApiUse, Context, Entry, MmaSite
 from mmalint.analysis.host import Args, Diverges
 from mmalint.analysis.source import Block, BlockParseError, SourceFile
 from mmalint.analysis.values import (
@@ -135,6 +135,12 @@ class Machine(ABC):
         # elsewhere in the tree, whose runs count only for the calls they reach in this file.
         self._root_source: SourceFile | None = None
         self._starring: set[tuple[int, str]] = set()  # star imports being followed
+        # Summaries of calls into other modules of the tree, by the facts they were called with
+        # (`calls.Calls._call_across`); and a count of what calls may change besides their
+        # result (stores into objects, rebound names, functions handed on), so a call that
+        # changed anything is not summarised.
+        self._summaries: dict[tuple[object, ...], tuple[Value, tuple[MmaSite, ...], tuple[ApiUse, ...], Entry | None]] = {}
+        self.effects = 0
 
     def module_of(self, source: SourceFile) -> ModuleState:
         """The state of a module of this run (the checked file's, or one the program loaded)."""

@@ -147,6 +147,7 @@ class Statements(Machine):
         func = self.make_function(stmt, block, frame)
         if not frame.is_module:
             self._defined.append(func)
+            self.effects += 1
         value: Value = func
         for decorator in reversed(stmt.decorators):
             dec = self.eval(decorator.decorator, frame, block)
