@@ -68,6 +68,9 @@ class ProgramSpec:
     checked: frozenset[str] = frozenset()  # real paths of the files this run checks
     overlays: tuple[tuple[str, str], ...] = ()  # real path -> text (an editor's open buffers)
     absolute: bool = False  # name the tree's files by absolute path (the language server)
+    # The run this is the tree of: a process keeps a program (what it read of the disk) for
+    # the files of one run, never into the next (`pipeline.file.program_for`).
+    run: str = ""
 
 
 @dataclass(frozen=True)
@@ -564,7 +567,9 @@ class Program:
         one reports its own calls, with this file among its callers)."""
         if path is None or "import" not in text:
             return False
-        self._texts.setdefault(path, text)
+        if self._texts.get(path, text) != text:
+            self._forget(path)
+        self._texts[path] = text
         seen = {path}
         todo = [path]
         while todo:
@@ -696,15 +701,32 @@ def _base_dir(path: str) -> str:
     return directory
 
 
+# Texts read, by real path, with the modification time and size they were read at: a later
+# run in the same process (the language server's child) reads again only what changed.
+_TEXT_CACHE: dict[str, tuple[int, int, str | None]] = {}
+_TEXT_CACHE_LIMIT = 50_000
+
+
 def _read_text(path: str) -> str | None:
     """A module's text: a regular file, at most `MAX_MODULE_BYTES`, decoded as Python source."""
     from mmalint.inputs import UnreadableInput, read_regular
     from mmalint.pipeline.text import InputError, decode_source
 
     try:
-        return decode_source(read_regular(path, MAX_MODULE_BYTES))
-    except (UnreadableInput, InputError, OSError, ValueError):
+        info = os.stat(path)
+    except (OSError, ValueError):
         return None
+    cached = _TEXT_CACHE.get(path)
+    if cached is not None and cached[:2] == (info.st_mtime_ns, info.st_size):
+        return cached[2]
+    try:
+        text: str | None = decode_source(read_regular(path, MAX_MODULE_BYTES))
+    except (UnreadableInput, InputError, OSError, ValueError):
+        text = None
+    if len(_TEXT_CACHE) >= _TEXT_CACHE_LIMIT:
+        _TEXT_CACHE.clear()
+    _TEXT_CACHE[path] = (info.st_mtime_ns, info.st_size, text)
+    return text
 
 
 def _walk(tops: tuple[str, ...], packages_only: bool = False) -> Iterator[str]:

@@ -129,6 +129,10 @@ class MmalintServer(LanguageServer):
         self.settings = ServerOptions()
         self.init_options: dict[str, Any] = {}
         self.published: dict[str, Published] = {}
+        # Per open document, the findings its lint made at MMA calls in other files, by their
+        # URI (`found_elsewhere`); and the URIs those are published under now.
+        self.elsewhere: dict[str, dict[str, list[tuple[lsp.Diagnostic, Diagnostic]]]] = {}
+        self.shown_elsewhere: set[str] = set()
         self.texts: dict[str, str] = {}  # each open document's text as its tracked changes make it
         self.since: dict[str, list[Change]] = {}  # content changes since the published analysis
         self.analysed = asyncio.Condition()  # a lint has ended (published or not)
@@ -261,7 +265,18 @@ class MmalintServer(LanguageServer):
             ignore=self.settings.ignore,
             config_path=self.config_path(),
             unsafe=self.settings.unsafe_fixes,
+            overlays=self.buffers(uri),
         )
+
+    def buffers(self, uri: str) -> tuple[tuple[str, str], ...]:
+        """The other open documents of files on disk, as the checked tree reads them."""
+        own = unquote(uri)
+        found = []
+        for other, document in self.workspace.text_documents.items():
+            if other == own or not other.startswith("file:"):
+                continue
+            found.append((self.filename(other), document.source))
+        return tuple(found)
 
     def encoding(self) -> str:
         return self.workspace.position_encoding or lsp.PositionEncodingKind.Utf16
@@ -362,9 +377,46 @@ class MmalintServer(LanguageServer):
 
     def analysis(self, uri: str, outcome: Linted, version: int | None) -> Published:
         positions = Positions(outcome.text, self.encoding())
-        pairs = tuple((self.to_lsp(uri, d, positions), d) for d in outcome.report.diagnostics)
+        own = self.filename(uri)
+        pairs = tuple(
+            (self.to_lsp(uri, d, positions), d) for d in outcome.report.diagnostics if d.filename == own or d.code is None
+        )
+        self.found_elsewhere(uri, outcome)
         digest = hashlib.sha256(repr([p[0] for p in pairs]).encode()).hexdigest()[:16]
         return Published(version, outcome.text, pairs, digest)
+
+    def found_elsewhere(self, uri: str, outcome: Linted | None) -> None:
+        """Findings at MMA calls in other files that this document's code reaches (a test
+        open, its kernel module not): published under that file's URI while it is not open
+        (open, its own lint shows them, with this document among its callers)."""
+        if outcome is None:
+            self.elsewhere.pop(uri, None)
+        else:
+            own = self.filename(uri)
+            texts = dict(outcome.others)
+            found: dict[str, list[tuple[lsp.Diagnostic, Diagnostic]]] = {}
+            for d in outcome.report.diagnostics:
+                if d.code is None or d.filename == own or d.filename not in texts:
+                    continue
+                other = _uri(d.filename)
+                positions = Positions(texts[d.filename], self.encoding())
+                found.setdefault(other, []).append((self.to_lsp(other, d, positions), d))
+            self.elsewhere[uri] = found
+        if self.pull:
+            return
+        wanted: dict[str, list[lsp.Diagnostic]] = {}
+        for contributions in self.elsewhere.values():
+            for other, pairs in contributions.items():
+                if self.snapshot(other) is not None:
+                    continue
+                items = wanted.setdefault(other, [])
+                items.extend(p[0] for p in pairs if all(not _same(p[0], q) for q in items))
+        for other in self.shown_elsewhere - set(wanted):
+            if self.snapshot(other) is None:
+                self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=other, diagnostics=[]))
+        for other, items in wanted.items():
+            self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=other, diagnostics=items))
+        self.shown_elsewhere = set(wanted)
 
     async def pulled(self, uri: str, previous: str | None) -> lsp.DocumentDiagnosticReport:
         """The findings for the document's current text: from the analysis of it, made if need be."""
@@ -649,6 +701,7 @@ def build_server() -> MmalintServer:
         ls.since.pop(uri, None)
         if not ls.pull:
             ls.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+        ls.found_elsewhere(uri, None)
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     def hover(ls: MmalintServer, params: lsp.HoverParams) -> lsp.Hover | None:
@@ -656,7 +709,7 @@ def build_server() -> MmalintServer:
 
     @server.feature(
         lsp.TEXT_DOCUMENT_DIAGNOSTIC,
-        lsp.DiagnosticOptions(identifier=SOURCE, inter_file_dependencies=False, workspace_diagnostics=False),
+        lsp.DiagnosticOptions(identifier=SOURCE, inter_file_dependencies=True, workspace_diagnostics=False),
     )
     async def diagnostic(ls: MmalintServer, params: lsp.DocumentDiagnosticParams) -> lsp.DocumentDiagnosticReport:
         return await ls.pulled(params.text_document.uri, params.previous_result_id)

@@ -22,7 +22,7 @@ import struct
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO, Literal
 
@@ -32,7 +32,7 @@ from mmalint.config import resolve_target_jax
 from mmalint.engine import FileReport
 from mmalint.fixes.fixer import fix_text
 from mmalint.inputs import UnreadableInput, read_regular
-from mmalint.pipeline.file import LintOptions, lint_text
+from mmalint.pipeline.file import LintOptions, lint_text, tree_spec
 from mmalint.pipeline.text import InputError
 from mmalint.settings import Settings
 from mmalint.source_io import decode
@@ -51,6 +51,9 @@ class Job:
     ignore: tuple[str, ...] | None = None
     config_path: str | None = None  # an explicit configuration file, like --config
     unsafe: bool = False  # a fix job applies unsafe fixes too
+    # The editor's other open documents (filename, text): the checked tree reads them, not the
+    # disk, so a caller's unsaved edit counts in the kernel module's findings.
+    overlays: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -58,6 +61,9 @@ class Linted:
     text: str
     report: FileReport
     notes: tuple[str, ...]  # about the configuration, for the user
+    # The text of each other file a finding is in (an MMA call the document's code reaches in
+    # a module of the tree): where the server publishes it, positions are counted in it.
+    others: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -118,13 +124,36 @@ def run_job(job: Job) -> Outcome:
             return Unreadable(str(exc))
     catalog = load_catalog()
     settings, notes = _settings_for(job, catalog)
+    options = job.options
+    if Path(job.filename).is_absolute():
+        # The document in its tree: the editor's buffers over the disk, this document checked.
+        overlays = ((job.filename, text), *job.overlays)
+        options = replace(options, program=tree_spec(settings, (job.filename,), overlays, absolute=True))
     try:
         if job.kind == "fix":
-            result = fix_text(job.filename, text, settings, job.options, job.unsafe, catalog)
+            result = fix_text(job.filename, text, settings, options, job.unsafe, catalog)
             return Fixed(text, result.text, result.fixed_count, notes)
-        return Linted(text, lint_text(job.filename, text, settings, job.options, catalog), notes)
+        report = lint_text(job.filename, text, settings, options, catalog)
+        return Linted(text, report, notes, _other_texts(job, report))
     except Exception as exc:  # the server logs it; this child stays usable
         return Failed(f"{type(exc).__name__}: {exc}")
+
+
+def _other_texts(job: Job, report: FileReport) -> tuple[tuple[str, str], ...]:
+    buffers = dict(job.overlays)
+    found: dict[str, str] = {}
+    for d in report.diagnostics:
+        name = d.filename
+        if name == job.filename or name in found:
+            continue
+        text = buffers.get(name)
+        if text is None:
+            try:
+                text = decode(read_regular(name)).text
+            except (UnreadableInput, InputError, OSError):
+                continue
+        found[name] = text
+    return tuple(found.items())
 
 
 def _read_exactly(stream: BinaryIO, size: int) -> bytes | None:

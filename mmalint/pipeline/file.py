@@ -8,6 +8,7 @@ directives that hide nothing. The CLI, the fixer and the language server all go 
 from __future__ import annotations
 
 import os
+import uuid
 import warnings
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -37,6 +38,7 @@ def tree_spec(
     checked: Iterable[str] = (),
     overlays: Iterable[tuple[str, str]] = (),
     absolute: bool = False,
+    run: str | None = None,
 ) -> ProgramSpec:
     """The checked tree of a file with these settings: its project root (the configuration's
     directory, else the nearest directory above with a pyproject.toml or `.git`:
@@ -58,7 +60,13 @@ def tree_spec(
         checked=frozenset(os.path.realpath(p) for p in checked),
         overlays=tuple((os.path.realpath(p), t) for p, t in overlays),
         absolute=absolute,
+        run=run if run is not None else new_run(),
     )
+
+
+def new_run() -> str:
+    """A name for one run of the checks (its files share what the program read of the disk)."""
+    return uuid.uuid4().hex
 
 
 # The program of the last specs seen in this process: a worker checks many files of one run.

@@ -25,7 +25,7 @@ from mmalint.engine import FileReport
 from mmalint.inputs import UnreadableInput, read_regular
 from mmalint.notebook import Notebook, NotebookError, decode_notebook, is_notebook, read_notebook
 from mmalint.analysis import ProgramSpec
-from mmalint.pipeline.file import LintOptions, lint_bytes, lint_text, tree_spec, worth_checking
+from mmalint.pipeline.file import LintOptions, lint_bytes, lint_text, new_run, tree_spec, worth_checking
 from mmalint.pipeline.text import InputError, worth_running
 from mmalint.settings import Settings
 from mmalint.source_io import SourceText, decode, encode
@@ -196,6 +196,7 @@ def run(
     pending: list[tuple[Discovered, Job]] = []
     files = list(files)
     checked = [str(entry.path) for entry in files]
+    this_run = new_run()
     specs: dict[tuple[str | None, tuple[str, ...] | None], ProgramSpec] = {}
     for entry in files:
         try:
@@ -211,7 +212,7 @@ def run(
         file_settings = settings[entry.display] if isinstance(settings, dict) else settings
         tree = (file_settings.project_root, file_settings.src)
         if tree not in specs:
-            specs[tree] = tree_spec(file_settings, checked)
+            specs[tree] = tree_spec(file_settings, checked, run=this_run)
         file_options = replace(options, program=specs[tree]) if not is_notebook(entry.display) else options
         if not worth_checking(entry.display, code, file_options):
             result.reports.append(FileReport(entry.display))

@@ -2,7 +2,9 @@
 
 Each `## section` of a document is one case (its pytest id: document and title). Its python
 code blocks are the files of the case: a block right after a line `` `name.py`: `` is that file,
-a lone unnamed block is `main.py`. A comment on an MMA call's line, or on comment lines directly
+a lone unnamed block is `main.py`. The files are one program (`mmalint check` of their
+directory): an import of one file by another resolves, and a claim in a file holds for every
+path that reaches its call, from its own roots and from the other files' (its callers). A comment on an MMA call's line, or on comment lines directly
 above it, states what the analysis knows there:
 
     mgpu.mma(acc, a, b)  # facts: acc=float32 layout=mma_acc shape=(64, 64); a=int8 signed
@@ -28,6 +30,7 @@ reshaped, and that function is the one place to follow them.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -35,7 +38,7 @@ from pathlib import Path
 
 import pytest
 
-from mmalint.analysis import analyze, index_source
+from mmalint.analysis import Program, ProgramSpec, analyze, index_source
 from mmalint.analysis.values import Layout
 from mmalint.catalog import load_catalog
 from mmalint.checks.families import normalize
@@ -60,15 +63,24 @@ class Observed:
     roles: tuple[tuple[str, dict[str, str]], ...]
 
 
-def _observe(filename: str, text: str, version: str) -> list[Observed]:
-    """Every MMA call the analysis reaches in one file, on every path, with its facts.
+def _observe(filename: str, text: str, version: str, tree: Path | None = None) -> list[Observed]:
+    """Every MMA call the analysis reaches in one file, on every path, with its facts; with
+    `tree`, read as a file of that directory's program (its imports and callers followed),
+    every file of it checked.
 
     The one function that reads mmalint's internals: `analyze`'s sites, `normalize`'s operands
     (as `engine.check_text` does), and the family's memory space of each role.
     """
     catalog = load_catalog()
+    program = None
+    if tree is not None:
+        root = os.path.realpath(tree)
+        checked = frozenset(os.path.realpath(p) for p in tree.rglob("*.py"))
+        program = Program(ProgramSpec(roots=(root,), tree=(root,), checked=checked))
     observed = []
-    for site in analyze(index_source(filename, text)).sites:
+    for site in analyze(index_source(filename, text), program=program).sites:
+        if site.origin.block.source.filename != filename:
+            continue  # a call in another file of the case: that file's observation has it
         call = normalize(site, catalog, version)
         roles = []
         for role, op in call.operands.items():
@@ -338,8 +350,9 @@ def test_facts(case: Case, tmp_path: Path) -> None:
         claims = _claims(name, text)
         if not claims:
             continue
-        # Today the analysis reads one file at a time; cases needing another file are xfail.
-        observed = _observe(str(tmp_path / name), (tmp_path / name).read_text(), VERSION)
+        # Each file is read in the program of the case's files: imports of each other resolve,
+        # and a function one file defines is analysed with the arguments another passes.
+        observed = _observe(str(tmp_path / name), (tmp_path / name).read_text(), VERSION, tmp_path)
         by_row: dict[int, list[Observed]] = {}
         for site in observed:
             by_row.setdefault(site.row, []).append(site)

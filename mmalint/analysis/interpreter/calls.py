@@ -92,6 +92,8 @@ class Calls(Machine):
         frame = Frame(self, func.closure, self.local_names(node), func.block)
         self._bind(func, args, frame)
         self._stack.append(node)
+        in_main = func.block.source is self.source
+        self._in_main += in_main
         try:
             if isinstance(node, cst.Lambda):
                 return self.eval(node.body, frame, func.block)
@@ -104,6 +106,7 @@ class Calls(Machine):
             flow = self.exec_block(stmts, frame, func.block)
         finally:
             self._stack.pop()
+            self._in_main -= in_main
         if flow is Flow.RAISE and not frame.returns:
             if root:
                 return UNKNOWN

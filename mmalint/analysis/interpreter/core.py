@@ -135,6 +135,7 @@ class Machine(ABC):
         # elsewhere in the tree, whose runs count only for the calls they reach in this file.
         self._root_source: SourceFile | None = None
         self._starring: set[tuple[int, str]] = set()  # star imports being followed
+        self._in_main = 0  # calls of the checked file's functions under way
         # Summaries of calls into other modules of the tree, by the facts they were called with
         # (`calls.Calls._call_across`); and a count of what calls may change besides their
         # result (stores into objects, rebound names, functions handed on), so a call that
@@ -263,8 +264,9 @@ class Machine(ABC):
     def _elsewhere(self, block: Block) -> bool:
         """Whether a call recorded in `block` is not this run's to record: a root found in
         another file of the tree (a caller of the checked file) counts only for the calls it
-        reaches in the checked file; that file's own run records the rest."""
-        return self._root_source is not None and block.source is not self.source
+        reaches in the checked file, or through a function of it (an op whose kernel body lives
+        in a module the run does not check); that file's own run records the rest."""
+        return self._root_source is not None and block.source is not self.source and not self._in_main
 
     def record(self, site: MmaSite) -> None:
         if self._elsewhere(site.origin.block):

@@ -1,0 +1,389 @@
+"""The checked tree as a program: imports of its own modules, callers in other files, and
+where a finding that spans two files is reported (`mmalint/analysis/program.py`).
+
+Each test writes a small project (a `pyproject.toml` makes its directory the project root)
+and runs the files stage on the files it checks, as `mmalint check FILES...` does.
+"""
+
+from __future__ import annotations
+
+import os
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from mmalint.analysis import Program, ProgramSpec, analyze, index_source
+from mmalint.diagnostics import Diagnostic
+from mmalint.discover import Discovered
+from mmalint.pipeline.files import run
+from mmalint.settings import Settings
+
+# An op whose every fact comes from its `dtype` argument: int8 needs an int32 accumulator,
+# which it does not make (MMA101); bf16 is right; float16 with is_signed=True is MMA202.
+KERNELS = """
+    from jax.experimental.mosaic import gpu as mgpu
+    from jax.experimental.mosaic.gpu import utils
+
+
+    def tile_mma(dtype, acc_dtype):
+      t = utils.dtype_to_ir_type(dtype)
+      lay = mgpu.MMALayouts(t)
+      signed = utils.is_signed(dtype)
+      a = mgpu.FragmentedArray.splat(utils.c(1, t), (64, 32), layout=lay.lhs, is_signed=signed)
+      b = mgpu.FragmentedArray.splat(utils.c(1, t), (32, 64), layout=lay.rhs, is_signed=signed)
+      acc_t = utils.dtype_to_ir_type(acc_dtype)
+      acc = mgpu.FragmentedArray.splat(utils.c(0, acc_t), (64, 64), layout=lay.acc, is_signed=utils.is_signed(acc_dtype))
+      return mgpu.mma(acc, a, b)
+"""
+MMA_ROW = 13  # the `mgpu.mma` line of KERNELS once written
+
+
+def project(root: Path, files: dict[str, str], marker: bool = True) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    if marker:
+        (root / "pyproject.toml").write_text('[project]\nname = "p"\n')
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+    return root
+
+
+def check(root: Path, *names: str, marker: bool = True) -> list[Diagnostic]:
+    """`mmalint check NAMES` in `root`, findings as the run reports them."""
+    settings = Settings(target_jax="0.12", project_root=str(root) if marker else None)
+    files = [Discovered(root / n, str(root / n), True) for n in names]
+    result = run(files, settings, jobs=1)
+    assert not result.input_errors
+    return result.diagnostics
+
+
+def where(diagnostics: list[Diagnostic]) -> list[tuple[str | None, str, int]]:
+    return sorted((d.code, os.path.basename(d.filename), d.range.start.row) for d in diagnostics)
+
+
+# ---------------------------------------------------------------------- binding across files
+
+
+def test_a_callers_dtype_reaches_the_kernel_module_and_only_the_wrong_world_is_reported(tmp_path: Path) -> None:
+    root = project(tmp_path, {
+        "kernels.py": KERNELS,
+        "ops_test.py": """
+            import jax.numpy as jnp
+
+            import kernels
+
+
+            def test_bf16():
+              kernels.tile_mma(jnp.bfloat16, jnp.float32)
+
+
+            def test_int8():
+              kernels.tile_mma(jnp.int8, jnp.float32)
+        """,
+    })
+    found = check(root, "kernels.py", "ops_test.py")
+    assert where(found) == [("MMA101", "kernels.py", MMA_ROW)]
+    (d,) = found
+    assert "(when dtype=int8, acc_dtype=float32)" in d.message
+    assert d.fix is None  # decided in the other file
+    notes = [r for r in d.related if r.message.startswith("called from")]
+    assert [(n.message, os.path.basename(n.range.filename), n.range.start.row) for n in notes] == [
+        ("called from ops_test.py:11 with dtype=int8, acc_dtype=float32", "ops_test.py", 11)
+    ]
+
+
+def test_a_helper_called_with_two_dtypes_is_analysed_in_each(tmp_path: Path) -> None:
+    root = project(tmp_path, {
+        "kernels.py": KERNELS,
+        "ops_test.py": """
+            import jax.numpy as jnp
+            from kernels import tile_mma
+
+
+            def test_both():
+              tile_mma(jnp.int8, jnp.int8)
+              tile_mma(jnp.float16, jnp.float16)
+        """,
+    })
+    found = check(root, "kernels.py", "ops_test.py")
+    assert where(found) == [("MMA101", "kernels.py", MMA_ROW), ("MMA102", "kernels.py", MMA_ROW)]
+    by_code = {d.code: d for d in found}
+    assert "dtype=int8" in by_code["MMA101"].message
+    assert "dtype=float16" in by_code["MMA102"].message
+
+
+@pytest.mark.parametrize("checked", [("kernels.py", "ops_test.py"), ("ops_test.py",), ("kernels.py",)])
+def test_a_finding_is_reported_once_at_the_mma_call_whichever_files_are_checked(tmp_path: Path, checked: tuple[str, ...]) -> None:
+    root = project(tmp_path, {
+        "kernels.py": KERNELS,
+        "ops_test.py": """
+            import jax.numpy as jnp
+            import kernels
+
+
+            def test_int8():
+              kernels.tile_mma(jnp.int8, jnp.float32)
+        """,
+    })
+    assert where(check(root, *checked)) == [("MMA101", "kernels.py", MMA_ROW)]
+
+
+def test_two_checked_tests_reaching_an_unchecked_kernel_report_it_once_with_both_callers(tmp_path: Path) -> None:
+    caller = """
+        import jax.numpy as jnp
+        import kernels
+
+
+        def test_int8():
+          kernels.tile_mma(jnp.int8, jnp.float32)
+    """
+    root = project(tmp_path, {"kernels.py": KERNELS, "a_test.py": caller, "b_test.py": caller})
+    found = check(root, "a_test.py", "b_test.py")
+    assert where(found) == [("MMA101", "kernels.py", MMA_ROW)]
+    callers = sorted(os.path.basename(r.range.filename) for r in found[0].related if r.message.startswith("called from"))
+    assert callers == ["a_test.py", "b_test.py"]
+
+
+def test_a_noqa_at_the_mma_call_suppresses_it_when_only_the_caller_is_checked(tmp_path: Path) -> None:
+    kernels = textwrap.dedent(KERNELS).replace("return mgpu.mma(acc, a, b)", "return mgpu.mma(acc, a, b)  # noqa: MMA101")
+    root = project(tmp_path, {
+        "kernels.py": kernels,
+        "ops_test.py": """
+            import jax.numpy as jnp
+            import kernels
+
+
+            def test_int8():
+              kernels.tile_mma(jnp.int8, jnp.float32)
+        """,
+    })
+    assert check(root, "ops_test.py") == []
+    assert check(root, "kernels.py") == []
+
+
+def test_an_op_checked_alone_reports_the_kernel_body_it_reaches_with_its_tests_dtype(tmp_path: Path) -> None:
+    root = project(tmp_path, {
+        "pkg/__init__.py": "from pkg.ops import matmul\n",
+        "pkg/kernels.py": KERNELS,
+        "pkg/ops.py": """
+            import jax.numpy as jnp
+            from pkg import kernels
+
+
+            def matmul(dtype):
+              return kernels.tile_mma(dtype, jnp.float32)
+        """,
+        "tests/ops_test.py": """
+            import jax.numpy as jnp
+            import pkg
+
+
+            def test_int8():
+              pkg.matmul(jnp.int8)
+        """,
+    })
+    for checked in (["pkg/ops.py"], ["pkg/kernels.py"], ["tests/ops_test.py"]):
+        assert where(check(root, *checked)) == [("MMA101", "kernels.py", MMA_ROW)], checked
+
+
+# ---------------------------------------------------------------------- how imports resolve
+
+
+@pytest.mark.parametrize("spelling", [
+    "import lib.kernels as k\nCALL = k.tile_mma",
+    "from lib.kernels import tile_mma as CALL",
+    "import lib.kernels\nCALL = lib.kernels.tile_mma",
+    "from lib import kernels\nCALL = kernels.tile_mma",
+    "from lib import tile_mma as CALL",  # re-exported by the package's __init__
+    "from lib.star import tile_mma as CALL",  # re-exported by `from .kernels import *`
+])
+def test_import_spellings_of_a_src_layout(tmp_path: Path, spelling: str) -> None:
+    root = project(tmp_path, {
+        "src/lib/__init__.py": "from .kernels import tile_mma\n",
+        "src/lib/kernels.py": KERNELS,
+        "src/lib/star.py": "from .kernels import *\n",
+        "tests/t_test.py": spelling + "\nimport jax.numpy as jnp\n\n\ndef test_int8():\n  CALL(jnp.int8, jnp.float32)\n",
+    })
+    assert where(check(root, "tests/t_test.py")) == [("MMA101", "kernels.py", MMA_ROW)]
+
+
+def test_a_dtype_constant_of_another_module(tmp_path: Path) -> None:
+    root = project(tmp_path, {
+        "config.py": "import jax.numpy as jnp\n\nOPERAND = jnp.int8\nACC = jnp.float32\n",
+        "kernels.py": KERNELS,
+        "run_test.py": """
+            from config import ACC, OPERAND
+            from kernels import tile_mma
+
+
+            def test_it():
+              tile_mma(OPERAND, ACC)
+        """,
+    })
+    assert where(check(root, "run_test.py")) == [("MMA101", "kernels.py", MMA_ROW)]
+
+
+def test_a_project_file_named_jax_does_not_hide_jax(tmp_path: Path) -> None:
+    root = project(tmp_path, {
+        "jax.py": "numpy = None\nexperimental = None\n",
+        "numpy.py": "int8 = None\n",
+        "os.py": "x = 1\n",
+        "kernels.py": KERNELS,
+        "ops_test.py": """
+            import os
+            import jax.numpy as jnp
+            import kernels
+
+
+            def test_int8():
+              kernels.tile_mma(jnp.int8, jnp.float32)
+        """,
+    })
+    assert where(check(root, "ops_test.py", "kernels.py")) == [("MMA101", "kernels.py", MMA_ROW)]
+
+
+def test_a_module_that_does_not_parse_is_unknown(tmp_path: Path) -> None:
+    root = project(tmp_path, {
+        "config.py": "import jax.numpy as jnp\nOPERAND = jnp.int8\ndef broken(:\n",
+        "kernels.py": KERNELS,
+        "ops_test.py": """
+            import jax.numpy as jnp
+            from config import OPERAND
+            import kernels
+
+
+            def test_int8():
+              kernels.tile_mma(OPERAND, jnp.float32)
+        """,
+    })
+    assert check(root, "ops_test.py", "kernels.py") == []
+
+
+def test_a_kernel_module_that_does_not_parse_gives_its_callers_nothing(tmp_path: Path) -> None:
+    root = project(tmp_path, {
+        "kernels.py": textwrap.dedent(KERNELS) + "\ndef broken(:\n",
+        "ops_test.py": "import jax.numpy as jnp\nimport kernels\n\n\ndef test_int8():\n  kernels.tile_mma(jnp.int8, jnp.float32)\n",
+    })
+    assert check(root, "ops_test.py") == []
+    assert [d.name for d in check(root, "kernels.py")] == ["syntax-error"]
+
+
+def test_an_import_cycle_between_project_modules_ends(tmp_path: Path) -> None:
+    root = project(tmp_path, {
+        "a.py": "from b import B_DTYPE\nimport jax.numpy as jnp\nA_DTYPE = jnp.int8\n\n\ndef go():\n  return B_DTYPE\n",
+        "b.py": "from a import A_DTYPE\nfrom c import helper\nB_DTYPE = A_DTYPE\n",
+        "c.py": "from a import go\nfrom b import *\nfrom c import *\n\n\ndef helper():\n  return go()\n",
+        "kernels.py": KERNELS,
+        "ops_test.py": """
+            import jax.numpy as jnp
+            from b import B_DTYPE
+            import kernels
+
+
+            def test_it():
+              kernels.tile_mma(B_DTYPE, jnp.float32)
+        """,
+    })
+    start = time.monotonic()
+    found = check(root, "ops_test.py", "kernels.py", "a.py", "b.py", "c.py")
+    assert time.monotonic() - start < 120
+    assert where(found) == [("MMA101", "kernels.py", MMA_ROW)]
+
+
+def test_a_module_outside_the_tree_stays_unknown(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "config.py").write_text("import jax.numpy as jnp\nOPERAND = jnp.int8\n")
+    root = project(tmp_path / "proj", {
+        "kernels.py": KERNELS,
+        "ops_test.py": """
+            import jax.numpy as jnp
+            from config import OPERAND
+            import kernels
+
+
+            def test_int8():
+              kernels.tile_mma(OPERAND, jnp.float32)
+        """,
+    })
+    assert check(root, "ops_test.py", "kernels.py") == []
+
+
+def test_a_relative_import_above_the_top_level_package_is_unknown(tmp_path: Path) -> None:
+    root = project(tmp_path, {
+        "config.py": "import jax.numpy as jnp\nOPERAND = jnp.int8\n",
+        "pkg/__init__.py": "",
+        "pkg/kernels.py": KERNELS,
+        "pkg/run_test.py": """
+            import jax.numpy as jnp
+            from ..config import OPERAND
+            from .kernels import tile_mma
+
+
+            def test_it():
+              tile_mma(OPERAND, jnp.float32)
+        """,
+    })
+    assert check(root, "pkg/run_test.py", "pkg/kernels.py") == []
+    # The same test, one package up, reaches it: the relative import itself resolves.
+    (root / "pkg" / "run_test.py").write_text((root / "pkg" / "run_test.py").read_text().replace("..config", "config"))
+    assert where(check(root, "pkg/run_test.py", "pkg/kernels.py")) == [("MMA101", "kernels.py", MMA_ROW)]
+
+
+def test_without_a_project_root_the_files_beside_each_other_are_one_program(tmp_path: Path) -> None:
+    root = project(tmp_path, {
+        "kernels.py": KERNELS,
+        "ops_test.py": "import jax.numpy as jnp\nimport kernels\n\n\ndef test_int8():\n  kernels.tile_mma(jnp.int8, jnp.float32)\n",
+    }, marker=False)
+    for checked in (["kernels.py"], ["ops_test.py"]):
+        assert where(check(root, *checked, marker=False)) == [("MMA101", "kernels.py", MMA_ROW)], checked
+
+
+# ---------------------------------------------------------------------- budgets and summaries
+
+
+def test_a_runaway_callee_in_another_file_is_bounded_by_its_callers_budget(tmp_path: Path) -> None:
+    # Each level calls the next twice: 2**40 paths, unless the budget stops it.
+    levels = "\n".join(f"def f{i}(x):\n  f{i + 1}(x)\n  f{i + 1}(x)\n" for i in range(40))
+    root = project(tmp_path, {
+        "deep.py": levels + "def f40(x):\n  return x\n",
+        "kernels.py": KERNELS,
+        "ops_test.py": """
+            import jax.numpy as jnp
+            import deep
+            import kernels
+
+
+            def test_int8():
+              deep.f0(1)
+              kernels.tile_mma(jnp.int8, jnp.float32)
+        """,
+    })
+    start = time.monotonic()
+    check(root, "ops_test.py")
+    assert time.monotonic() - start < 120
+
+
+def test_a_call_into_another_module_with_the_same_facts_is_summarised(tmp_path: Path) -> None:
+    root = project(tmp_path, {
+        "kernels.py": KERNELS,
+        "ops_test.py": """
+            import jax.numpy as jnp
+            import kernels
+
+
+            def test_int8():
+              kernels.tile_mma(jnp.int8, jnp.float32)
+              kernels.tile_mma(jnp.int8, jnp.float32)
+        """,
+    })
+    spec = ProgramSpec(roots=(str(root),), tree=(str(root),), checked=frozenset({str(root / "ops_test.py")}))
+    source = index_source(str(root / "ops_test.py"), (root / "ops_test.py").read_text())
+    analysis = analyze(source, program=Program(spec))
+    entries = {id(s.context.entry.origin.node) for s in analysis.sites if s.context.entry is not None}
+    assert len(entries) == 2  # each call is its own entry: the second from the summary of the first
+    rows = sorted({s.context.entry.origin.span().start.line for s in analysis.sites if s.context.entry is not None})
+    assert rows == [6, 7]
