@@ -68,7 +68,11 @@ def check_text(
         )
         return FileReport(filename, (diag,), parsed=True)
     try:
-        analysis = analyze(source, program=program)
+        # Callers elsewhere in the tree are run for the calls this file's own roots leave
+        # open: an operand's element type or signedness unknown.
+        analysis = analyze(
+            source, program=program, undecided=lambda site: not _fully_known(normalize(site, catalog, version))
+        )
     except RecursionError:  # the interpreter stops each run that overflows: this is a last resort
         return FileReport(filename, (), parsed=True, complete=False)
     sites = [site for site in analysis.sites if reported_here(site.origin, source, program)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from mmalint.analysis.budget import Budget, Limits
@@ -47,23 +48,46 @@ class Analysis:
     complete: bool = True
 
 
-def analyze(source: SourceFile, budget: Budget | None = None, program: Program | None = None) -> Analysis:
+def analyze(
+    source: SourceFile,
+    budget: Budget | None = None,
+    program: Program | None = None,
+    undecided: Callable[[MmaSite], bool] | None = None,
+) -> Analysis:
     """The MMA calls and version-dependent API uses reachable in the module, within `budget`
     (by default, the file's own: `Budget.for_text`).
 
     With the checked tree (`program`), imports of its modules are followed, and the roots of
     other files that lead to this file's MMA calls (its callers: tests, ops) run too, each
-    recording only what it reaches here; the budget grows by their size.
+    recording only what it reaches here; the budget grows by their size. `undecided` says of
+    a call what its own roots left open (by default every call): callers are looked for toward
+    the functions that hold such calls, and not at all when there is none.
     """
     if program is None:
         interp = Interpreter(source, budget)
         interp.run_roots(find_roots(source))
         return Analysis(interp.sites, interp.uses, interp.complete)
     with program.checking(source):
-        callers = program.callers(source)
-        roots = find_roots(source, program)
-        if budget is None:
-            budget = Budget.for_size(len(source.text) + sum(len(caller.text) for caller, _ in callers))
         interp = Interpreter(source, budget, program)
-        interp.run_roots([*roots, *(block for _, blocks in callers for block in blocks)])
+        interp.run_roots(find_roots(source, program))
+        # The callers run only for a file whose own roots reach an MMA call it reports (in it,
+        # or in a file the run does not check): a file whose MMA words name something else
+        # (its own `wgmma` helper) gets nothing from them.
+        reported = [
+            site for site in interp.sites
+            if site.origin.block.source is source or not program.is_checked(site.origin.block.source)
+        ]
+        open_sites = [site for site in reported if undecided is None or undecided(site)]
+        if open_sites:
+            # Toward the checked file's functions that hold an open call; a call in another
+            # file (reached through this one) leaves it open which function led there.
+            toward = None
+            if all(site.origin.block.source is source for site in open_sites):
+                toward = {site.origin.block for site in open_sites}
+            callers = program.callers(source, toward)
+            if callers:
+                # At most half the file's own budget again: the callers of a library module can
+                # be many times its size (jax's layout inference and its tests, of a lowering).
+                interp.budget.grow(min(sum(len(caller.text) for caller, _ in callers), len(source.text) // 2))
+                interp.run_roots([block for _, blocks in callers for block in blocks])
     return Analysis(interp.sites, interp.uses, interp.complete)

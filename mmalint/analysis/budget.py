@@ -25,6 +25,15 @@ class BudgetExceeded(Exception):
     """The current run (or the whole file) is out of steps or time."""
 
 
+class CallTooLong(BudgetExceeded):
+    """A call given a few steps of its own (a helper of another module that leads to no MMA
+    call) ran past them: its result is unknown, the run goes on."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(limit)
+        self.limit = limit
+
+
 @dataclass(frozen=True)
 class Limits:
     """The budget of a file, growing with its size: a large test file has more to analyse."""
@@ -85,6 +94,16 @@ class Budget:
         in the checked tree (a callee in another file spends the budget of who calls it)."""
         limits = limits or Limits()
         return cls(limits.steps_for(size), limits.seconds_for(size), limits=limits)
+
+    def grow(self, size: int) -> None:
+        """More budget for `size` more characters of source to run (a checked file's callers
+        elsewhere in the tree), unless the file's budget is spent already."""
+        if self.exhausted:
+            return
+        steps = self._limits.steps_per_byte * size
+        seconds = self._limits.seconds_per_byte * size
+        self.file = Window(self.file.end + steps, self.file.deadline + seconds)
+        self.window = self.file
 
     def share(self, parts: int, within: Window | None = None, run: bool = True) -> Window:
         """One of `parts` equal shares of what is left of `within` (the file's window); for a

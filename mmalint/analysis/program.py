@@ -31,13 +31,13 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from mmalint.analysis import names
 from mmalint.analysis.prefilter import TRIGGER_TEXT
-from mmalint.analysis.relevance import Closure, modelled, relevant
+from mmalint.analysis.relevance import NOTHING, Closure, Leading, modelled, relevant
 from mmalint.analysis.source import Block, SourceFile, SourceSyntaxError, index_source
 
 # A module of the tree is read only up to this size (jax's largest test file is ~0.5 MB).
@@ -71,6 +71,9 @@ class ProgramSpec:
     # The run this is the tree of: a process keeps a program (what it read of the disk) for
     # the files of one run, never into the next (`pipeline.file.program_for`).
     run: str = ""
+    # Those of `checked` that the prefilter passed, as the run found them (no file is scanned
+    # for MMA words twice); a file of the tree not checked is scanned when asked about.
+    triggered: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -131,8 +134,14 @@ class Program:
         self._reaches: dict[tuple[str, str | None], bool] = {}
         self._tree_files: list[str] | None = None
         self._near: dict[str, list[str]] = {}
+        self._bases: dict[str, str] = {}  # directory -> its base directory (`_base_dir`)
+        self._word_files: dict[str, dict[str, list[str]]] = {}  # import words -> files, per tree
         self._cannot_reach: set[str] = set()  # files that reach no unchecked MMA call
+        self._unchecked_triggered: set[str] | None = None  # files of the tree that name an MMA API, not checked
         self._displayed: dict[str, str] = {}  # display name -> real path
+        self._trigger_seen: dict[str, bool] = {}
+        # Per checked file, the blocks its callers are looked for toward (`callers`).
+        self._seeds: dict[str, frozenset[tuple[int, int]]] = {}
         self._keep: list[SourceFile] = []  # sources handed out: their ids stay theirs
 
     # ------------------------------------------------------------------ files and names
@@ -141,37 +150,36 @@ class Program:
     def checking(self, source: SourceFile) -> Iterator[None]:
         """While the enclosed analysis runs, `source` is the program's text of its file (the
         checked file: its callers elsewhere import this text, an editor's unsaved buffer or a
-        fix being verified); afterwards the file is what it was."""
+        fix being verified); afterwards the file is what it was. What was derived from the
+        file's text is forgotten only when the text differs."""
         real = _real(source.filename)
         self._paths[id(source)] = real
         self._keep.append(source)
         if real is None:
             yield
             return
-        saved = (real in self._sources, self._sources.get(real), real in self._texts, self._texts.get(real))
-        self._set_text(real, source.text, source)
+        before = self._text(real)
+        had_source = real in self._sources
+        old_source = self._sources.get(real)
+        if before != source.text:
+            self._forget(real)
+        self._texts[real] = source.text
+        self._sources[real] = source
         try:
             yield
         finally:
-            had_source, old_source, had_text, old_text = saved
-            if had_text:
-                self._set_text(real, old_text, old_source if had_source else None, had_source)
-            else:
-                self._texts.pop(real, None)
-                self._sources.pop(real, None)
+            if before != source.text:
                 self._forget(real)
-
-    def _set_text(self, path: str, text: str | None, source: SourceFile | None, has_source: bool = True) -> None:
-        if self._texts.get(path) != text or path not in self._texts:
-            self._forget(path)
-        self._texts[path] = text
-        if has_source:
-            self._sources[path] = source
-        else:
-            self._sources.pop(path, None)
+            self._texts[real] = before
+            if had_source:
+                self._sources[real] = old_source
+            else:
+                self._sources.pop(real, None)
 
     def _forget(self, path: str) -> None:
         """What was derived from a file's text, when the text changes."""
+        self._word_files.clear()
+        self._trigger_seen.pop(path, None)
         self._imports.pop(path, None)
         self._edges.pop(path, None)
         self._closures.clear()
@@ -210,7 +218,7 @@ class Program:
                 base = root
                 break
         if base is None:
-            base = _base_dir(path)
+            base = _base_dir(path, self._bases)
         relative = os.path.relpath(path, base)
         parts = relative.split(os.sep)
         parts[-1] = parts[-1][: -len(".py")] if parts[-1].endswith(".py") else parts[-1]
@@ -237,7 +245,7 @@ class Program:
         if not parts or not all(_IDENTIFIER.match(p) for p in parts) or parts[0] in _STDLIB:
             return None
         path = self.path_of(importer) if importer is not None else None
-        dirs = ([_base_dir(path)] if path is not None else []) + list(self.spec.roots)
+        dirs = ([_base_dir(path, self._bases)] if path is not None else []) + list(self.spec.roots)
         seen: set[str] = set()
         for directory in dirs:
             if directory in seen:
@@ -318,7 +326,8 @@ class Program:
                 found = _INDEX_CACHE[key]
             else:
                 try:
-                    found = index_source(self.display(path), text)
+                    # Syntax newer than this Python's (libcst's slow fallback) is unknown here.
+                    found = index_source(self.display(path), text, newer_syntax=False)
                 except SourceSyntaxError:
                     found = None
                 except (RecursionError, MemoryError, ValueError):
@@ -400,7 +409,7 @@ class Program:
         parts = tuple(dotted.split("."))
         if not parts or not all(_IDENTIFIER.match(p) for p in parts) or parts[0] in _STDLIB:
             return None
-        for directory in dict.fromkeys([_base_dir(importer), *self.spec.roots]):
+        for directory in dict.fromkeys([_base_dir(importer, self._bases), *self.spec.roots]):
             ref = self._find_in(directory, parts)
             if ref is not None:
                 return ref
@@ -420,8 +429,16 @@ class Program:
         return found
 
     def _triggered(self, path: str) -> bool:
-        text = self._text(path)
-        return text is not None and TRIGGER_TEXT.search(text) is not None
+        """Whether a file's text names an MMA API (the prefilter's words), once per text."""
+        found = self._trigger_seen.get(path)
+        if found is None:
+            if path in self.spec.checked and path not in self._overlays and self.spec.triggered:
+                found = path in self.spec.triggered
+            else:
+                text = self._text(path)
+                found = text is not None and TRIGGER_TEXT.search(text) is not None
+            self._trigger_seen[path] = found
+        return found
 
     def may_reach(self, path: str, toward: str | None = None) -> bool:
         """Whether the file, or a file of the tree it imports (transitively), mentions an MMA
@@ -440,10 +457,15 @@ class Program:
                 if result:
                     break
             for target in self.edges(current):
-                if target not in seen:
+                if target not in seen and self._reaches.get((target, toward)) is not False:
                     seen.add(target)
                     todo.append(target)
         self._reaches[key] = result
+        if not result:
+            # Nothing reached from here does either: later questions about them stop here.
+            for other in seen:
+                if other != toward:
+                    self._reaches.setdefault((other, toward), False)
         return result
 
     # ------------------------------------------------------------------ what leads to an MMA call
@@ -451,7 +473,7 @@ class Program:
     def closure(self, path: str, toward: str | None = None) -> Closure:
         """The blocks of a module that lead to an MMA call (`toward` None), or to one in the
         file `toward` (its callers), and the module-level names that do."""
-        if toward == path:
+        if toward == path and path not in self._seeds:
             toward = None
         key = (path, toward)
         found = self._closures.get(key)
@@ -460,17 +482,30 @@ class Program:
         empty = Closure((), frozenset())
         if key in self._in_progress:
             return empty  # an import cycle: what the cycle adds is not followed twice
-        source = self.source(path) if self.may_reach(path, toward) else None
+        source = self.source(path) if toward == path or self.may_reach(path, toward) else None
         if source is None:
             self._closures[key] = empty
             return empty
         self._in_progress.add(key)
         try:
-            found = relevant(source, lambda block: self.leading_imports(source, block, toward), triggers=toward is None)
+            if toward == path:
+                # The checked file itself, toward its undecided MMA calls: what leads to them.
+                found = relevant(source, triggers=False, seeds=self._seeds[path])
+            else:
+                found = relevant(source, lambda block: self.leading_imports(source, block, toward), triggers=toward is None)
         finally:
             self._in_progress.discard(key)
         self._closures[key] = found
         return found
+
+    def leads_to_mma(self, block: Block) -> bool:
+        """Whether a block of a module of the tree can reach an MMA call (`closure`)."""
+        path = self.path_of(block.source)
+        if path is None:
+            return False
+        # By place: the closure may have been read from another copy of the same text.
+        where = (block.start_line, block.end_line, block.name)
+        return any((b.start_line, b.end_line, b.name) == where for b in self.closure(path).blocks)
 
     def exports(self, ref: ModuleRef, toward: str | None = None) -> frozenset[str]:
         """The names a module of the tree binds that lead to an MMA call (or to `toward`)."""
@@ -488,32 +523,53 @@ class Program:
         # A package: whatever of it the importer reaches through its submodules.
         return ref.package and self.may_reach(ref.path, toward)
 
-    def leading_imports(self, source: SourceFile, block: Block, toward: str | None = None) -> frozenset[str]:
-        """The names the import statements of `block` bind to things of the tree that lead to
-        an MMA call (or to the file `toward`)."""
+    def leading_imports(self, source: SourceFile, block: Block, toward: str | None = None) -> Leading:
+        """What the import statements of `block` bind to things of the tree that lead to an
+        MMA call (or to the file `toward`): names, and modules of which some attributes do."""
         text = block.text
         if "import" not in text:
-            return frozenset()
+            return NOTHING
         found: set[str] = set()
+        modules: dict[str, frozenset[str]] = {}
         for stmt in scan_imports(text):
             bindings = self.resolve(source, stmt)
             for binding in bindings:
+                bound, ref = binding.bound, binding.ref
                 if binding.attr == "*":
-                    found.update(self.exports(binding.ref, toward))
-                elif binding.bound is not None and binding.bound not in found:
+                    found.update(self.exports(ref, toward))
+                elif bound is None or bound in found:
+                    continue
+                elif binding.attr is None and ref.has_source and not ref.package and (stmt.names or stmt.asname or "." not in stmt.module):
+                    # A module by an alias (`from pkg import lowering`, `import pkg.lowering as
+                    # m`): only its attributes that lead there do.
+                    exported = self.exports(ref, toward)
+                    if exported:
+                        modules[bound] = modules.get(bound, frozenset()) | exported
+                elif self._leads(binding, toward) or (
+                    not stmt.names and stmt.asname is None and any(self._leads(b, toward) for b in bindings)
+                ):
                     # `import a.b.c` binds `a`: it leads there when a module on the way does.
-                    if self._leads(binding, toward) or (
-                        not stmt.names and stmt.asname is None
-                        and any(self._leads(b, toward) for b in bindings)
-                    ):
-                        found.add(binding.bound)
-        return frozenset(found)
+                    found.add(bound)
+        return Leading(frozenset(found), tuple(modules.items()))
 
-    def callers(self, source: SourceFile) -> list[tuple[SourceFile, tuple[Block, ...]]]:
-        """Roots elsewhere in the tree that lead to the checked file's MMA calls: the tests and
-        ops that import it (or import what imports it, up to `MAX_CALLER_DEPTH` steps)."""
+    def callers(
+        self, source: SourceFile, toward: Iterable[Block] | None = None
+    ) -> list[tuple[SourceFile, tuple[Block, ...]]]:
+        """Roots elsewhere in the tree that lead to the checked file's MMA calls (to those in
+        the blocks `toward`, when given): the tests and ops that import it (or import what
+        imports it, up to `MAX_CALLER_DEPTH` steps)."""
         target = self.path_of(source)
-        if target is None or not self.closure(target).exported:
+        if target is None:
+            return []
+        if toward is not None:
+            seeds = frozenset((b.start_line, b.end_line) for b in toward)
+            if self._seeds.get(target) != seeds:
+                self._seeds[target] = seeds
+                self._closures = {k: v for k, v in self._closures.items() if k[1] != target}
+        elif target in self._seeds:
+            del self._seeds[target]
+            self._closures = {k: v for k, v in self._closures.items() if k[1] != target}
+        if not self.closure(target, target if toward is not None else None).exported:
             return []
         found: list[tuple[SourceFile, tuple[Block, ...]]] = []
         for path in self._importers(target):
@@ -534,11 +590,9 @@ class Program:
             words = {_module_word(p) for p in frontier}
             words.discard(None)
             nxt: list[str] = []
-            for path in self.tree_files(target):
+            candidates = {p for word in words if word for p in self._files_with(word, target)}
+            for path in sorted(candidates):
                 if path == target or path in found:
-                    continue
-                text = self._text(path)
-                if text is None or not any(w in text for w in words if w):
                     continue
                 if any(t in frontier for t in self.edges(path)):
                     found[path] = None
@@ -548,6 +602,22 @@ class Program:
             frontier = nxt
         return list(found)
 
+    def _files_with(self, word: str, near: str) -> list[str]:
+        """The files of the tree with an import statement that names `word` (as a module's
+        or a package's part, or an imported name): those that may import its module."""
+        key = near if not self.spec.tree else ""
+        index = self._word_files.get(key)
+        if index is None:
+            index = self._word_files[key] = {}
+            for path in self.tree_files(near):
+                words: set[str] = set()
+                for stmt in self.imports(path):
+                    words.update(stmt.module.split("."))
+                    words.update(name for name, _ in stmt.names)
+                for found in words:
+                    index.setdefault(found, []).append(path)
+        return index.get(word, [])
+
     def tree_files(self, near: str) -> list[str]:
         """The Python files of the tree (`spec.tree`), walked once, bounded; without a project
         (no pyproject.toml, setup.cfg or .git above), the files beside `near` that Python could
@@ -556,7 +626,7 @@ class Program:
             if self._tree_files is None:
                 self._tree_files = list(_walk(self.spec.tree))
             return self._tree_files
-        base = _base_dir(near)
+        base = _base_dir(near, self._bases)
         if base not in self._near:
             self._near[base] = list(_walk((base,), packages_only=True))
         return self._near[base]
@@ -567,6 +637,15 @@ class Program:
         one reports its own calls, with this file among its callers)."""
         if path is None or "import" not in text:
             return False
+        if self.spec.tree:
+            # Every module an import can name lies in the tree: when each of its files that
+            # names an MMA API is checked by the run, no other file need be.
+            if self._unchecked_triggered is None:
+                self._unchecked_triggered = {
+                    p for p in self.tree_files(path) if p not in self.spec.checked and self._triggered(p)
+                }
+            if not self._unchecked_triggered and all(r.startswith(self.spec.tree) for r in self.spec.roots):
+                return False
         if self._texts.get(path, text) != text:
             self._forget(path)
         self._texts[path] = text
@@ -689,15 +768,21 @@ def _is_dir(path: str) -> bool:
         return False
 
 
-def _base_dir(path: str) -> str:
+def _base_dir(path: str, cache: dict[str, str] | None = None) -> str:
     """The first directory above a file that is not a package: what Python puts on `sys.path`
     for a script there, and pytest (rootdir-less `prepend`) for a test."""
-    directory = os.path.dirname(path)
+    start = os.path.dirname(path)
+    found = cache.get(start) if cache is not None else None
+    if found is not None:
+        return found
+    directory = start
     while _is_file(os.path.join(directory, "__init__.py")):
         parent = os.path.dirname(directory)
         if parent == directory:
             break
         directory = parent
+    if cache is not None:
+        cache[start] = directory
     return directory
 
 

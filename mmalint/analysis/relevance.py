@@ -19,9 +19,22 @@ from mmalint.analysis.host import REGISTRY
 from mmalint.analysis.prefilter import TRIGGER_TEXT
 from mmalint.analysis.source import Block, SourceFile
 
-# What the import statements of a block bind to names of the tree that lead where the scan
-# looks (`program.Program.leading_imports`): names, each read like a relevant function's.
-ImportedNames = Callable[[Block], frozenset[str]]
+@dataclass(frozen=True)
+class Leading:
+    """What the import statements of a block bind to things of the tree that lead where the
+    scan looks (`program.Program.leading_imports`): names read like a relevant function's,
+    and modules of which only some attributes do (`lowering.rule(` leads, `lowering.other(`
+    does not)."""
+
+    names: frozenset[str] = frozenset()
+    attributes: tuple[tuple[str, frozenset[str]], ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.names or self.attributes)
+
+
+NOTHING = Leading()
+ImportedNames = Callable[[Block], Leading]
 
 
 @dataclass(frozen=True)
@@ -32,10 +45,15 @@ class Closure:
     exported: frozenset[str]  # module-level names that lead there (what an importer may call)
 
 
-def relevant(source: SourceFile, imported: ImportedNames | None = None, triggers: bool = True) -> Closure:
+def relevant(
+    source: SourceFile,
+    imported: ImportedNames | None = None,
+    triggers: bool = True,
+    seeds: frozenset[tuple[int, int]] = frozenset(),
+) -> Closure:
     """The blocks worth running: those that mention an MMA API (with `triggers`), those whose
-    imports bind names leading to one elsewhere in the tree (`imported`), and those that call
-    them.
+    imports bind names leading to one elsewhere in the tree (`imported`), those named in
+    `seeds` (by their first and last line), and those that call them.
 
     A module-level name spreads where it is used bare (`helper(`, `kernel,`); a method's name
     only through `self.name` / `cls.name`, since `x.load_untiled` is far more often an API.
@@ -64,17 +82,27 @@ def relevant(source: SourceFile, imported: ImportedNames | None = None, triggers
             exported.add(block.name)  # a class kept whole
 
     foreign = foreign_modules(blocks)
+    qualified: dict[str, set[str]] = {}
     for block in blocks:
-        leading = imported(block) if imported is not None else frozenset()
-        hit = triggers and _triggers(block.text, foreign)
-        if hit or leading:
+        leading = imported(block) if imported is not None else NOTHING
+        for alias, attributes in leading.attributes:
+            qualified.setdefault(alias, set()).update(attributes)
+        hit = (triggers and _triggers(block.text, foreign)) or (block.start_line, block.end_line) in seeds
+        if hit or leading.names:
             relevant_ids.add(id(block))
             if is_import(block):
-                names_bound = leading | (block.bound_names if hit else frozenset())
+                names_bound = leading.names | (block.bound_names if hit else frozenset())
                 bare.update(names_bound)
                 if block.parent is None:
                     exported.update(names_bound)
             else:
+                learn(block)
+    if qualified:
+        for block in blocks:
+            if id(block) in relevant_ids or is_import(block):
+                continue
+            if any(attr in qualified.get(alias, ()) for alias, attr in _QUALIFIED.findall(block.text)):
+                relevant_ids.add(id(block))
                 learn(block)
     # Each block's names, read once: bare (`helper(`, `kernel,`), through `self.`/`cls.`, and
     # bare names called (`Kernel(`); the closure below is then set intersections.
@@ -104,6 +132,7 @@ def relevant(source: SourceFile, imported: ImportedNames | None = None, triggers
 
 
 _BARE = re.compile(r"(?<![\w.])([^\W\d]\w*)(\s*\()?")
+_QUALIFIED = re.compile(r"(?<![\w.])([^\W\d]\w*)\.([^\W\d]\w*)")
 _SELF_ATTR = re.compile(r"\b(?:self|cls)\.([^\W\d]\w*)")
 
 
@@ -119,6 +148,7 @@ def _names_in(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]
 
 
 _PREFIX = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\.\Z")
+_DEFINED = re.compile(r"\b(?:def|class)[ \t]+\Z")
 
 
 def _triggers(text: str, foreign: frozenset[str]) -> bool:
@@ -126,8 +156,9 @@ def _triggers(text: str, foreign: frozenset[str]) -> bool:
     knows (`gpu_callbacks.wgmma` in jax's Pallas interpreter is its own function, whose
     canonical name no model has, so the analysis could record no call there)."""
     for match in TRIGGER_TEXT.finditer(text):
-        if _in_comment(text, match.start()):
-            continue
+        at = match.start()
+        if _in_comment(text, at) or _in_string(text, at) or _DEFINED.search(text, max(0, at - 12), at):
+            continue  # a comment, a string, or a function or class of the module's own named so
         before = _PREFIX.search(text, max(0, match.start() - 100), match.start())
         if before is None or before.group(1) not in foreign:
             return True
@@ -144,6 +175,31 @@ def _in_comment(text: str, at: int) -> bool:
             return True
         hash_at = line.find("#", hash_at + 1)
     return False
+
+
+def _in_string(text: str, at: int) -> bool:
+    """Whether `at` is inside a quoted string that starts on its line ("tcgen05_mma only
+    allows ..." in an error message); a docstring's later lines are not seen."""
+    i = text.rfind("\n", 0, at) + 1
+    quote = ""
+    while i < at:
+        char = text[i]
+        if not quote:
+            if char == "#":
+                return False
+            if char in "\"'":
+                quote = char * 3 if text.startswith(char * 3, i) else char
+                i += len(quote)
+                continue
+        elif char == "\\":
+            i += 2
+            continue
+        elif text.startswith(quote, i):
+            i += len(quote)
+            quote = ""
+            continue
+        i += 1
+    return bool(quote)
 
 
 def foreign_modules(blocks: list[Block]) -> frozenset[str]:

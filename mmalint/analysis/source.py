@@ -292,15 +292,17 @@ class SourceSyntaxError(Exception):
         self.column = column
 
 
-def index_source(filename: str, text: str) -> SourceFile:
-    """Split a file into blocks; raises SourceSyntaxError when Python cannot parse it."""
+def index_source(filename: str, text: str, newer_syntax: bool = True) -> SourceFile:
+    """Split a file into blocks; raises SourceSyntaxError when Python cannot parse it (nor,
+    with `newer_syntax`, libcst, which reads syntax newer than this Python's, several times
+    slower: a module of the checked tree an import reaches is read without it)."""
     try:
         tree = ast.parse(text, filename=filename)
     except SyntaxError as exc:
         # Newer syntax than this Python knows (PEP 695 `def f[T]()`, PEP 701 f-strings):
         # libcst's own parser may still read it, unless it is nested deeper than any Python
         # allows (`too many nested parentheses`), which would crash it.
-        fallback = _index_with_libcst(filename, text) if _shallow_tokens(text) else None
+        fallback = _index_with_libcst(filename, text) if newer_syntax and _shallow_tokens(text) else None
         if fallback is not None:
             return fallback
         raise SourceSyntaxError(

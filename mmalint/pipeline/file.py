@@ -39,6 +39,7 @@ def tree_spec(
     overlays: Iterable[tuple[str, str]] = (),
     absolute: bool = False,
     run: str | None = None,
+    triggered: Iterable[str] = (),
 ) -> ProgramSpec:
     """The checked tree of a file with these settings: its project root (the configuration's
     directory, else the nearest directory above with a pyproject.toml or `.git`:
@@ -61,6 +62,7 @@ def tree_spec(
         overlays=tuple((os.path.realpath(p), t) for p, t in overlays),
         absolute=absolute,
         run=run if run is not None else new_run(),
+        triggered=frozenset(os.path.realpath(p) for p in triggered),
     )
 
 
@@ -145,8 +147,11 @@ def worth_checking(filename: str, data: bytes, options: LintOptions) -> bool:
     """The prefilter (`text.worth_running`), and for a file that names no MMA API, whether it
     imports through the checked tree a module that does, in a file this run does not check
     (`Program.worth_running`): then its own check is where the finding is reported."""
-    if worth_running(data, options.report_unused_noqa):
-        return True
+    return worth_running(data, options.report_unused_noqa) or reaches_elsewhere(filename, data, options)
+
+
+def reaches_elsewhere(filename: str, data: bytes, options: LintOptions) -> bool:
+    """`worth_checking`'s second half, for a file the prefilter did not pass."""
     if options.program is None or b"import" not in data:
         return False
     try:
@@ -171,13 +176,13 @@ def lint_bytes(
     return lint_text(filename, text, settings, options)
 
 
-def check_bytes(filename: str, data: bytes, settings: Settings) -> FileReport:
+def check_bytes(filename: str, data: bytes, settings: Settings, program: ProgramSpec | None = None) -> FileReport:
     """The engine's findings for a file's bytes, before fix verification and suppressions (what
     the benchmarks measure); the prefilter skips files that cannot hold an MMA call."""
-    if not worth_running(data):
+    if not worth_checking(filename, data, LintOptions(program=program)):
         return FileReport(filename)
     try:
         text = decode_source(data)
     except InputError as exc:
         return FileReport(filename, error=str(exc))
-    return check_text(filename, text, settings)
+    return check_text(filename, text, settings, program=program_for(program) if program is not None else None)

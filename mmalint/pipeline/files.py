@@ -25,7 +25,7 @@ from mmalint.engine import FileReport
 from mmalint.inputs import UnreadableInput, read_regular
 from mmalint.notebook import Notebook, NotebookError, decode_notebook, is_notebook, read_notebook
 from mmalint.analysis import ProgramSpec
-from mmalint.pipeline.file import LintOptions, lint_bytes, lint_text, new_run, tree_spec, worth_checking
+from mmalint.pipeline.file import LintOptions, lint_bytes, lint_text, new_run, reaches_elsewhere, tree_spec
 from mmalint.pipeline.text import InputError, worth_running
 from mmalint.settings import Settings
 from mmalint.source_io import SourceText, decode, encode
@@ -195,9 +195,7 @@ def run(
     result = RunResult()
     pending: list[tuple[Discovered, Job]] = []
     files = list(files)
-    checked = [str(entry.path) for entry in files]
-    this_run = new_run()
-    specs: dict[tuple[str | None, tuple[str, ...] | None], ProgramSpec] = {}
+    read: list[tuple[Discovered, bytes, bytes, bool]] = []  # entry, data, code, prefilter's say
     for entry in files:
         try:
             data = read_regular(entry.path)
@@ -209,12 +207,20 @@ def run(
         except NotebookError as exc:
             result.reports.append(FileReport(entry.display, error=str(exc)))
             continue
+        read.append((entry, data, code, worth_running(code, options.report_unused_noqa)))
+    # The run's files are its program's checked files; those the prefilter passed are known to
+    # name an MMA API, so no process scans them again.
+    checked = [str(entry.path) for entry in files]
+    triggered = [str(entry.path) for entry, _, _, hit in read if hit and not is_notebook(entry.display)]
+    this_run = new_run()
+    specs: dict[tuple[str | None, tuple[str, ...] | None], ProgramSpec] = {}
+    for entry, data, code, hit in read:
         file_settings = settings[entry.display] if isinstance(settings, dict) else settings
         tree = (file_settings.project_root, file_settings.src)
         if tree not in specs:
-            specs[tree] = tree_spec(file_settings, checked, run=this_run)
+            specs[tree] = tree_spec(file_settings, checked, run=this_run, triggered=triggered)
         file_options = replace(options, program=specs[tree]) if not is_notebook(entry.display) else options
-        if not worth_checking(entry.display, code, file_options):
+        if not hit and not reaches_elsewhere(entry.display, code, file_options):
             result.reports.append(FileReport(entry.display))
             continue
         pending.append((entry, (entry.display, data, file_settings, file_options, fix)))

@@ -10,6 +10,7 @@ from typing import TypeVar
 
 import libcst as cst
 
+from mmalint.analysis.budget import CallTooLong
 from mmalint.analysis.calls import ApiUse, Context, Entry, MmaSite, WorldBinding
 from mmalint.analysis.host import REGISTRY, Args, Call, Diverges
 from mmalint.analysis.interpreter.core import (
@@ -42,6 +43,12 @@ from mmalint.analysis.values import (
     Value,
     join,
 )
+
+
+# The steps a call of another module's function that leads to no MMA call may take, and all
+# calls of one such function in a run.
+CROSS_MODULE_STEPS = 400
+CROSS_MODULE_STEPS_PER_FUNCTION = 2_000
 
 
 class Calls(Machine):
@@ -274,13 +281,33 @@ class Calls(Machine):
             for use in uses:
                 self.record_use(_with_entry(use, first_entry, entry))
             return result
-        saved = self.context
+        saved, saved_limit = self.context, self._step_limit
         self.context = context
         marks = (len(self.sites), len(self.uses), self.effects)
+        # A helper that leads to no MMA call (a dtype chooser, or the checked tree's library
+        # internals when the tree is a library) runs within a few steps: past them its result
+        # is unknown, as an API no model knows, and the caller goes on.
+        # Such a helper spends at most CROSS_MODULE_STEPS_PER_FUNCTION steps in all in a run
+        # (a file of jax's own calls tree_flatten a thousand times): then it is unknown.
+        limited = self.program is not None and not self.program.leads_to_mma(func.block)
+        started = self.budget.steps
+        if limited:
+            if self._foreign_spent.get(id(func.node), 0) >= CROSS_MODULE_STEPS_PER_FUNCTION:
+                self.context = saved
+                self.note_escaped([*args.positional, *args.keywords.values()])
+                return UNKNOWN
+            self._step_limit = min(saved_limit, self.budget.steps + CROSS_MODULE_STEPS)
         try:
             result = self.call_function(func, args, node)
+        except CallTooLong as exc:
+            if not limited or exc.limit != self._step_limit or saved_limit == self._step_limit:
+                raise
+            result, key = UNKNOWN, None
         finally:
-            self.context = saved
+            self.context, self._step_limit = saved, saved_limit
+            if limited:
+                spent = self._foreign_spent
+                spent[id(func.node)] = spent.get(id(func.node), 0) + self.budget.steps - started
         if key is not None and self.effects == marks[2]:
             self._summaries[key] = (result, tuple(self.sites[marks[0]:]), tuple(self.uses[marks[1]:]), entry)
         return result

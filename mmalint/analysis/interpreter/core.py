@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import enum
 import re
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from mmalint.analysis.budget import Budget, BudgetExceeded
+from mmalint.analysis.budget import Budget, BudgetExceeded, CallTooLong
 from mmalint.analysis.calls import ApiUse, Context, Entry, MmaSite
 from mmalint.analysis.host import Args, Diverges
 from mmalint.analysis.source import Block, BlockParseError, SourceFile
@@ -96,6 +97,7 @@ class ModuleState:
         self.executed: set[int] = set()
         self.executing: set[int] = set()
         self.rebound, self.attribute_stored = _mutated_globals(source)
+        self.stars: list[ProjectModule] | None = None  # modules it star-imports (when first asked)
 
 
 class Machine(ABC):
@@ -136,6 +138,9 @@ class Machine(ABC):
         self._root_source: SourceFile | None = None
         self._starring: set[tuple[int, str]] = set()  # star imports being followed
         self._in_main = 0  # calls of the checked file's functions under way
+        # The step past which the call under way, of another module's helper, is cut short.
+        self._step_limit = sys.maxsize
+        self._foreign_spent: dict[int, int] = {}  # steps spent in each such helper, by its node
         # Summaries of calls into other modules of the tree, by the facts they were called with
         # (`calls.Calls._call_across`); and a count of what calls may change besides their
         # result (stores into objects, rebound names, functions handed on), so a call that
@@ -186,8 +191,11 @@ class Machine(ABC):
         if not blocks:
             if name in env:
                 return env[name]
+            builtin = self.builtin(name)
+            if builtin is not UNKNOWN:
+                return builtin
             starred = self.star_imported(module, name)
-            return starred if starred is not None else self.builtin(name)
+            return starred if starred is not None else builtin
         values: list[Value] = []
         for block in blocks:
             self.execute_module_block(block)
@@ -298,6 +306,8 @@ class Machine(ABC):
 
     def step(self) -> None:
         self.budget.step()
+        if self.budget.steps > self._step_limit:
+            raise CallTooLong(self._step_limit)
 
     def mentions(self, word: str) -> bool:
         found = self._mentions.get(word)

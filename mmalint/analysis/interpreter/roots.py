@@ -40,7 +40,7 @@ class Roots(Machine):
                 self._forget_module_block(block)
             self._abandoned_blocks = []
             unfinished = self._run_pass(unfinished, self.budget.file)
-        self._unfinished = bool(unfinished)
+        self._unfinished = self._unfinished or bool(unfinished)
 
     def _run_pass(self, roots: Sequence[Block], window: Window) -> list[Block]:
         """Run the roots, each in its share of `window`; those that ran out of budget."""

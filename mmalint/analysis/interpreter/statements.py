@@ -240,23 +240,29 @@ class Statements(Machine):
     def star_imported(self, module: ModuleState, name: str) -> Value | None:
         """A name a module binds only through `from other import *` of a module of the tree."""
         program = self.program
-        if program is None or name.startswith("_") or "*" not in module.source.text:
+        if program is None or name.startswith("_"):
+            return None
+        if module.stars is None:
+            module.stars = []
+            if "*" in module.source.text:
+                for block in module.source.blocks:
+                    if block.kind != "stmt" or not is_import_block(block) or "*" not in block.text:
+                        continue
+                    for stmt in scan_imports(block.text):
+                        for binding in program.resolve(module.source, stmt):
+                            if binding.attr == "*":
+                                module.stars.append(ProjectModule(binding.ref.name, binding.ref.path))
+        if not module.stars:
             return None
         key = (id(module.source), name)
         if key in self._starring:
             return None  # two modules that star-import each other
         self._starring.add(key)
         try:
-            for block in module.source.blocks:
-                if block.kind != "stmt" or "*" not in block.text or not is_import_block(block):
-                    continue
-                for stmt in scan_imports(block.text):
-                    for binding in program.resolve(module.source, stmt):
-                        if binding.attr != "*":
-                            continue
-                        found = self.project_attribute(ProjectModule(binding.ref.name, binding.ref.path), name)
-                        if found is not None:
-                            return found
+            for star in module.stars:
+                found = self.project_attribute(star, name)
+                if found is not None:
+                    return found
         finally:
             self._starring.discard(key)
         return None
