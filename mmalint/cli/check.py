@@ -133,7 +133,16 @@ def _run_check(args: argparse.Namespace) -> int:
             if args.fix and not args.diff:
                 _echo_stdin(data)  # a filter must not swallow what it cannot read
             raise UsageError(f"stdin: {exc}") from None
-        job: Job = (stdin_name, data, settings, options, fix_mode)
+        stdin_options = options
+        if args.stdin_filename is not None and not stdin_name.endswith(".ipynb"):
+            # Standard input as the file it names, in that file's tree (its imports, its callers).
+            from dataclasses import replace
+
+            from mmalint.pipeline.file import tree_spec
+
+            tree = tree_spec(settings, (stdin_name,), ((stdin_name, stdin_text),))
+            stdin_options = replace(options, program=tree)
+        job: Job = (stdin_name, data, settings, stdin_options, fix_mode)
         outcome = work(job)
         result = RunResult()
         result.reports.append(outcome.report)
