@@ -185,3 +185,25 @@ def test_lsp_a_test_buffer_publishes_the_finding_under_the_kernel_file(tmp_path:
         await editor.wait_for(kernels.as_uri(), lambda p: not p.diagnostics)
 
     session(scenario)
+
+
+def test_lsp_saving_a_caller_checks_the_open_kernel_again(tmp_path: Path) -> None:
+    from lsprotocol import types as lsp
+    from test_lsp import Editor, session
+
+    kernels, test = _project(tmp_path, CALLER.replace("jnp.int8", "jnp.bfloat16"))
+
+    async def scenario(editor: Editor) -> None:
+        editor.open(kernels.as_uri(), KERNELS)
+        editor.open(test.as_uri(), test.read_text())
+        # bfloat16 from the file on disk: a float accumulator of bf16 (and is_signed on floats).
+        first = await editor.wait_for(kernels.as_uri(), lambda p: bool(p.diagnostics))
+        assert sorted(d.code for d in first.diagnostics) == ["MMA102", "MMA202"]
+        editor.change(test.as_uri(), CALLER)  # int8, in the buffer only
+        editor.client.text_document_did_save(
+            lsp.DidSaveTextDocumentParams(text_document=lsp.TextDocumentIdentifier(uri=test.as_uri()))
+        )
+        params = await editor.wait_for(kernels.as_uri(), lambda p: "MMA101" in {d.code for d in p.diagnostics})
+        assert [d.code for d in params.diagnostics] == ["MMA101"]
+
+    session(scenario)

@@ -691,6 +691,11 @@ def build_server() -> MmalintServer:
             await ls.reconfigured()  # saved in the editor: whether or not the client watches files
             return
         ls.schedule(params.text_document.uri, 0, again=False)
+        # The other open documents may call into it, or be called from it (the checked tree
+        # is one program): they are checked again too, after the usual pause.
+        for other in list(ls.workspace.text_documents):
+            if other != unquote(params.text_document.uri) and other.startswith("file:") and not ls.is_config(other):
+                ls.schedule(other, ls.settings.debounce_s, again=False)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: MmalintServer, params: lsp.DidCloseTextDocumentParams) -> None:
