@@ -16,9 +16,8 @@ import json
 import sys
 import time
 from collections import Counter
-from pathlib import Path
-
 from dataclasses import replace
+from pathlib import Path
 
 from mmalint.analysis import ProgramSpec, analyze, index_source
 from mmalint.analysis.source import SourceSyntaxError

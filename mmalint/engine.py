@@ -91,8 +91,10 @@ def check_text(
             operands_seen.add(key)
         if site.context.expected_failure is not None and not settings.show_expected_failures:
             continue
+        # A call in another file of the tree: its file's per-file ignores apply.
+        where = site.origin.block.source.filename
         for finding in evaluate(call, catalog):
-            if not settings.enabled_for(finding.rule.code, filename):
+            if not settings.enabled_for(finding.rule.code, where):
                 continue
             group_key = (finding.rule.code, key, finding.subject)
             groups.setdefault(group_key, []).append(finding)
@@ -115,7 +117,7 @@ def check_text(
         if use.context.expected_failure is not None and not settings.show_expected_failures:
             continue
         for use_finding in evaluate_use(use, catalog, version):
-            if settings.enabled_for(use_finding.rule.code, filename):
+            if settings.enabled_for(use_finding.rule.code, use.origin.block.source.filename):
                 key2 = (use_finding.entry.id, id(use_finding.origin.node))
                 use_groups.setdefault(key2, []).append(use_finding)
     for use_findings in use_groups.values():

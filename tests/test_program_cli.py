@@ -207,3 +207,18 @@ def test_lsp_saving_a_caller_checks_the_open_kernel_again(tmp_path: Path) -> Non
         assert [d.code for d in params.diagnostics] == ["MMA101"]
 
     session(scenario)
+
+
+def test_add_noqa_writes_no_directive_into_a_caller_for_a_finding_in_another_file(tmp_path: Path) -> None:
+    copy = tmp_path / "library"
+    shutil.copytree(LIBRARY, copy)
+    before = {p: p.read_bytes() for p in copy.rglob("*.py")}
+    result = run_cli("check", "--add-noqa", "--target-jax", "0.12", TEST, cwd=copy)
+    assert result.returncode == 0, result.stderr
+    assert "Added 0 noqa directives." in result.stderr
+    assert {p: p.read_bytes() for p in copy.rglob("*.py")} == before
+    # Checked with it, the kernel file gets its directive, and the finding is gone.
+    result = run_cli("check", "--add-noqa", "--target-jax", "0.12", ".", cwd=copy)
+    assert "Added 1 noqa directive." in result.stderr
+    assert "# noqa: MMA101" in (copy / KERNEL).read_text().splitlines()[MMA_ROW - 1]
+    assert _json(TEST, cwd=copy) == []

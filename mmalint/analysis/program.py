@@ -31,14 +31,15 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from mmalint.analysis import names
 from mmalint.analysis.prefilter import TRIGGER_TEXT
 from mmalint.analysis.relevance import NOTHING, Closure, Leading, modelled, relevant
 from mmalint.analysis.source import Block, SourceFile, SourceSyntaxError, index_source
+from mmalint.inputs import read_regular
 
 # A module of the tree is read only up to this size (jax's largest test file is ~0.5 MB).
 MAX_MODULE_BYTES = 4 * 1024 * 1024
@@ -119,8 +120,9 @@ _INDEX_CACHE_LIMIT = 4096
 class Program:
     """The modules of the checked tree, as one run of the analysis reads them."""
 
-    def __init__(self, spec: ProgramSpec) -> None:
+    def __init__(self, spec: ProgramSpec, decode: Decode | None = None) -> None:
         self.spec = spec
+        self._decode = decode or _utf8
         self._overlays = dict(spec.overlays)
         self._paths: dict[int, str | None] = {}  # id(SourceFile) -> its real path
         self._sources: dict[str, SourceFile | None] = {}  # real path -> indexed module
@@ -347,7 +349,7 @@ class Program:
             return self._texts[path]
         text = self._overlays.get(path)
         if text is None:
-            text = _read_text(path)
+            text = _read_text(path, self._decode)
         self._texts[path] = text
         return text
 
@@ -684,7 +686,7 @@ def scan_imports(text: str) -> tuple[ImportStmt, ...]:
             body = rest.strip()
             if body.startswith("("):
                 body = body[1 : body.find(")") if ")" in body else len(body)]
-            pairs = []
+            pairs: list[tuple[str, str | None]] = []
             for part in body.replace("\\\n", " ").split(","):
                 words = part.split()
                 if len(words) == 1 and (words[0] == "*" or _IDENTIFIER.match(words[0])):
@@ -792,11 +794,18 @@ _TEXT_CACHE: dict[str, tuple[int, int, str | None]] = {}
 _TEXT_CACHE_LIMIT = 50_000
 
 
-def _read_text(path: str) -> str | None:
-    """A module's text: a regular file, at most `MAX_MODULE_BYTES`, decoded as Python source."""
-    from mmalint.inputs import UnreadableInput, read_regular
-    from mmalint.pipeline.text import InputError, decode_source
+Decode = Callable[[bytes], str]
 
+
+def _utf8(data: bytes) -> str:
+    """Python source as UTF-8 (a BOM dropped): the program's reading unless told another
+    (`pipeline.file.program_for` hands it the text stage's, which honours PEP 263)."""
+    return data.decode("utf-8").removeprefix("\ufeff")
+
+
+def _read_text(path: str, decode: Decode = _utf8) -> str | None:
+    """A module's text: a regular file, at most `MAX_MODULE_BYTES`, decoded as Python source
+    (None when it cannot be read or decoded)."""
     try:
         info = os.stat(path)
     except (OSError, ValueError):
@@ -805,8 +814,8 @@ def _read_text(path: str) -> str | None:
     if cached is not None and cached[:2] == (info.st_mtime_ns, info.st_size):
         return cached[2]
     try:
-        text: str | None = decode_source(read_regular(path, MAX_MODULE_BYTES))
-    except (UnreadableInput, InputError, OSError, ValueError):
+        text: str | None = decode(read_regular(path, MAX_MODULE_BYTES))
+    except Exception:  # unreadable, undecodable: whatever it is, that module is unknown
         text = None
     if len(_TEXT_CACHE) >= _TEXT_CACHE_LIMIT:
         _TEXT_CACHE.clear()

@@ -19,6 +19,7 @@ from mmalint.analysis.host import REGISTRY
 from mmalint.analysis.prefilter import TRIGGER_TEXT
 from mmalint.analysis.source import Block, SourceFile
 
+
 @dataclass(frozen=True)
 class Leading:
     """What the import statements of a block bind to things of the tree that lead where the

@@ -118,7 +118,8 @@ def add_noqa_to_files(
             except (UnreadableInput, InputError) as exc:
                 errors.append(f"{entry.display}: cannot add noqa directives: {exc}")
                 continue
-            added = add_noqa(checked, report.diagnostics)
+            # Not the findings at MMA calls in other files (a file the run does not check).
+            added = add_noqa(checked, [d for d in report.diagnostics if d.filename == report.filename])
             for skip in added.skipped:
                 warnings.append(
                     f"{entry.display}:{skip.row}: no `# noqa: {', '.join(skip.codes)}` added: "

@@ -7,6 +7,7 @@ directives that hide nothing. The CLI, the fixer and the language server all go 
 
 from __future__ import annotations
 
+import functools
 import os
 import uuid
 import warnings
@@ -80,7 +81,7 @@ def program_for(spec: ProgramSpec) -> Program:
     if found is None:
         if len(_PROGRAMS) >= 2:
             _PROGRAMS.clear()
-        found = _PROGRAMS[spec] = Program(spec)
+        found = _PROGRAMS[spec] = Program(spec, decode_source)
     return found
 
 
@@ -111,7 +112,7 @@ def _lint_text(
     program = program_for(options.program) if options.program is not None else None
     report = check_text(filename, text, settings, catalog, program)
     # Findings at MMA calls in other files of the tree (this file's code reached them; the run
-    # does not check theirs): that file's `# noqa` decides, and no fix edits it from here.
+    # does not check theirs): that file's noqa comments decide, and no fix edits it from here.
     diagnostics = [d for d in report.diagnostics if d.code is None or d.filename == filename]
     elsewhere: dict[str, list[Diagnostic]] = {}
     for d in report.diagnostics:
@@ -134,13 +135,17 @@ def _lint_text(
         if other_text is None:
             diagnostics.extend(found)
             continue
-        other_noqa = NoqaOptions(enabled=lambda code, other=other: settings.enabled_for(code, other), ignore=options.ignore_noqa)
+        other_noqa = NoqaOptions(enabled=functools.partial(_enabled, settings, other), ignore=options.ignore_noqa)
         diagnostics.extend(apply_suppressions(other, found, other_text, catalog, other_noqa))
     # `unfixable` rules keep their findings, without the fix (ruff drops it the same way), so
     # neither `--fix`, the `[*]` counts nor an editor's quick fix offers one.
     diagnostics = [d if settings.may_fix(d.code) else replace(d, fix=None) for d in diagnostics]
     diagnostics.sort(key=lambda d: d.sort_key())
     return replace(report, diagnostics=tuple(diagnostics))
+
+
+def _enabled(settings: Settings, filename: str, code: str) -> bool:
+    return settings.enabled_for(code, filename)
 
 
 def worth_checking(filename: str, data: bytes, options: LintOptions) -> bool:

@@ -19,13 +19,20 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 
+from mmalint.analysis import ProgramSpec
 from mmalint.diagnostics import Diagnostic
 from mmalint.discover import Discovered
 from mmalint.engine import FileReport
 from mmalint.inputs import UnreadableInput, read_regular
 from mmalint.notebook import Notebook, NotebookError, decode_notebook, is_notebook, read_notebook
-from mmalint.analysis import ProgramSpec
-from mmalint.pipeline.file import LintOptions, lint_bytes, lint_text, new_run, reaches_elsewhere, tree_spec
+from mmalint.pipeline.file import (
+    LintOptions,
+    lint_bytes,
+    lint_text,
+    new_run,
+    reaches_elsewhere,
+    tree_spec,
+)
 from mmalint.pipeline.text import InputError, worth_running
 from mmalint.settings import Settings
 from mmalint.source_io import SourceText, decode, encode

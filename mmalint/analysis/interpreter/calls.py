@@ -27,9 +27,9 @@ from mmalint.analysis.values import (
     NONE,
     UNKNOWN,
     Api,
+    Array,
     BoundMethod,
     ClassVal,
-    Array,
     Const,
     DictVal,
     DType,
@@ -43,7 +43,6 @@ from mmalint.analysis.values import (
     Value,
     join,
 )
-
 
 # The steps a call of another module's function that leads to no MMA call may take, and all
 # calls of one such function in a run.
