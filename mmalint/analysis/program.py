@@ -492,9 +492,12 @@ class Program:
         try:
             if toward == path:
                 # The checked file itself, toward its undecided MMA calls: what leads to them.
-                found = relevant(source, triggers=False, seeds=self._seeds[path])
+                found = relevant(source, triggers=False, seeds=self._seeds[path], strict=True)
             else:
-                found = relevant(source, lambda block: self.leading_imports(source, block, toward), triggers=toward is None)
+                found = relevant(
+                    source, lambda block: self.leading_imports(source, block, toward),
+                    triggers=toward is None, strict=True,
+                )
         finally:
             self._in_progress.discard(key)
         self._closures[key] = found

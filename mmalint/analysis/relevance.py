@@ -51,10 +51,15 @@ def relevant(
     imported: ImportedNames | None = None,
     triggers: bool = True,
     seeds: frozenset[tuple[int, int]] = frozenset(),
+    strict: bool = False,
 ) -> Closure:
     """The blocks worth running: those that mention an MMA API (with `triggers`), those whose
     imports bind names leading to one elsewhere in the tree (`imported`), those named in
     `seeds` (by their first and last line), and those that call them.
+
+    `strict` (the program's question about a module it loads) does not count an MMA word in a
+    string or in the name of the module's own function or class: only code that uses the API.
+    The checked file's own roots count those too (a docstring that names the API makes a root).
 
     A module-level name spreads where it is used bare (`helper(`, `kernel,`); a method's name
     only through `self.name` / `cls.name`, since `x.load_untiled` is far more often an API.
@@ -88,7 +93,7 @@ def relevant(
         leading = imported(block) if imported is not None else NOTHING
         for alias, attributes in leading.attributes:
             qualified.setdefault(alias, set()).update(attributes)
-        hit = (triggers and _triggers(block.text, foreign)) or (block.start_line, block.end_line) in seeds
+        hit = (triggers and _triggers(block.text, foreign, strict)) or (block.start_line, block.end_line) in seeds
         if hit or leading.names:
             relevant_ids.add(id(block))
             if is_import(block):
@@ -152,14 +157,16 @@ _PREFIX = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\.\Z")
 _DEFINED = re.compile(r"\b(?:def|class)[ \t]+\Z")
 
 
-def _triggers(text: str, foreign: frozenset[str]) -> bool:
+def _triggers(text: str, foreign: frozenset[str], strict: bool = False) -> bool:
     """Whether a block names an MMA API: a trigger word not reached through a module no model
     knows (`gpu_callbacks.wgmma` in jax's Pallas interpreter is its own function, whose
     canonical name no model has, so the analysis could record no call there)."""
     for match in TRIGGER_TEXT.finditer(text):
         at = match.start()
-        if _in_comment(text, at) or _in_string(text, at) or _DEFINED.search(text, max(0, at - 12), at):
-            continue  # a comment, a string, or a function or class of the module's own named so
+        if _in_comment(text, at):
+            continue
+        if strict and (_in_string(text, at) or _DEFINED.search(text, max(0, at - 12), at)):
+            continue  # a string, or a function or class of the module's own named so
         before = _PREFIX.search(text, max(0, match.start() - 100), match.start())
         if before is None or before.group(1) not in foreign:
             return True
