@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from mmalint.analysis import names
 from mmalint.analysis.prefilter import TRIGGER_TEXT
-from mmalint.analysis.relevance import NOTHING, Closure, Leading, modelled, relevant
+from mmalint.analysis.relevance import NOTHING, Closure, Leading, modelled, relevant, uses_api
 from mmalint.analysis.source import Block, SourceFile, SourceSyntaxError, index_source
 from mmalint.inputs import read_regular
 
@@ -142,6 +142,7 @@ class Program:
         self._unchecked_triggered: set[str] | None = None  # files of the tree that name an MMA API, not checked
         self._displayed: dict[str, str] = {}  # display name -> real path
         self._trigger_seen: dict[str, bool] = {}
+        self._api_seen: dict[str, bool] = {}
         # Per checked file, the blocks its callers are looked for toward (`callers`).
         self._seeds: dict[str, frozenset[tuple[int, int]]] = {}
         self._keep: list[SourceFile] = []  # sources handed out: their ids stay theirs
@@ -182,6 +183,7 @@ class Program:
         """What was derived from a file's text, when the text changes."""
         self._word_files.clear()
         self._trigger_seen.pop(path, None)
+        self._api_seen.pop(path, None)
         self._imports.pop(path, None)
         self._edges.pop(path, None)
         self._closures.clear()
@@ -442,6 +444,14 @@ class Program:
             self._trigger_seen[path] = found
         return found
 
+    def _uses_api(self, path: str) -> bool:
+        """`_triggered`, and the words in code, not in a comment or string (`relevance.uses_api`)."""
+        found = self._api_seen.get(path)
+        if found is None:
+            text = self._text(path)
+            found = self._api_seen[path] = self._triggered(path) and text is not None and uses_api(text)
+        return found
+
     def may_reach(self, path: str, toward: str | None = None) -> bool:
         """Whether the file, or a file of the tree it imports (transitively), mentions an MMA
         API (`toward` None) or is the file `toward`: a text-level over-approximation that
@@ -454,7 +464,7 @@ class Program:
         result = False
         while todo and not result:
             current = todo.pop()
-            if (toward is None and self._triggered(current)) or current == toward:
+            if (toward is None and self._uses_api(current)) or current == toward:
                 result = current != path or toward is None
                 if result:
                     break

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -112,7 +113,7 @@ def relevant(
                 learn(block)
     # Each block's names, read once: bare (`helper(`, `kernel,`), through `self.`/`cls.`, and
     # bare names called (`Kernel(`); the closure below is then set intersections.
-    words = {id(b): _names_in(b.text) for b in blocks if id(b) not in relevant_ids and not is_import(b)}
+    words = {id(b): _words_of(b) for b in blocks if id(b) not in relevant_ids and not is_import(b)}
     seen_classes: set[str] = set()
     while bare or methods or classes - seen_classes:
         new_classes = classes - seen_classes
@@ -142,6 +143,20 @@ _QUALIFIED = re.compile(r"(?<![\w.])([^\W\d]\w*)\.([^\W\d]\w*)")
 _SELF_ATTR = re.compile(r"\b(?:self|cls)\.([^\W\d]\w*)")
 
 
+# A block's names, read once however many scans ask (a module's own roots, what its importers
+# and callers ask of it): blocks live as long as their indexed module.
+_WORDS: weakref.WeakKeyDictionary[Block, tuple[frozenset[str], frozenset[str], frozenset[str]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _words_of(block: Block) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    found = _WORDS.get(block)
+    if found is None:
+        found = _WORDS[block] = _names_in(block.text)
+    return found
+
+
 def _names_in(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     """(bare names, names after `self.`/`cls.`, bare names followed by `(`) of a block's text."""
     bare: set[str] = set()
@@ -155,6 +170,11 @@ def _names_in(text: str) -> tuple[frozenset[str], frozenset[str], frozenset[str]
 
 _PREFIX = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\.\Z")
 _DEFINED = re.compile(r"\b(?:def|class)[ \t]+\Z")
+
+
+def uses_api(text: str) -> bool:
+    """Whether a module's code (not its comments, strings or own names) names an MMA API."""
+    return _triggers(text, frozenset(), strict=True)
 
 
 def _triggers(text: str, foreign: frozenset[str], strict: bool = False) -> bool:
