@@ -21,6 +21,7 @@ from mmalint.analysis.source import Block, Pos
 from mmalint.analysis.values import Origin
 from mmalint.checks.call import Operand
 from mmalint.checks.rules import Finding
+from mmalint.facts import tcgen05 as tcgen05_facts
 from mmalint.diagnostics import Edit, Fix, Location, Range
 from mmalint.positions import range_of
 
@@ -133,6 +134,35 @@ def _wgmma_accumulator_fix(finding: Finding) -> Fix | None:
     if call.frontend != "pallas" or call.b.element_type is None:
         return None
     target = "int32" if call.b.element_type == "i8" else "float32"
+    origin = call.acc.type_origin
+    if origin is None or _from_world(finding, origin):
+        return None
+    content = _dtype_replacement(origin.node, origin.code(), target)
+    if content is None:
+        return None
+    return _fix(finding, [(origin, content)], _local(finding, call.acc.created, [origin]))
+
+
+def _tcgen05_accumulator_fix(finding: Finding) -> Fix | None:
+    """MMA701 on a TMEM accumulator (`plgpu.TMEM(shape, dtype)`, `mgpu.TMEM(shape, dtype)`):
+    its dtype where it was written, the one `tcgen05.mma()` takes for A's element type
+    (float32 where it is accepted, which every float kind takes; int32 for int8)."""
+    call = finding.call
+    if finding.check.stage == "any-operand" or call.a.element_type is None:
+        return None
+    kind = tcgen05_facts.OPERAND_KINDS.get(call.a.element_type)
+    if kind is None:
+        return None
+    a_scale, b_scale = call.options.get("a_scale"), call.options.get("b_scale")
+    if a_scale is None or b_scale is None:
+        return None
+    scaled = bool(a_scale) and bool(b_scale)
+    accepted = kind.scaled_accumulators if scaled else kind.accumulators
+    if not accepted:
+        return None  # no accumulator is right: the operands (or their scales) are the mistake
+    target = "float32" if "f32" in accepted else {"i32": "int32", "f16": "float16"}.get(accepted[0])
+    if target is None:
+        return None
     origin = call.acc.type_origin
     if origin is None or _from_world(finding, origin):
         return None
@@ -540,4 +570,5 @@ PLANNERS: dict[str, Callable[[Finding], Fix | None]] = {
         _wgmma_accumulator_fix(finding) if finding.call.frontend == "pallas"
         else _signed_accumulator_fix(finding)  # `WGMMAAccumulator.zero(..., is_signed=True)`
     ),
+    "MMA701": _tcgen05_accumulator_fix,
 }
