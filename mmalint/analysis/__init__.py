@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass
 
@@ -155,19 +156,15 @@ def _foreign_modules(blocks: list[Block]) -> frozenset[str]:
     return frozenset(found)
 
 
-_PREFIXES: list[frozenset[str]] = []
-
-
+@functools.cache
 def _model_prefixes() -> frozenset[str]:
     """Every dotted prefix of a modelled name (`mgpu`, `mgpu.tcgen05`, `plgpu.Layout`...)."""
-    if not _PREFIXES:
-        prefixes: set[str] = set()
-        for name in [*REGISTRY.models, *(p for p, _ in REGISTRY.patterns), *(p for p, _ in REGISTRY.resolvers)]:
-            parts = name.rstrip(".").split(".")
-            for i in range(1, len(parts) + 1):
-                prefixes.add(".".join(parts[:i]))
-        _PREFIXES.append(frozenset(prefixes))
-    return _PREFIXES[0]
+    prefixes: set[str] = set()
+    for name in [*REGISTRY.models, *(p for p, _ in REGISTRY.patterns), *(p for p, _ in REGISTRY.resolvers)]:
+        parts = name.rstrip(".").split(".")
+        for i in range(1, len(parts) + 1):
+            prefixes.add(".".join(parts[:i]))
+    return frozenset(prefixes)
 
 
 def _modelled(canonical: str, prefixes: frozenset[str]) -> bool:
