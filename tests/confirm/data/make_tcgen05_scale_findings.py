@@ -29,6 +29,8 @@ SOURCES = HERE / "tcgen05_scale_sources"
 OUT = HERE / "tcgen05_scale_findings.json"
 CODES = ("MMA707", "MMA708", "MMA709", "MMA710")
 TARGETS = ("0.10", "0.12")
+# Links as the published pages, not this checkout's files.
+DOCS_URL = "https://github.com/mmalint/mmalint/blob/main/docs/rules"
 EXAMPLES = ("tcgen05_pallas_bf16_unit_scales.py", "tcgen05_raw_fp4_no_scales.py",
             "tcgen05_pallas_f16_weights.py", "tcgen05_pallas_mxfp8_e4m3_scales.py")
 
@@ -57,7 +59,7 @@ def sources(dest: Path) -> dict[str, str]:
 def check(dest: Path, target: str) -> list[dict[str, object]]:
     out = subprocess.run(
         [sys.executable, "-m", "mmalint", "check", str(dest), "--isolated", "--target-jax",
-         target, "--format", "json"],
+         target, "--format", "json", "--docs-url", DOCS_URL],
         capture_output=True, text=True, cwd=REPO, check=False,
     )
     if out.returncode not in (0, 1):
