@@ -463,6 +463,19 @@ def test_a_masking_mma709_is_unmasked_by_b_alone() -> None:
     # The order given is the order applied: scales dropped, then B's type.
     both = unmasked_call(parsed.call, ("MMA707", "MMA709"))
     assert both.option("a_scale") is False and both.b.dtype == "int8"
+    # Scales on bf16 into a float16 `d`: the fix drops them and takes the f32 accumulator bf16
+    # needs; unmasking (for an MMA701 behind it) only drops them.
+    from dataclasses import replace
+
+    from mmalint.confirm.families.smem_cases import as_dtype
+
+    (scaled,) = parse_findings([_scale_finding("MMA707", "raw_bf16_scales", "0.12")])
+    assert scaled.call is not None
+    half = replace(scaled.call, acc=as_dtype(scaled.call.acc, "float16"))
+    fixed = fixed_call(half, "MMA707")
+    assert fixed is not None and fixed.acc.dtype == "float32" and not fixed.option("a_scale")
+    only = unmasked_call(half, ("MMA707",))
+    assert only.acc.dtype == "float16" and not only.option("a_scale")
 
 
 # (ptx verdict, a piece of its evidence) per code.

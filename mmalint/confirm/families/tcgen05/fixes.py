@@ -21,6 +21,8 @@ FIX_DESCRIPTIONS: dict[str, str] = {
     "MMA704": "both scales dropped (an unscaled MMA; passing `b_scale=` too is the other fix)",
     "MMA705": "operands stored as int8 (data in [-128, 127]), which kind::i8 reads correctly",
     "MMA706": "M -> 128",
+    # MMA707-710 also take, where the fixed operands need them, the accumulator their type
+    # takes and (float4) block scales: see `_settled`.
     "MMA707": "both scales dropped (an unscaled MMA of the same operands)",
     "MMA708": "block scales added: float8_e8m0fnu for A and B (MXFP4), one per 32 elements of K",
     "MMA709": "b -> a's dtype (and, where a's type needs them, the accumulator it takes and "
@@ -76,14 +78,20 @@ def fixed_call(call: Call, code: str) -> Call | None:
         return replace(call, a=as_dtype(call.a, "int8"), b=as_dtype(call.b, "int8"))
     if code == "MMA706":
         return _resized(call, 128, n)
+    if (own := _own_change(call, code)) is not None:
+        return _settled(own)
+    return None
+
+
+def _own_change(call: Call, code: str) -> Call | None:
+    """MMA707-710: the change that fixes the finding's mistake and nothing else (what
+    `unmasked_call` applies); `fixed_call` then makes the rest of the call build."""
     if code == "MMA707":
         return _with_scales(call, None)
-    if code == "MMA708":
+    if code in ("MMA708", "MMA710"):
         return _with_scales(call, _accepted_scale_type(call))
     if code == "MMA709":
-        return _settled(_b_as_a(call))
-    if code == "MMA710":
-        return _with_scales(call, _accepted_scale_type(call))
+        return _b_as_a(call)
     return None
 
 
@@ -109,9 +117,11 @@ def _b_as_a(call: Call) -> Call:
 
 
 def _settled(call: Call) -> Call:
-    """A call whose operands now agree, made to build: the accumulator A's type takes and the
-    block scales it needs (float4), where the call had neither. Used by MMA709's fix only, not
-    when a masking MMA709 is fixed first (`unmasked_call`), so the finding's own mistake stays."""
+    """A call whose operand types and scales were just fixed, made to build: the block scales
+    float4 needs and the accumulator A's type takes (scaled or not), where the call lacks them
+    (int8 x fp8 into f32, fixed by B's type, needs an int32 `d`; bf16 with scales into f16,
+    fixed by dropping them, an f32 one). Not applied when a masking mistake is fixed first
+    (`unmasked_call`): that may be the finding's own mistake."""
     kind = facts.OPERAND_KINDS.get(call.a.mlir or "")
     if kind is None:
         return call
@@ -125,11 +135,8 @@ def _settled(call: Call) -> Call:
 
 def unmasked_call(call: Call, masked_by: tuple[str, ...]) -> Call:
     """The call with the mistakes that mask the finding fixed first, in the order given, each
-    by the change that fixes only it (MMA709: B's type, not the accumulator its full fix may
-    also change, which may be the finding)."""
+    by the change that fixes only it (MMA707-710: the scales or B's type, never the
+    accumulator their full fix may also change, which may be the finding's mistake)."""
     for code in masked_by:
-        if code == "MMA709":
-            call = _b_as_a(call)
-            continue
-        call = fixed_call(call, code) or call
+        call = _own_change(call, code) or fixed_call(call, code) or call
     return call
