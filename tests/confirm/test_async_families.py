@@ -532,7 +532,13 @@ def test_jax_tier_scale_codes(jax_info: tuple[str | None, str | None]) -> None:
         assert dict(v.detail)["fix"]["status"] == "built", (k, v.evidence)
         own = predicted[(finding["filename"], finding["code"], target)]
         here = predicted.get((finding["filename"], finding["code"], installed))
-        if target == installed or (here is not None and here == own):
+        if here is None and target != installed:
+            # A jax neither finding targets (0.11): the exact message, or "another jax".
+            assert v.verdict in ("confirmed", "inconclusive"), (k, v.evidence)
+            assert v.verdict == "inconclusive" or own[1] in v.evidence, (k, v.evidence)
+            assert v.verdict == "confirmed" or "the finding targets jax" in v.evidence, k
+            continue
+        if target == installed or here == own:
             assert v.verdict == "confirmed", (k, v.evidence)
             exception, message = own
             assert f"raised {exception}: " in v.evidence and message in v.evidence, v.evidence
