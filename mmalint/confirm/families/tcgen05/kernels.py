@@ -245,10 +245,10 @@ def build_pallas(spec: Spec) -> Callable[..., Any]:
         return (plgpu.TilingTransform(_tiling(dtype, swizzle)), plgpu.SwizzleTransform(swizzle))
 
     def body(a_gmem: Any, b_gmem: Any, *refs: Any) -> None:
-        scale_gmem, (o_gmem, a_smem, b_smem, d_tmem, tma_barrier, mma_barrier) = (
-            refs[:len(copied)], refs[len(copied):len(copied) + 6])
-        scale_smem = refs[len(copied) + 6:2 * len(copied) + 6]
-        scale_tmem = refs[2 * len(copied) + 6:]
+        # Inputs (A, B, the scales filled from SMEM), the output, then the scratch below.
+        scale_gmem, (o_gmem, a_smem, b_smem, d_tmem, tma_barrier, mma_barrier, *scale_refs) = (
+            refs[:len(copied)], refs[len(copied):])
+        scale_smem, scale_tmem = scale_refs[:len(copied)], scale_refs[len(copied):]
         plgpu.copy_gmem_to_smem(a_gmem, a_smem, tma_barrier)
         plgpu.copy_gmem_to_smem(b_gmem, b_smem, tma_barrier)
         for src, dst in zip(scale_gmem, scale_smem, strict=True):
