@@ -20,6 +20,7 @@ from mmalint.confirm.families.tcgen05.instruction import (
     emitted_instruction,
     ptx_module,
 )
+from mmalint.confirm.families.tcgen05.scales import scale_values
 from mmalint.confirm.family import Family
 
 PTX_ARCH = "sm_100a"
@@ -28,8 +29,17 @@ PTX_ARCH = "sm_100a"
 def _kernel_spec(call: Call, code: str, *, conform: bool = False) -> SmemSpec:
     del code
     swizzle = {side: int(call.option(f"{side}_swizzle") or 128) for side in ("a", "b")}
-    return kernel_spec(NAME, TILES, call, conform=conform,
+    spec = kernel_spec(NAME, TILES, call, conform=conform,
                        extra={"a_swizzle": swizzle["a"], "b_swizzle": swizzle["b"]})
+    return _with_scales(spec, call)
+
+
+def _with_scales(spec: SmemSpec, call: Call) -> SmemSpec:
+    """The spec with the call's block scales (`scales.py`), sized from its M, N and K."""
+    d, a = spec.data["values"][0], spec.data["values"][1]
+    (m, n), k = d["shape"], a["shape"][1]
+    values, notes = scale_values(call, m, n, k)
+    return SmemSpec({**spec.data, "scales": values}, (*spec.notes, *notes))
 
 
 def _no_guess(bits: int, **_: Any) -> str | None:
@@ -48,11 +58,20 @@ FAMILY = Family(
     ptx_module=ptx_module,
     silent_codes=frozenset(c.rule for c in load_catalog().checks
                            if c.stage == "silent" and c.api in APIS),
-    instruction_code_prefixes=("MMA701", "MMA702", "MMA703", "MMA705", "MMA706"),
+    instruction_code_prefixes=("MMA701", "MMA702", "MMA703", "MMA705", "MMA706", "MMA707",
+                               "MMA708"),
     jax_only_code_prefixes=(),
     not_in_instruction={"MMA704": "PTX's block-scaled form takes both scale addresses, so a "
                                   "one-sided scale cannot be written as an instruction; only "
-                                  "jax's check shows it"},
+                                  "jax's check shows it",
+                        "MMA709": "A's and B's element types travel in the instruction "
+                                  "descriptor, a runtime register ptxas never sees, and the "
+                                  "kind comes from A alone, so a module with the mismatched "
+                                  "pair assembles like any other; only jax's check shows it",
+                        "MMA710": "the scales' element type is not part of the "
+                                  "instruction: it travels in the instruction descriptor's "
+                                  "scale-type field (one for both scales), a runtime register "
+                                  "ptxas never sees; only jax's check shows it"},
     not_on_cupy={code: "the CuPy path has no tcgen05 kernel" for code in CODES},
     fix_descriptions=FIX_DESCRIPTIONS,
     guess_operand_dtype=_no_guess,

@@ -21,6 +21,14 @@ FIX_DESCRIPTIONS: dict[str, str] = {
     "MMA704": "both scales dropped (an unscaled MMA; passing `b_scale=` too is the other fix)",
     "MMA705": "operands stored as int8 (data in [-128, 127]), which kind::i8 reads correctly",
     "MMA706": "M -> 128",
+    # MMA707-710 also take, where the fixed operands need them, the accumulator their type
+    # takes and (float4) block scales: see `_settled`.
+    "MMA707": "both scales dropped (an unscaled MMA of the same operands)",
+    "MMA708": "block scales added: float8_e8m0fnu for A and B (MXFP4), one per 32 elements of K",
+    "MMA709": "b -> a's dtype (and, where a's type needs them, the accumulator it takes and "
+              "its block scales)",
+    "MMA710": "both scales -> the type the operands take (float8_e8m0fnu), one per 32 "
+              "elements of K",
 }
 CODES = frozenset(FIX_DESCRIPTIONS)
 
@@ -70,11 +78,65 @@ def fixed_call(call: Call, code: str) -> Call | None:
         return replace(call, a=as_dtype(call.a, "int8"), b=as_dtype(call.b, "int8"))
     if code == "MMA706":
         return _resized(call, 128, n)
+    if (own := _own_change(call, code)) is not None:
+        return _settled(own)
     return None
 
 
+def _own_change(call: Call, code: str) -> Call | None:
+    """MMA707-710: the change that fixes the finding's mistake and nothing else (what
+    `unmasked_call` applies); `fixed_call` then makes the rest of the call build."""
+    if code == "MMA707":
+        return _with_scales(call, None)
+    if code in ("MMA708", "MMA710"):
+        return _with_scales(call, _accepted_scale_type(call))
+    if code == "MMA709":
+        return _b_as_a(call)
+    return None
+
+
+def _with_scales(call: Call, scale_type: str | None) -> Call:
+    """The call with both block scales of `scale_type` (their columns left to K / block),
+    or with none when `scale_type` is None."""
+    scaled = scale_type is not None
+    options = dict(call.options) | {
+        "a_scale": scaled, "b_scale": scaled, "a_scale_type": scale_type,
+        "b_scale_type": scale_type, "a_scale_columns": None}
+    return replace(call, options=tuple(sorted(options.items())))
+
+
+def _accepted_scale_type(call: Call) -> str:
+    """The first scale type A's element type takes (`facts.tcgen05.SCALE_TYPES`): e8m0."""
+    return facts.SCALE_TYPES.get(call.a.mlir or "", facts.ANY_SCALE_TYPES)[0]
+
+
+def _b_as_a(call: Call) -> Call:
+    """B rebuilt with A's dtype: what MMA709 (A and B of different types) is about."""
+    dtype = call.a.resolved_dtype
+    return replace(call, b=as_dtype(call.b, dtype)) if dtype else call
+
+
+def _settled(call: Call) -> Call:
+    """A call whose operand types and scales were just fixed, made to build: the block scales
+    float4 needs and the accumulator A's type takes (scaled or not), where the call lacks them
+    (int8 x fp8 into f32, fixed by B's type, needs an int32 `d`; bf16 with scales into f16,
+    fixed by dropping them, an f32 one). Not applied when a masking mistake is fixed first
+    (`unmasked_call`): that may be the finding's own mistake."""
+    kind = facts.OPERAND_KINDS.get(call.a.mlir or "")
+    if kind is None:
+        return call
+    scaled = bool(call.option("a_scale")) and bool(call.option("b_scale"))
+    if (call.a.mlir or "") in facts.SCALED_ONLY_TYPES and not scaled:
+        call, scaled = _with_scales(call, _accepted_scale_type(call)), True
+    if (call.acc.mlir or "") not in (kind.scaled_accumulators if scaled else kind.accumulators):
+        call = replace(call, acc=as_dtype(call.acc, _accepted_accumulator(call)))
+    return call
+
+
 def unmasked_call(call: Call, masked_by: tuple[str, ...]) -> Call:
-    """The call with the mistakes that mask the finding fixed first."""
+    """The call with the mistakes that mask the finding fixed first, in the order given, each
+    by the change that fixes only it (MMA707-710: the scales or B's type, never the
+    accumulator their full fix may also change, which may be the finding's mistake)."""
     for code in masked_by:
-        call = fixed_call(call, code) or call
+        call = _own_change(call, code) or fixed_call(call, code) or call
     return call

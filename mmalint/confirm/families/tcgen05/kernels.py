@@ -24,6 +24,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from mmalint.confirm import dtypes
 from mmalint.confirm.families.mma.kernels import (
     _module,
     loaded_positions,
@@ -135,21 +136,40 @@ def out_struct(spec: Spec) -> jax.ShapeDtypeStruct:
 
 
 def _tiling(dtype: str, swizzle: int) -> tuple[int, int]:
-    return (8, swizzle // _itemsize(dtype))
+    # One swizzle row of elements: 4-bit types (float4_e2m1fn) pack two per byte.
+    return (8, 8 * swizzle // _bits(dtype))
+
+
+def _bits(dtype: str) -> int:
+    return dtypes.bit_width(dtype) or 8 * _itemsize(dtype)
 
 
 def _tile_shape(shape: Sequence[int], tiling: tuple[int, int]) -> tuple[int, ...]:
     return (shape[0] // tiling[0], shape[1] // tiling[1], *tiling)
 
 
-def _scale_shape(rows: int, k: int) -> tuple[int, int]:
-    # One e8m0 scale per 32 elements of K (MXFP8), as the block-scaled tests use.
-    return (rows, max(k // 32, 1))
+def _unit_scales(scales: Sequence[Spec]) -> list[Any]:
+    """The SMEM-shaped data of the scales filled from SMEM: all 1.0 (e8m0 and e4m3 both have
+    it), so the scaled product is the plain one."""
+    return [jnp.ones(tuple(s["smem_shape"]), _jnp(s["dtype"])) for s in scales if s["copied"]]
+
+
+def _with_unit_scales(kernel: Callable[..., Any], scales: Sequence[Spec]) -> Callable[..., Any]:
+    """`kernel(a, b, *scales)` as a function of A and B alone (what the tiers pass it)."""
+    if not any(s["copied"] for s in scales):
+        return kernel
+
+    def call(a: Any, b: Any) -> Any:
+        return kernel(a, b, *_unit_scales(scales))
+
+    return call
 
 
 def build_mgpu(spec: Spec, in_shapes: Sequence[Any]) -> Callable[..., Any]:
     """`as_gpu_kernel` around `tcgen05.mma(d, a, b, ...)`; building it runs every check of
-    `mma()` and of `_do_mma` (inside `mlir_context`)."""
+    `mma()` and of `_do_mma` (inside `mlir_context`). Block scales, when the call passes
+    them, are TMEM refs in `scales_layout()` filled from SMEM by
+    `async_copy_scales_smem_to_tmem`, as jax's block-scaled tests do."""
     mgpu = _module("jax.experimental.mosaic.gpu")
     tcgen05 = _module("jax.experimental.mosaic.gpu.tcgen05")
     utils = _module("jax.experimental.mosaic.gpu.utils")
@@ -159,70 +179,91 @@ def build_mgpu(spec: Spec, in_shapes: Sequence[Any]) -> Callable[..., Any]:
     a_swizzle, b_swizzle = int(spec["a_swizzle"]), int(spec["b_swizzle"])
     a_tiling, b_tiling = _tiling(a_v["dtype"], a_swizzle), _tiling(b_v["dtype"], b_swizzle)
     collective = bool(spec["options"].get("collective"))
+    scales: list[Spec] = list(spec.get("scales") or [])
+    copied = [s for s in scales if s["copied"]]
 
-    def body(ctx: Any, a_gmem: Any, b_gmem: Any, out: Any, scratch: Any) -> None:
-        a_smem, b_smem, barriers, mma_barrier, d_tmem = scratch
+    def body(ctx: Any, a_gmem: Any, b_gmem: Any, *refs: Any) -> None:
+        *scale_gmem, out, scratch = refs
+        a_smem, b_smem, barriers, mma_barrier, d_tmem, *scale_scratch = scratch
+        scale_smem, scale_tmem = scale_scratch[:len(copied)], scale_scratch[len(copied):]
         ctx.async_copy(src_ref=a_gmem, dst_ref=a_smem, swizzle=a_swizzle,
                        gmem_transform=mgpu.TileTransform(a_tiling), barrier=barriers[0])
         ctx.async_copy(src_ref=b_gmem, dst_ref=b_smem, swizzle=b_swizzle,
                        gmem_transform=mgpu.TileTransform(b_tiling), barrier=barriers[1])
-        barriers[0].wait()
-        barriers[1].wait()
+        for i, (src, dst) in enumerate(zip(scale_gmem, scale_smem, strict=True)):
+            ctx.async_copy(src_ref=src, dst_ref=dst, barrier=barriers[2 + i])
+        for i in range(2 + len(copied)):
+            barriers[i].wait()
+        tmem_of = dict(zip((s["side"] for s in scales), scale_tmem, strict=True))
         with mgpu.single_thread():
+            for s, smem in zip(copied, scale_smem, strict=True):
+                tcgen05.async_copy_scales_smem_to_tmem(smem, tmem_of[s["side"]])
             tcgen05.mma(d_tmem, a_smem, utils.memref_transpose(b_smem, (1, 0, 3, 2)),
                         a_swizzle=a_swizzle, b_swizzle=b_swizzle, accumulate=False,
-                        **({"collective": True} if collective else {}))
+                        **({"collective": True} if collective else {}),
+                        **{f"{side}_scale": ref for side, ref in tmem_of.items()})
             tcgen05.commit_arrive(mma_barrier)
         mma_barrier.wait(orders_tensor_core=True)
         d_tmem.load(is_signed=d_v["is_signed"]).store_untiled(out, optimized=False)
 
-    barrier = (mgpu.TMABarrier(2) if hasattr(mgpu, "TMABarrier")
-               else mgpu.Barrier(arrival_count=1, num_barriers=2))
+    n_barriers = 2 + len(copied)
+    barrier = (mgpu.TMABarrier(n_barriers) if hasattr(mgpu, "TMABarrier")
+               else mgpu.Barrier(arrival_count=1, num_barriers=n_barriers))
     scratch = (
         jax.ShapeDtypeStruct(_tile_shape(memory_shape(a_v), a_tiling), _jnp(a_v["dtype"])),
         jax.ShapeDtypeStruct(_tile_shape(memory_shape(b_v), b_tiling), _jnp(b_v["dtype"])),
         barrier,
         mgpu.Barrier(arrival_count=1),
         mgpu.TMEM((m, n), _jnp(d_v["dtype"])),
+        *(jax.ShapeDtypeStruct(tuple(s["smem_shape"]), _jnp(s["dtype"])) for s in copied),
+        *(mgpu.TMEM(tuple(s["shape"]), _jnp(s["dtype"]), layout=tcgen05.scales_layout())
+          for s in scales),
     )
-    return mgpu.as_gpu_kernel(body, (1, 1, 1), (128, 1, 1), tuple(in_shapes), out_struct(spec),
-                              scratch)
+    scale_shapes = [jax.ShapeDtypeStruct(tuple(s["smem_shape"]), _jnp(s["dtype"]))
+                    for s in copied]
+    kernel = mgpu.as_gpu_kernel(body, (1, 1, 1), (128, 1, 1),
+                                (*in_shapes, *scale_shapes), out_struct(spec), scratch)
+    return _with_unit_scales(kernel, scales)
 
 
 def build_pallas(spec: Spec) -> Callable[..., Any]:
     """`plgpu.kernel` around `plgpu.tcgen05_mma(d, a, b, barrier, ...)`: the front end (shapes,
-    scales) runs when it is traced, `tcgen05.mma()`'s checks when it is lowered."""
+    scales) runs when it is traced, `tcgen05.mma()`'s checks when it is lowered. Block scales
+    are `plgpu.TMEM(..., layout=TMEMLayout.SCALES_LAYOUT)` refs filled from SMEM by
+    `plgpu.async_copy_scales_to_tmem`, as Pallas's `test_simple_scaled_matmul` does."""
     plgpu = _module("jax.experimental.pallas.mosaic_gpu")
 
     d_v, a_v, b_v = (spec["values"][i] for i in spec["intended"])
     m, n = d_v["shape"]
-    k = a_v["shape"][1]
     a_swizzle, b_swizzle = int(spec["a_swizzle"]), int(spec["b_swizzle"])
-    options = spec["options"]
     semantics = (plgpu.LoweringSemantics.Warpgroup if spec["semantics"] == "warpgroup"
                  else plgpu.LoweringSemantics.Lane)
-    scales = [side for side in ("a", "b") if options.get(f"{side}_scale")]
+    scales: list[Spec] = list(spec.get("scales") or [])
+    copied = [s for s in scales if s["copied"]]
 
     def transforms(dtype: str, swizzle: int) -> tuple[Any, ...]:
         return (plgpu.TilingTransform(_tiling(dtype, swizzle)), plgpu.SwizzleTransform(swizzle))
 
-    def body(a_gmem: Any, b_gmem: Any, o_gmem: Any, a_smem: Any, b_smem: Any, d_tmem: Any,
-             tma_barrier: Any, mma_barrier: Any, *scale_tmem: Any) -> None:
+    def body(a_gmem: Any, b_gmem: Any, *refs: Any) -> None:
+        # Inputs (A, B, the scales filled from SMEM), the output, then the scratch below.
+        scale_gmem, (o_gmem, a_smem, b_smem, d_tmem, tma_barrier, mma_barrier, *scale_refs) = (
+            refs[:len(copied)], refs[len(copied):])
+        scale_smem, scale_tmem = scale_refs[:len(copied)], scale_refs[len(copied):]
         plgpu.copy_gmem_to_smem(a_gmem, a_smem, tma_barrier)
         plgpu.copy_gmem_to_smem(b_gmem, b_smem, tma_barrier)
+        for src, dst in zip(scale_gmem, scale_smem, strict=True):
+            plgpu.copy_gmem_to_smem(src, dst, tma_barrier)
         plgpu.barrier_wait(tma_barrier)
-        kwargs = {f"{side}_scale": ref for side, ref in zip(scales, scale_tmem, strict=True)}
+        tmem_of = dict(zip((s["side"] for s in scales), scale_tmem, strict=True))
+        for s, smem in zip(copied, scale_smem, strict=True):
+            plgpu.async_copy_scales_to_tmem(smem, tmem_of[s["side"]])
         plgpu.tcgen05_mma(d_tmem, a_smem, plgpu.transpose_ref(b_smem, (1, 0)), mma_barrier,
-                          accumulate=False, **kwargs)
+                          accumulate=False,
+                          **{f"{side}_scale": ref for side, ref in tmem_of.items()})
         plgpu.barrier_wait(mma_barrier)
         o_gmem[...] = plgpu.async_load_tmem(d_tmem)
 
-    scale_types = [
-        plgpu.TMEM(_scale_shape(m if side == "a" else n, k), jnp.float8_e8m0fnu,
-                   layout=plgpu.TMEMLayout.SCALES_LAYOUT)
-        for side in scales
-    ]
-    return plgpu.kernel(
+    kernel = plgpu.kernel(
         body, out_type=out_struct(spec),
         scratch_types=[
             plgpu.SMEM(tuple(memory_shape(a_v)), _jnp(a_v["dtype"]),
@@ -230,12 +271,15 @@ def build_pallas(spec: Spec) -> Callable[..., Any]:
             plgpu.SMEM(tuple(memory_shape(b_v)), _jnp(b_v["dtype"]),
                        transforms=transforms(b_v["dtype"], b_swizzle)),
             plgpu.TMEM((m, n), _jnp(d_v["dtype"]), packed=False),
-            plgpu.Barrier(num_arrivals=2),
+            plgpu.Barrier(num_arrivals=2 + len(copied)),
             plgpu.Barrier(orders_tensor_core=True),
-            *scale_types,
+            *(plgpu.SMEM(tuple(s["smem_shape"]), _jnp(s["dtype"])) for s in copied),
+            *(plgpu.TMEM(tuple(s["shape"]), _jnp(s["dtype"]),
+                         layout=plgpu.TMEMLayout.SCALES_LAYOUT) for s in scales),
         ],
         compiler_params=plgpu.CompilerParams(lowering_semantics=semantics),
     )
+    return _with_unit_scales(kernel, scales)
 
 
 def build(spec: Spec) -> tuple[Callable[..., Any], list[jax.ShapeDtypeStruct]]:
