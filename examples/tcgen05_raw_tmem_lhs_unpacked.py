@@ -10,8 +10,7 @@ import numpy as np
 from jax._src.interpreters import mlir
 from jax.experimental.mosaic import gpu as mgpu
 from jax.experimental.mosaic.gpu import fragmented_array as fa
-from jax.experimental.mosaic.gpu import tcgen05
-from jax.experimental.mosaic.gpu import utils
+from jax.experimental.mosaic.gpu import tcgen05, utils
 from jaxlib.mlir import ir
 
 M, N, K = 128, 128, 64

@@ -435,9 +435,10 @@ def _tmem_a_notes(call: MmaCall, outcome: Outcome) -> list[tuple[str, Origin | N
         where = "from this argument" if _contains(created, origin) else "decided here"
         notes.append((f"packing {a.tmem_packing} {where}", origin))
     semantics = call.site.context.semantics
-    if call.frontend == "pallas" and "expected_packing" in outcome.fields and call.semantics == "warpgroup":
-        if getattr(semantics, "name", None) == "default":
-            notes.append((f"no lowering_semantics given: jax {call.version} defaults to Warpgroup", semantics.origin))
+    # The Warpgroup default decides MMA714's message (layout inference, not the MMA's check).
+    warpgroup_default = call.semantics == "warpgroup" and getattr(semantics, "name", None) == "default"
+    if call.frontend == "pallas" and "expected_packing" in outcome.fields and warpgroup_default:
+        notes.append((f"no lowering_semantics given: jax {call.version} defaults to Warpgroup", semantics.origin))
     return notes
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from mmalint.checks.conditions.registry import Conditions, Outcome
 from mmalint.facts.dtypes import IR_TYPES
 from mmalint.facts.tcgen05 import (
+    A_IN_TMEM_M,
     ANY_SCALE_TYPES,
     ARCH_FAMILY,
     ARCH_NAMES,
@@ -24,7 +25,6 @@ from mmalint.facts.tcgen05 import (
     KIND_I8_ARCH_NAMES,
     N_MULTIPLE,
     NO_KIND_I8,
-    A_IN_TMEM_M,
     OPERAND_KINDS,
     SCALABLE_TYPES,
     SCALE_TYPES,

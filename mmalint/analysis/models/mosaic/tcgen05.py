@@ -12,7 +12,13 @@ from __future__ import annotations
 from mmalint.analysis.calls import MmaSite, SiteOperand
 from mmalint.analysis.dtypes import dtype_of_ir_type
 from mmalint.analysis.host import Bound, Call, Host, method, model, trigger
-from mmalint.analysis.models.arrays import TMEM_SCRATCH, as_shape_value, index_shape, is_none, to_dtype
+from mmalint.analysis.models.arrays import (
+    TMEM_SCRATCH,
+    as_shape_value,
+    index_shape,
+    is_none,
+    to_dtype,
+)
 from mmalint.analysis.values import (
     FALSE,
     NONE,
@@ -197,7 +203,12 @@ def _tmem_ref(host: Host, args: Bound, call: Call) -> Value:
 @model("mgpu.tcgen05.TMEMRef.from_alloc", signature="(tmem_addr_ref, shape, dtype, collective=None, layout=None)")
 def _tmem_ref_from_alloc(host: Host, args: Bound, call: Call) -> Value:
     """`TMEMRef.from_alloc(addr_ref, shape, dtype, collective=, layout=)`: packing 1 unless a
-    layout is given (`_infer_tmem_layout(shape, collective, packing=1)`)."""
+    layout is given (`_infer_tmem_layout(shape, collective, packing=1)`). Without either jax
+    raises ("collective argument must be provided when TMEM layout is inferred"): no ref."""
+    layout_given = args.given("layout") and not is_none(args["layout"])
+    collective_given = args.given("collective") and not is_none(args["collective"])
+    if not (layout_given or collective_given):
+        return UNKNOWN
     return _built_tmem_ref(args, call, tmem_flag(args, "collective", call))
 
 
