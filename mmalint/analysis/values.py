@@ -262,6 +262,10 @@ class Array(Value):
     view: str | None = None  # as Fragment.view, for `plgpu.load`
     # The `SwizzleTransform` of an SMEM scratch type (`plgpu.SMEM(..., transforms=...)`), bytes.
     swizzle: int | None = field(default=None, compare=False)
+    # Of a TMEM scratch type (`plgpu.TMEM`, `mgpu.TMEM`): the packing of the TMEM layout it is
+    # allocated with and whether it is collective, as values with where they were decided.
+    packing: Value = field(default=UNKNOWN, compare=False)
+    collective: Value = field(default=UNKNOWN, compare=False)
 
     def joined(self, other: Array) -> Value:
         return Array(
@@ -291,12 +295,29 @@ class Ref(Value):
     view: str | None = None
     space: str | None = None
     swizzle: int | None = None  # of SMEM scratch declared with a `SwizzleTransform`, in bytes
+    # A TMEM ref's (`space="tmem"`) layout: the packing (elements per 32-bit TMEM cell) of the
+    # default TMEM layout it has, UNKNOWN when that is not known or it has another layout;
+    # and whether it was allocated collective. Each a Const with where it was decided.
+    packing: Value = UNKNOWN
+    collective: Value = UNKNOWN
 
     def joined(self, other: Ref) -> Value:
         return Ref(dtype=join(self.dtype, other.dtype), shape=join(self.shape, other.shape),
                    view=self.view if self.view == other.view else None,
                    space=self.space if self.space == other.space else None,
-                   swizzle=self.swizzle if self.swizzle == other.swizzle else None)
+                   swizzle=self.swizzle if self.swizzle == other.swizzle else None,
+                   packing=join(self.packing, other.packing),
+                   collective=join(self.collective, other.collective))
+
+
+@dataclass(frozen=True)
+class TmemLayout(Value):
+    """A Mosaic GPU `TMEMLayout` (`tcgen05.tmem_default_layout(packing)`...): `kind` "default"
+    (the layout of a 128-row TMEM ref, what `tcgen05.mma` expects of A) or "other" (half-lane,
+    scales, a Pallas `plgpu.TMEMLayout` member), with its packing when known."""
+
+    kind: str
+    packing: Value = UNKNOWN
 
 
 @dataclass(frozen=True)

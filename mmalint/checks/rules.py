@@ -407,9 +407,38 @@ def _notes(code: str, call: MmaCall, outcome: Outcome) -> list[Note]:
             add(f"{_ROLE_NAMES[role]} {_verb(op)} here with shape {_shape_text(op.shape)}", op.created)
     elif code == "MMA502":
         add(f"operand `a` {_verb(a)} here as {a.display}", a.created)
+    elif code in _TMEM_A_CODES:
+        for message, origin in _tmem_a_notes(call, outcome):
+            add(message, origin)
     for binding in call.site.context.world:
         if binding.origin is not None and any(_same(binding.origin, o) for o in _fact_origins(call)):
             add(f"when {binding}", binding.origin)
+    return notes
+
+
+# The rules about an operand A in TMEM (MMA713-715): their notes say where A was allocated.
+_TMEM_A_CODES = ("MMA713", "MMA714", "MMA715")
+
+
+def _tmem_a_notes(call: MmaCall, outcome: Outcome) -> list[tuple[str, Origin | None]]:
+    """Where A was allocated in TMEM (with the packing it got, and where that was decided when
+    it is a keyword of its own), and for Pallas where the lowering semantics came from when
+    they decide the error."""
+    a = call.a
+    packing = f" with packing {a.tmem_packing}" if a.tmem_packing is not None else ""
+    first = f"operand `a` allocated here in TMEM as {a.display}{packing}"
+    origin, created = a.packing_origin, a.created
+    if origin is not None and created is not None and _same(created, origin) and call.frontend == "mosaic":
+        first += " (`mgpu.TMEM` packs nothing without `packing=` or `layout=`)"
+    notes: list[tuple[str, Origin | None]] = [(first, created)]
+    if origin is not None and created is not None and not _same(created, origin):
+        where = "from this argument" if _contains(created, origin) else "decided here"
+        notes.append((f"packing {a.tmem_packing} {where}", origin))
+    semantics = call.site.context.semantics
+    # The Warpgroup default decides MMA714's message (layout inference, not the MMA's check).
+    warpgroup_default = call.semantics == "warpgroup" and getattr(semantics, "name", None) == "default"
+    if call.frontend == "pallas" and "expected_packing" in outcome.fields and warpgroup_default:
+        notes.append((f"no lowering_semantics given: jax {call.version} defaults to Warpgroup", semantics.origin))
     return notes
 
 

@@ -55,9 +55,22 @@ SCALE_TYPES: dict[str, tuple[str, ...]] = {
 }
 ANY_SCALE_TYPES: tuple[str, ...] = ("f8E8M0FNU", "f8E4M3FN")
 
-# The M `mma()` takes (v11:281): 128 and 64; A in TMEM needs M=128.
+# The M `mma()` takes (v11:281): 128 and 64; A in TMEM needs M=128 (v11:216).
 SUPPORTED_M: tuple[int, ...] = (128, 64)
 A_IN_TMEM_M = 128
+
+# Tensor memory holds 32-bit cells: a TMEM ref of a narrower type packs 32 // bits elements in
+# one (its layout's vector length, "packing") or leaves them one per cell (packing 1); jax
+# accepts no other (`TMEMLayout.check_type`), and at most 8 (`_infer_tmem_layout`). A in
+# TMEM must be fully packed (v11:218). A 64-row (half-lane) layout needs its columns a
+# multiple of 16 (`tmem_half_lane_layout`).
+TMEM_MAX_PACKING = 8
+TMEM_COLUMN_MULTIPLE = 16
+
+
+def full_packing(bits: int) -> int:
+    """How many elements of `bits` one 32-bit TMEM cell holds when packed."""
+    return 32 // bits
 
 # N must be a multiple of this per CTA group (`In 1 CTA MMA, N must be a multiple of 8`), twice
 # that for an s32 accumulator (jax 0.11+, v11:362-375).

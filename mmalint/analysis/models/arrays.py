@@ -169,6 +169,8 @@ def as_ref(value: Value, view: str | None = None, space: str | None = None) -> V
     if isinstance(value, Array):
         if value.how == SMEM_SCRATCH:
             view, space = "plain", "smem"
+        if value.how == TMEM_SCRATCH:
+            return tmem_ref(value)
         return Ref(value.dtype, value.shape, origin=value.origin, view=view, space=space, swizzle=value.swizzle)
     if isinstance(value, Ref):
         return value
@@ -177,6 +179,15 @@ def as_ref(value: Value, view: str | None = None, space: str | None = None) -> V
 
 # How `plgpu.SMEM(shape, dtype)` marks the scratch type it describes.
 SMEM_SCRATCH = "smem scratch"
+# How `plgpu.TMEM(...)` / `mgpu.TMEM(...)` mark theirs: the body gets a ref in tensor memory.
+TMEM_SCRATCH = "tmem scratch"
+
+
+def tmem_ref(value: Array) -> Ref:
+    """The TMEM ref a kernel body gets for a TMEM scratch type: its dtype and shape, and the
+    packing and collectiveness it was allocated with."""
+    return Ref(value.dtype, value.shape, origin=value.origin, space="tmem", packing=value.packing,
+               collective=value.collective)
 
 
 def transposed_view(ref: Ref, perm: Value | None) -> str | None:

@@ -366,6 +366,9 @@ def _array_attribute(host: Host, value: Value, attr: str, node: cst.CSTNode) -> 
     if attr == "ndim":
         return len_of(value.shape)
     if attr == "T":
+        if isinstance(value, Ref) and value.space == "tmem":
+            # No MMA reads a transposed TMEM ref (Pallas: "Unsupported transforms for LHS").
+            return Ref(value.dtype, reversed_shape(value.shape))
         if isinstance(value, Ref):
             return Ref(value.dtype, reversed_shape(value.shape), view=transposed_view(value, None), space=value.space, swizzle=value.swizzle)
         return Array(value.dtype, reversed_shape(value.shape), UNKNOWN, value.created, value.how)

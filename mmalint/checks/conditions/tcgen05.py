@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mmalint.checks.conditions.registry import Conditions, Outcome
+from mmalint.facts.dtypes import IR_TYPES
 from mmalint.facts.tcgen05 import (
+    A_IN_TMEM_M,
     ANY_SCALE_TYPES,
     ARCH_FAMILY,
     ARCH_NAMES,
@@ -27,6 +29,9 @@ from mmalint.facts.tcgen05 import (
     SCALABLE_TYPES,
     SCALE_TYPES,
     SUPPORTED_M,
+    TMEM_COLUMN_MULTIPLE,
+    TMEM_MAX_PACKING,
+    full_packing,
 )
 
 if TYPE_CHECKING:
@@ -45,6 +50,12 @@ class Tcgen05Table:
     pair_in_messages: bool = False
     # The lowering semantics of a Pallas kernel that names none (the checks do not depend on it).
     default_semantics: str | None = None
+    # How jax prints `tcgen05.tmem_default_layout(packing)` (the A layout message of MMA714),
+    # `{packing}` for the packing; 0.12's `TMEMLayout` repr has a field more.
+    tmem_default_layout: str = ""
+    # jax 0.10 derives the packing A in TMEM must have from B's element type (v10:217); 0.11+
+    # from A's own.
+    a_packing_from_b: bool = False
 
 
 CONDITIONS = Conditions("tcgen05", Tcgen05Table)
@@ -389,3 +400,205 @@ def _kind_i8_arch(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
         call.target_arch in NO_KIND_I8, "a", feature="integer `tcgen05.mma` (`.kind::i8`)",
         needs=KIND_I8_ARCH_NAMES,
     )
+
+
+# ---------------------------------------------------------------- A in TMEM (MMA713-715)
+#
+# An `a` allocated in tensor memory (`plgpu.TMEM`, `mgpu.TMEM`, a `TMEMRef`): `tcgen05.mma()`
+# checks it before anything else of A (v10:196-224 v11:201-225 v12:234-258). A whose memory
+# space is not known (a parameter, a ref of unknown allocation) is silent in every one.
+
+
+def _a_in_tmem(call: MmaCall) -> bool | None:
+    """Whether A is in TMEM: True, False (SMEM), None when not known."""
+    space = call.a.memory_space
+    return None if space is None else space == "tmem"
+
+
+def _bits(element: str | None) -> int | None:
+    info = IR_TYPES.get(element or "")
+    return info.bits if info is not None else None
+
+
+def _rows_cols(shape: tuple[int | None, ...] | None) -> tuple[int, int] | None:
+    if shape is None or len(shape) != 2 or shape[0] is None or shape[1] is None:
+        return None
+    return shape[0], shape[1]
+
+
+def _semantics_unsure(call: MmaCall) -> bool:
+    """A Pallas call of unknown lowering semantics whose A packing is not known to be right:
+    under Warpgroup, layout inference would fail first (`wg-a-tmem-packing`), under Lane the
+    MMA's own check; which one jax raises is not known."""
+    if call.frontend != "pallas" or call.semantics is not None:
+        return False
+    valid = _valid_packing(call)
+    return valid is None or valid[0] != valid[1]
+
+
+@condition("a-tmem-scaled-sparse")
+def _a_tmem_scaled_sparse(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """A in TMEM with block scales and sparsity metadata: jax has no such MMA (every version)."""
+    tmem, scaled, sparse = _a_in_tmem(call), _scaled(call), _option(call, "sparse")
+    if tmem is False or scaled is False or sparse is False:
+        return _one(False)
+    if tmem is None or scaled is None or sparse is None or _semantics_unsure(call):
+        return _one(None)
+    return _one(True, "a", what="block-scaled sparse", target_jax=call.version, version_help="")
+
+
+@condition("a-tmem-scaled")
+def _a_tmem_scaled(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """jax 0.10: A in TMEM with block scales (not sparse; sparse raises first, above)."""
+    tmem, scaled, sparse = _a_in_tmem(call), _scaled(call), _option(call, "sparse")
+    if tmem is False or scaled is False or sparse is True:
+        return _one(False)
+    if tmem is None or scaled is None or sparse is None or _semantics_unsure(call):
+        return _one(None)
+    return _one(True, "a", what="block-scaled", target_jax=call.version,
+                version_help=", or target jax 0.11 or newer, which implements it with A in TMEM")
+
+
+def _allocatable_rows(call: MmaCall, rows: int, cols: int) -> bool | None:
+    """Whether a TMEM ref of A's rows and columns can be allocated in its packing, so that
+    the MMA is reached: 128 rows always; 64 rows (a half-lane layout) need columns a multiple
+    of 16 and at most half of them per packed cell (`tmem_half_lane_layout`)."""
+    packing = call.a.tmem_packing
+    if rows == 128:
+        return True
+    if rows != 64:
+        return False
+    if packing is None:
+        return None
+    limit = TMEM_MAX_PACKING if _option(call, "collective") else cols // 2
+    return cols % TMEM_COLUMN_MULTIPLE == 0 and packing <= limit
+
+
+@condition("a-tmem-m128")
+def _a_tmem_m128(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """A in TMEM with M other than 128: only the 64-row TMEM ref (which can be allocated) is
+    claimed; other rows fail to allocate first (MMA706's message, when they are the
+    accumulator's). Pallas checks the accumulator's rows against A's first, when it traces."""
+    tmem, shape = _a_in_tmem(call), _rows_cols(call.a.shape)
+    if tmem is False:
+        return _one(False)
+    if tmem is None or shape is None:
+        return _one(None)
+    rows, cols = shape
+    if rows == A_IN_TMEM_M:
+        return _one(False)
+    allocatable = _allocatable_rows(call, rows, cols)
+    if not allocatable or _semantics_unsure(call):
+        return _one(None)
+    if call.frontend == "pallas":
+        d = _rows_cols(call.acc.shape)
+        if d is None or d[0] != rows:
+            return _one(None)  # "Accumulator and LHS have incompatible shapes" first
+    return _one(True, "a", m_value=str(rows))
+
+
+def _alloc_fix(call: MmaCall, expected: int) -> str:
+    """How A's TMEM is allocated fully packed, in the call's API."""
+    if call.frontend == "pallas":
+        return "`plgpu.TMEM(shape, dtype, packed=True)`"
+    return f"`mgpu.TMEM(shape, dtype, packing={expected})`"
+
+
+def _packing_fields(call: MmaCall, table: Tcgen05Table, packing: int, expected: int) -> dict[str, str]:
+    layout = table.tmem_default_layout
+    return {
+        "packing": str(packing), "expected_packing": str(expected),
+        "expected_layout": layout.format(packing=expected), "a_layout": layout.format(packing=packing),
+        "alloc_fix": _alloc_fix(call, expected),
+    }
+
+
+def _tmem_a_packing(call: MmaCall, element: str | None) -> tuple[int, int] | None:
+    """A's packing and the one `element`'s width needs (32 // bits), when both are known."""
+    bits = _bits(element)
+    packing = call.a.tmem_packing
+    if bits is None or packing is None or bits > 32:
+        return None
+    return packing, full_packing(bits)
+
+
+@condition("a-tmem-packing-invalid")
+def _a_tmem_packing_invalid(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """Raw Mosaic GPU: A's TMEM allocated with a packing that is neither 1 nor 32 // bits of its
+    dtype (`mgpu.TMEM(..., packing=2)` for int8): its TMEM layout cannot hold the type, and
+    allocating it fails (`TMEMLayout.check_type`)."""
+    if _a_in_tmem(call) is not True:
+        return _one(None if _a_in_tmem(call) is None else False)
+    found = _tmem_a_packing(call, call.a.element_type)
+    shape = _rows_cols(call.a.shape)
+    if found is None or shape is None:
+        return _one(None)
+    packing, full = found
+    if packing.bit_count() != 1 or packing > TMEM_MAX_PACKING or shape[1] % packing:
+        return _one(None)  # "Packing must be <= 8 and a power of 2" and kin come first
+    bits = _bits(call.a.element_type)
+    return _one(packing not in (1, full), "a", variant="invalid", bits=str(bits), full=str(full),
+                packing=str(packing), alloc_fix=_alloc_fix(call, full))
+
+
+def _valid_packing(call: MmaCall) -> tuple[int, int] | None:
+    """A's packing and the one its own dtype needs, when the packing is one a TMEM ref of that
+    dtype can have (1 or full: anything else fails to allocate, above)."""
+    found = _tmem_a_packing(call, call.a.element_type)
+    if found is None or found[0] not in (1, found[1]):
+        return None
+    return found
+
+
+@condition("a-tmem-layout")
+def _a_tmem_layout(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """A in TMEM (128 rows) whose packing is not 32 // bits of the element type: unpacked bf16
+    (`packed=False`, or `mgpu.TMEM`'s default packing of 1). jax compares the layouts."""
+    tmem, shape = _a_in_tmem(call), _rows_cols(call.a.shape)
+    if tmem is False:
+        return _one(False)
+    valid = _valid_packing(call)
+    if tmem is None or shape is None or shape[0] != A_IN_TMEM_M or valid is None:
+        return _one(None)
+    if call.frontend == "pallas" and call.semantics is None:
+        return _one(None)  # under Warpgroup, `wg-a-tmem-packing` raises instead
+    packing = valid[0]
+    if table.a_packing_from_b:
+        wanted = _tmem_a_packing(call, call.b.element_type)
+        if wanted is None:
+            return _one(None)
+        expected = wanted[1]
+    else:
+        expected = valid[1]
+    return _one(packing != expected, "a", **_packing_fields(call, table, packing, expected))
+
+
+@condition("wg-a-tmem-packing")
+def _wg_a_tmem_packing(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """Pallas under Warpgroup semantics: layout inference gives A in TMEM the packing of its
+    element type, which contradicts the layout the ref was allocated with (the `packed=`)."""
+    tmem, shape = _a_in_tmem(call), _rows_cols(call.a.shape)
+    if tmem is False:
+        return _one(False)
+    valid = _valid_packing(call)
+    if tmem is None or shape is None or shape[0] not in SUPPORTED_M or valid is None:
+        return _one(None)
+    if shape[0] != A_IN_TMEM_M and not _allocatable_rows(call, shape[0], shape[1]):
+        return _one(None)
+    packing, expected = valid
+    return _one(packing != expected, "a", **_packing_fields(call, table, packing, expected))
+
+
+@condition("a-tmem-not-collective")
+def _a_tmem_not_collective(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """Pallas: a collective MMA (`collective_axis=`) whose A is a TMEM ref allocated without
+    `collective=True`. Only when the accumulator is known collective: otherwise its own check
+    ("Accumulator Ref must be collective") comes first."""
+    if _option(call, "collective") is False or _a_in_tmem(call) is False:
+        return _one(False)
+    if _option(call, "collective") is None or _a_in_tmem(call) is None:
+        return _one(None)
+    a, d = call.a.tmem_collective, call.acc.tmem_collective
+    if a is None or d is not True:
+        return _one(None)
+    return _one(not a, "a", variant="collective")

@@ -245,7 +245,7 @@ def _block_spec(host: Host, args: Bound, call: Call) -> Value:
     return BlockSpecVal(args["block_shape"])
 
 
-@model("plgpu.GMEM", "plgpu.TMEM", "pl.MemoryRef", signature="(shape, dtype=None, ...)")
+@model("plgpu.GMEM", "pl.MemoryRef", signature="(shape, dtype=None, ...)")
 def _scratch(host: Host, args: Bound, call: Call) -> Value:
     dtype = to_dtype(args["dtype"])
     if is_none(dtype):

@@ -12,6 +12,7 @@ from mmalint.confirm.families.tcgen05.fixes import (
     CODES,
     FIX_DESCRIPTIONS,
     TILES,
+    TMEM_A_CODES,
     fixed_call,
     unmasked_call,
 )
@@ -27,11 +28,16 @@ PTX_ARCH = "sm_100a"
 
 
 def _kernel_spec(call: Call, code: str, *, conform: bool = False) -> SmemSpec:
-    del code
     swizzle = {side: int(call.option(f"{side}_swizzle") or 128) for side in ("a", "b")}
-    spec = kernel_spec(NAME, TILES, call, conform=conform,
-                       extra={"a_swizzle": swizzle["a"], "b_swizzle": swizzle["b"]})
-    return _with_scales(spec, call)
+    extra: dict[str, Any] = {"a_swizzle": swizzle["a"], "b_swizzle": swizzle["b"]}
+    if code not in TMEM_A_CODES:
+        return _with_scales(kernel_spec(NAME, TILES, call, conform=conform, extra=extra), call)
+    # The A-in-TMEM kernel lays out its own scales and sparsity metadata from the call.
+    extra["tmem_a"] = {"packing": call.a.tmem_packing, "collective": call.a.tmem_collective,
+                       "d_collective": call.acc.tmem_collective}
+    spec = kernel_spec(NAME, TILES, call, conform=conform, extra=extra)
+    _tmem_a_b_shape(spec, call)
+    return spec
 
 
 def _with_scales(spec: SmemSpec, call: Call) -> SmemSpec:
@@ -40,6 +46,18 @@ def _with_scales(spec: SmemSpec, call: Call) -> SmemSpec:
     (m, n), k = d["shape"], a["shape"][1]
     values, notes = scale_values(call, m, n, k)
     return SmemSpec({**spec.data, "scales": values}, (*spec.notes, *notes))
+
+
+def _tmem_a_b_shape(spec: SmemSpec, call: Call) -> None:
+    """B's (k, n) in an A-in-TMEM kernel (MMA713-715): twice A's K for a sparse MMA, half the
+    accumulator's N per CTA for a collective one (the spec takes K from A and N from D)."""
+    a, b = spec.data["values"][1], spec.data["values"][2]
+    k, n = b["shape"]
+    if call.option("sparse"):
+        k = 2 * int(a["shape"][1])
+    if call.option("collective"):
+        n = int(spec.data["values"][0]["shape"][1]) // 2
+    b["shape"] = [k, n]
 
 
 def _no_guess(bits: int, **_: Any) -> str | None:

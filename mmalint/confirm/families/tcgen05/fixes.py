@@ -29,6 +29,12 @@ FIX_DESCRIPTIONS: dict[str, str] = {
               "its block scales)",
     "MMA710": "both scales -> the type the operands take (float8_e8m0fnu), one per 32 "
               "elements of K",
+    **{code: text for code, text in (
+        ("MMA713", "A kept in SMEM (the M of the tile kept)"),
+        ("MMA714", "A's TMEM allocated fully packed (32 // bits per cell; collective for a "
+                   "collective MMA)"),
+        ("MMA715", "A kept in SMEM (the block-scaled MMA kept)"),
+    )},
 }
 CODES = frozenset(FIX_DESCRIPTIONS)
 
@@ -80,6 +86,23 @@ def fixed_call(call: Call, code: str) -> Call | None:
         return _resized(call, 128, n)
     if (own := _own_change(call, code)) is not None:
         return _settled(own)
+    return tmem_a_fixed_call(call, code)
+
+
+# The rules about A in TMEM (MMA713-715), whose kernels `kernels.build` builds with A in TMEM.
+TMEM_A_CODES = frozenset({"MMA713", "MMA714", "MMA715"})
+
+
+def tmem_a_fixed_call(call: Call, code: str) -> Call | None:
+    """MMA713 and MMA715: A read from SMEM instead (the same tile, the same scales); MMA714: A's
+    TMEM fully packed, and collective when the MMA is."""
+    if code in ("MMA713", "MMA715"):
+        return replace(call, a=replace(call.a, memory_space="smem", tmem_packing=None,
+                                       tmem_collective=None))
+    if code == "MMA714":
+        bits = call.a.bits or 16
+        collective = True if call.option("collective") else call.a.tmem_collective
+        return replace(call, a=replace(call.a, tmem_packing=max(32 // bits, 1), tmem_collective=collective))
     return None
 
 

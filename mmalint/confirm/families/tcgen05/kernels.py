@@ -284,9 +284,188 @@ def build_pallas(spec: Spec) -> Callable[..., Any]:
 
 def build(spec: Spec) -> tuple[Callable[..., Any], list[jax.ShapeDtypeStruct]]:
     structs = input_structs(spec)
+    if spec.get("tmem_a") is not None:
+        if spec["api"] == PALLAS_API:
+            return build_pallas_tmem_a(spec), structs
+        return build_mgpu_tmem_a(spec, structs), structs
     if spec["api"] == PALLAS_API:
         return build_pallas(spec), structs
     return build_mgpu(spec, structs), structs
+
+
+# ---------------------------------------------------------------- A in TMEM (MMA713-715)
+#
+# The kernels of the rules about A in TMEM, built the way jax's tests build them
+# (`_basic_mma_lhs_tmem_test`, `test_mma_sparse_lhs_tmem`, Pallas `test_integer_matmul` with
+# `lhs_tmem`): A allocated in TMEM with the packing (and collectiveness) the signature gives,
+# filled from SMEM by `async_copy_smem_to_tmem` when it is a 128-row fully packed ref (what
+# tcgen05.cp writes; any other A in TMEM fails in `mma()` first, and is left unfilled), block
+# scales and sparsity metadata in TMEM when the call has them. Their fixes (A in SMEM) are the
+# same kernel with A read from SMEM. A sparse MMA's B has twice A's K.
+
+
+def _tmem_a_case(spec: Spec) -> dict[str, Any]:
+    d_v, a_v, b_v = (spec["values"][i] for i in spec["intended"])
+    options = spec["options"]
+    m, n = d_v["shape"]
+    k = int(a_v["shape"][1])
+    kb, nb = (int(x) for x in b_v["shape"])  # a sparse MMA's B has twice A's K
+    sparse = bool(options.get("sparse"))
+    collective = bool(options.get("collective"))
+    tmem = spec["tmem_a"]
+    bits = 8 * _itemsize(a_v["dtype"]) if a_v["dtype"] != "float4_e2m1fn" else 4
+    packing = tmem.get("packing")
+    in_tmem = a_v.get("memory_space") == "tmem"
+    return {
+        "d": d_v, "a": a_v, "b": b_v, "m": int(m), "n": int(n), "k": k, "kb": kb,
+        # A collective MMA's accumulator spans both CTAs' B: each CTA holds half of N.
+        "nb": nb,
+        "sparse": sparse, "collective": collective,
+        "scaled": bool(options.get("a_scale")) and bool(options.get("b_scale")),
+        "in_tmem": in_tmem, "packing": packing,
+        "fill": in_tmem and packing == 32 // bits and int(m) == 128,
+        "a_collective": tmem.get("collective"),
+        "d_collective": True if collective else tmem.get("d_collective"),
+        "a_swizzle": int(spec["a_swizzle"]), "b_swizzle": int(spec["b_swizzle"]),
+    }
+
+
+def _scale_block(case: dict[str, Any]) -> int:
+    # MXFP8: one e8m0 scale per 32 elements of K (64 of the logical K of a 2:4 sparse MMA).
+    return 64 if case["sparse"] else 32
+
+
+def build_mgpu_tmem_a(spec: Spec, in_shapes: Sequence[Any]) -> Callable[..., Any]:
+    """`as_gpu_kernel` around `tcgen05.mma(d, a, b, ...)` with A an `mgpu.TMEM` ref (or, for a
+    fix, the SMEM ref it was copied from)."""
+    mgpu = _module("jax.experimental.mosaic.gpu")
+    tcgen05 = _module("jax.experimental.mosaic.gpu.tcgen05")
+    utils = _module("jax.experimental.mosaic.gpu.utils")
+    case = _tmem_a_case(spec)
+    d_v, a_v, b_v = case["d"], case["a"], case["b"]
+    m, n, k, kb = case["m"], case["n"], case["k"], case["kb"]
+    a_swizzle, b_swizzle = case["a_swizzle"], case["b_swizzle"]
+    a_tiling, b_tiling = _tiling(a_v["dtype"], a_swizzle), _tiling(b_v["dtype"], b_swizzle)
+
+    def body(ctx: Any, a_gmem: Any, b_gmem: Any, out: Any, scratch: Any) -> None:
+        a_smem, b_smem, barriers, mma_barrier, d_tmem, a_tmem, *extra = scratch
+        ctx.async_copy(src_ref=a_gmem, dst_ref=a_smem, swizzle=a_swizzle,
+                       gmem_transform=mgpu.TileTransform(a_tiling), barrier=barriers[0])
+        ctx.async_copy(src_ref=b_gmem, dst_ref=b_smem, swizzle=b_swizzle,
+                       gmem_transform=mgpu.TileTransform(b_tiling), barrier=barriers[1])
+        barriers[0].wait()
+        barriers[1].wait()
+        kwargs: dict[str, Any] = {}
+        if case["scaled"]:
+            kwargs.update(a_scale=extra[0], b_scale=extra[1])
+        if case["sparse"]:
+            kwargs["a_sparse_metadata"] = extra[-1]
+        if case["collective"]:
+            kwargs["collective"] = True
+        with mgpu.single_thread():
+            if case["fill"]:
+                tcgen05.async_copy_smem_to_tmem(a_smem, a_tmem, swizzle=a_swizzle)
+            tcgen05.mma(d_tmem, a_tmem if case["in_tmem"] else a_smem,
+                        utils.memref_transpose(b_smem, (1, 0, 3, 2)),
+                        a_swizzle=a_swizzle, b_swizzle=b_swizzle, accumulate=False, **kwargs)
+            tcgen05.commit_arrive(mma_barrier)
+        mma_barrier.wait(orders_tensor_core=True)
+        d_tmem.load(is_signed=d_v["is_signed"]).store_untiled(out, optimized=False)
+
+    barrier = (mgpu.TMABarrier(2) if hasattr(mgpu, "TMABarrier")
+               else mgpu.Barrier(arrival_count=1, num_barriers=2))
+    packing = {} if case["packing"] is None else {"packing": case["packing"]}
+    scratch: list[Any] = [
+        jax.ShapeDtypeStruct(_tile_shape((m, k), a_tiling), _jnp(a_v["dtype"])),
+        jax.ShapeDtypeStruct(_tile_shape((case["nb"], kb), b_tiling), _jnp(b_v["dtype"])),
+        barrier,
+        mgpu.Barrier(arrival_count=1),
+        mgpu.TMEM((m, n), _jnp(d_v["dtype"])),
+        # No A in TMEM for a fix that reads A from SMEM (jax's tests pass None then).
+        mgpu.TMEM((m, k), _jnp(a_v["dtype"]), **packing) if case["in_tmem"] else None,
+    ]
+    if case["scaled"]:
+        block = _scale_block(case)
+        scratch += [mgpu.TMEM((rows, kb // block), jnp.float8_e8m0fnu, layout=tcgen05.scales_layout())
+                    for rows in (128, -(-n // 128) * 128)]
+    if case["sparse"]:
+        scratch.append(mgpu.TMEM((m, k), jnp.uint2, layout=tcgen05.sparse_meta_layout()))
+    return mgpu.as_gpu_kernel(body, (1, 1, 1), (128, 1, 1), tuple(in_shapes), out_struct(spec),
+                              tuple(scratch))
+
+
+def build_pallas_tmem_a(spec: Spec) -> Callable[..., Any]:
+    """`plgpu.kernel` around `plgpu.tcgen05_mma(d, a, b, barrier, ...)` with A a `plgpu.TMEM`
+    ref (or, for a fix, the SMEM ref it was copied from); a collective MMA runs on a cluster
+    of two CTAs (`collective_axis="x"`)."""
+    plgpu = _module("jax.experimental.pallas.mosaic_gpu")
+    case = _tmem_a_case(spec)
+    d_v, a_v, b_v = case["d"], case["a"], case["b"]
+    m, n, nb, k, kb = case["m"], case["n"], case["nb"], case["k"], case["kb"]
+    a_swizzle, b_swizzle = case["a_swizzle"], case["b_swizzle"]
+    semantics = (plgpu.LoweringSemantics.Warpgroup if spec["semantics"] == "warpgroup"
+                 else plgpu.LoweringSemantics.Lane)
+    full = case["packing"] is not None and case["fill"]
+    staged = m != 128 and spec["semantics"] == "warpgroup"
+
+    def transforms(dtype: str, swizzle: int) -> tuple[Any, ...]:
+        return (plgpu.TilingTransform(_tiling(dtype, swizzle)), plgpu.SwizzleTransform(swizzle))
+
+    def body(a_gmem: Any, b_gmem: Any, o_gmem: Any, a_smem: Any, b_smem: Any, d_tmem: Any,
+             a_tmem: Any, tma_barrier: Any, mma_barrier: Any, *extra: Any) -> None:
+        plgpu.copy_gmem_to_smem(a_gmem, a_smem, tma_barrier)
+        plgpu.copy_gmem_to_smem(b_gmem, b_smem, tma_barrier)
+        plgpu.barrier_wait(tma_barrier)
+        if full:
+            # A collective kernel's TMEM ops are all collective (the Warpgroup lowering checks).
+            copy_kwargs = {"collective_axis": "x"} if case["collective"] else {}
+            plgpu.async_copy_smem_to_tmem(a_smem, a_tmem, **copy_kwargs)
+        kwargs: dict[str, Any] = {}
+        if case["scaled"]:
+            kwargs.update(a_scale=extra[0], b_scale=extra[1])
+        if case["sparse"]:
+            kwargs["a_sparse_metadata"] = extra[-2 if staged else -1]
+        if case["collective"]:
+            kwargs["collective_axis"] = "x"
+        plgpu.tcgen05_mma(d_tmem, a_tmem if case["in_tmem"] else a_smem,
+                          plgpu.transpose_ref(b_smem, (1, 0)), mma_barrier, accumulate=False, **kwargs)
+        plgpu.barrier_wait(mma_barrier)
+        if staged:
+            # A 64-row accumulator's half-lane layout cannot go to GMEM directly: through SMEM.
+            out_smem = extra[-1]
+            out_smem[...] = plgpu.async_load_tmem(d_tmem)
+            plgpu.commit_smem()
+            plgpu.copy_smem_to_gmem(out_smem, o_gmem)
+            plgpu.wait_smem_to_gmem(0)
+        else:
+            o_gmem[...] = plgpu.async_load_tmem(d_tmem)
+
+    a_alloc: dict[str, Any] = {}
+    if case["packing"] is not None:
+        a_alloc["packed"] = case["packing"] > 1
+    if case["a_collective"] is not None:
+        a_alloc["collective"] = case["a_collective"]
+    scratch: list[Any] = [
+        plgpu.SMEM((m, k), _jnp(a_v["dtype"]), transforms=transforms(a_v["dtype"], a_swizzle)),
+        plgpu.SMEM((nb, kb), _jnp(b_v["dtype"]), transforms=transforms(b_v["dtype"], b_swizzle)),
+        plgpu.TMEM((m, n), _jnp(d_v["dtype"]), packed=False, collective=bool(case["d_collective"])),
+        plgpu.TMEM((m, k), _jnp(a_v["dtype"]), **a_alloc) if case["in_tmem"] else None,
+        plgpu.Barrier(num_arrivals=2),
+        plgpu.Barrier(orders_tensor_core=True),
+    ]
+    if case["scaled"]:
+        block = _scale_block(case)
+        scratch += [plgpu.TMEM((rows, kb // block), jnp.float8_e8m0fnu,
+                               layout=plgpu.TMEMLayout.SCALES_LAYOUT) for rows in (m, nb)]
+    if case["sparse"]:
+        scratch.append(plgpu.TMEM((m, k), jnp.uint2, layout=plgpu.TMEMLayout.SPARSE_METADATA_LAYOUT))
+    if staged:
+        scratch.append(plgpu.SMEM((m, n), _jnp(d_v["dtype"])))
+    cluster: dict[str, Any] = {"cluster": (2,), "cluster_names": ("x",)} if case["collective"] else {}
+    return plgpu.kernel(
+        body, out_type=out_struct(spec), scratch_types=scratch,
+        compiler_params=plgpu.CompilerParams(lowering_semantics=semantics), **cluster,
+    )
 
 
 def as_device_array(values: np.ndarray, dtype: str) -> np.ndarray:
