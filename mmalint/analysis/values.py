@@ -262,6 +262,8 @@ class Array(Value):
     view: str | None = None  # as Fragment.view, for `plgpu.load`
     # The `SwizzleTransform` of an SMEM scratch type (`plgpu.SMEM(..., transforms=...)`), bytes.
     swizzle: int | None = field(default=None, compare=False)
+    # Its `TilingTransform` (the tile shape), when every one of its transforms is known.
+    tiling: tuple[int, ...] | None = field(default=None, compare=False)
 
     def joined(self, other: Array) -> Value:
         return Array(
@@ -291,12 +293,15 @@ class Ref(Value):
     view: str | None = None
     space: str | None = None
     swizzle: int | None = None  # of SMEM scratch declared with a `SwizzleTransform`, in bytes
+    # The `TilingTransform` of that scratch (of the buffer as allocated: views keep it).
+    tiling: tuple[int, ...] | None = None
 
     def joined(self, other: Ref) -> Value:
         return Ref(dtype=join(self.dtype, other.dtype), shape=join(self.shape, other.shape),
                    view=self.view if self.view == other.view else None,
                    space=self.space if self.space == other.space else None,
-                   swizzle=self.swizzle if self.swizzle == other.swizzle else None)
+                   swizzle=self.swizzle if self.swizzle == other.swizzle else None,
+                   tiling=self.tiling if self.tiling == other.tiling else None)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ above it, states what the analysis knows there:
 - SIGN: `signed`, `unsigned`, `signless` (floats), or `sign=?`.
 - KEYs: `layout=KIND[/BITS]` (`mma_lhs/8`, `wgmma`, `splat`...), `warps=N` (its m_warps),
   `shape=(64, 64)` (unknown dims `?`), `mem=registers`, `from=loaded` (how it was made),
-  `data=int8` (the dtype of the memory it was loaded from), `view=plain|transposed`.
+  `data=int8` (the dtype of the memory it was loaded from), `view=plain|transposed`,
+  `swizzle=128` and `tiling=(8, 64)` (an SMEM operand's `SwizzleTransform`/`TilingTransform`).
   A tcgen05 call also has the roles `a_scale` and `b_scale` (the block scales' dtype only).
   Any of them may be `?`: the analysis must not know it. Only the facts written are compared.
 - A function is analysed on its own, arguments unknown, and again from each caller; a sweep
@@ -43,7 +44,7 @@ from mmalint.facts.dtypes import DTYPES
 
 DOCS = Path(__file__).resolve().parent
 VERSION = load_catalog().versions[-1]  # the newest jax, as `mmalint check` targets by default
-KEYS = ("dtype", "sign", "layout", "warps", "shape", "mem", "from", "data", "view")
+KEYS = ("dtype", "sign", "layout", "warps", "shape", "mem", "from", "data", "view", "swizzle", "tiling")
 SIGNS = ("signed", "unsigned", "signless")
 NONE = "none"  # `# facts: none`
 
@@ -85,6 +86,8 @@ def _observe(filename: str, text: str, version: str) -> list[Observed]:
                 "from": op.how or "?",
                 "data": op.data_dtype or "?",
                 "view": op.view or "?",
+                "swizzle": str(op.swizzle) if op.swizzle is not None else "?",
+                "tiling": _shape(op.tiling),
             }
             roles.append((role, facts))
         # tcgen05's block scales are options of the call, not operands: only their dtype.

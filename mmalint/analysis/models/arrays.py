@@ -169,7 +169,8 @@ def as_ref(value: Value, view: str | None = None, space: str | None = None) -> V
     if isinstance(value, Array):
         if value.how == SMEM_SCRATCH:
             view, space = "plain", "smem"
-        return Ref(value.dtype, value.shape, origin=value.origin, view=view, space=space, swizzle=value.swizzle)
+        return Ref(value.dtype, value.shape, origin=value.origin, view=view, space=space, swizzle=value.swizzle,
+                   tiling=value.tiling)
     if isinstance(value, Ref):
         return value
     return UNKNOWN

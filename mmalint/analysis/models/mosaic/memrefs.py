@@ -38,7 +38,8 @@ def _memref_transpose(host: Host, args: Bound, call: Call) -> Value:
             ref.shape.items
         ):
             shape = TupleVal(tuple(ref.shape.items[i] for i in idx if i is not None))
-    return Ref(ref.dtype, shape, view=transposed_view(ref, perm), space=ref.space, swizzle=ref.swizzle)
+    return Ref(ref.dtype, shape, view=transposed_view(ref, perm), space=ref.space, swizzle=ref.swizzle,
+               tiling=ref.tiling)
 
 
 @model("mgpu.utils.memref_slice", signature="(ref, index)")
@@ -47,7 +48,8 @@ def _memref_slice(host: Host, args: Bound, call: Call) -> Value:
     if not isinstance(ref, Ref):
         return UNKNOWN
     index = args["index"]
-    return Ref(ref.dtype, index_shape(ref.shape, index), view=indexed_view(ref, index), space=ref.space, swizzle=ref.swizzle)
+    return Ref(ref.dtype, index_shape(ref.shape, index), view=indexed_view(ref, index), space=ref.space, swizzle=ref.swizzle,
+               tiling=ref.tiling)
 
 
 @model("mgpu.utils.tile_shape", signature="(shape, tiling)")
@@ -124,7 +126,8 @@ def _at_subscript(value: Value, index: Value, node: cst.CSTNode, block: Block) -
     assert isinstance(value, RefAt)
     ref = value.ref
     if isinstance(ref, Ref):
-        return Ref(ref.dtype, index_shape(ref.shape, index), view=indexed_view(ref, index), space=ref.space, swizzle=ref.swizzle)
+        return Ref(ref.dtype, index_shape(ref.shape, index), view=indexed_view(ref, index), space=ref.space, swizzle=ref.swizzle,
+                   tiling=ref.tiling)
     if isinstance(ref, Array):
         return value  # `x.at[idx]` of an array, waiting for `.set(...)`
     return UNKNOWN
