@@ -134,9 +134,17 @@ def wgmma(acc, a, b, *, swizzle=128):
                      f"of type i32, but got: {acc}")
   if n > 256 or n % 8:
     raise ValueError(f"N must be a multiple of 8 and <= 256, got: {n}")
+  if m % m_group_elems:
+    raise ValueError(f"M must be a multiple of {m_group_elems}, got: {m}")
+  if k % k_group_elems:
+    raise ValueError(f"K must be a multiple of {k_group_elems}, got: {k}")
 '''
     drifts = compare_wgmma(load_catalog(), "0.11", source, None, None, None)
     assert [d.what for d in drifts] == ["accumulator types wgmma names", "checks in WGMMAAccumulator.zero, in order"]
+    # The K check (MMA612) is one the catalog replays: a source without it is drift.
+    without_k = source.replace('    raise ValueError(f"K must be a multiple of {k_group_elems}, got: {k}")\n', "    pass\n")
+    drifts = compare_wgmma(load_catalog(), "0.11", without_k, None, None, None)
+    assert "checks in mgpu.wgmma(), in order" in [d.what for d in drifts]
 
 
 def test_tcgen05_catalog_matches_the_installed_jax() -> None:
