@@ -109,11 +109,12 @@ def test_the_call_names_its_family_operands_and_options() -> None:
     calls = [f["call"] for f in json.loads(result.stdout) if f["call"] is not None]
     assert calls and {c["family"] for c in calls} == {"mma", "wgmma", "tcgen05"}
     # Per family: the roles in order, each with its memory space and the role key it mirrors
-    # (tcgen05's `d` is the call's `acc`); a tcgen05 `a` may be in SMEM or TMEM (unknown).
+    # (tcgen05's `d` is the call's `acc`); a tcgen05 `a` is in SMEM when its ref is SMEM
+    # scratch, else unknown (SMEM or TMEM).
     # A wgmma `a` is in registers or SMEM, its `b` in SMEM.
     roles = {"mma": (("acc", {"registers"}, "acc"), ("a", {"registers"}, "a"), ("b", {"registers"}, "b")),
              "wgmma": (("acc", {"registers"}, "acc"), ("a", {"registers", "smem"}, "a"), ("b", {"smem"}, "b")),
-             "tcgen05": (("d", {"tmem"}, "acc"), ("a", {None}, "a"), ("b", {"smem"}, "b"))}
+             "tcgen05": (("d", {"tmem"}, "acc"), ("a", {None, "smem", "tmem"}, "a"), ("b", {"smem"}, "b"))}
     for call in calls:
         expected = roles[call["family"]]
         assert [op["role"] for op in call["operands"]] == [r for r, _, _ in expected]

@@ -14,7 +14,7 @@ above it, states what the analysis knows there:
   `shape=(64, 64)` (unknown dims `?`), `mem=registers`, `from=loaded` (how it was made),
   `data=int8` (the dtype of the memory it was loaded from), `view=plain|transposed`,
   `swizzle=128` and `tiling=(8, 64)` (an SMEM operand's `SwizzleTransform`/`TilingTransform`).
-  A tcgen05 call also has the roles `a_scale` and `b_scale` (the block scales' dtype only).
+  A tcgen05 call also has the roles `a_scale` and `b_scale` (the block scales' dtype and shape).
   Any of them may be `?`: the analysis must not know it. Only the facts written are compared.
 - A function is analysed on its own, arguments unknown, and again from each caller; a sweep
   runs it once per world. A claim holds when one path knows every fact it states, and no path
@@ -95,7 +95,9 @@ def _observe(filename: str, text: str, version: str) -> list[Observed]:
             if f"{name}_type" in call.options:
                 scale = call.options[f"{name}_type"]
                 dtype = next((n for n, info in DTYPES.items() if info.mlir == scale), scale)
-                roles.append((name, {k: "?" for k in KEYS} | {"dtype": dtype or "?"}))
+                rows, columns = call.options.get(f"{name}_rows"), call.options.get(f"{name}_columns")
+                shape = _shape((rows, columns)) if rows is not None and columns is not None else "?"
+                roles.append((name, {k: "?" for k in KEYS} | {"dtype": dtype or "?", "shape": shape}))
         world = tuple((b.name, b.label) for b in site.context.world)
         observed.append(Observed(site.origin.span().start.line, world, tuple(roles)))
     return observed

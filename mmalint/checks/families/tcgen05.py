@@ -12,7 +12,7 @@ from __future__ import annotations
 from mmalint.analysis.calls import MmaSite
 from mmalint.analysis.values import DType, Ref, Semantics, Value, as_shape
 from mmalint.catalog import Catalog
-from mmalint.checks.call import MmaCall, Operand, operand
+from mmalint.checks.call import MEMORY_SPACES, MmaCall, Operand, operand
 from mmalint.checks.conditions import tcgen05 as conditions
 from mmalint.checks.families.family import Api, Family, Role
 from mmalint.facts.dtypes import DTYPES
@@ -38,7 +38,9 @@ def _ref_operand(position: int, value: Value, site: MmaSite, role: Role, memory_
         position, value, info.mlir if info is not None else None, dtype,
         info.signedness if info is not None else None, None, as_shape(value.shape), None,
         value.origin, value.dtype.origin, value.dtype.origin, None, op.origin, "ref",
-        view=value.view, role=role.name, memory_space=memory_space,
+        view=value.view, role=role.name,
+        # A's space is its ref's when the ref says (SMEM scratch): SMEM and TMEM refs look alike.
+        memory_space=memory_space or (value.space if value.space in MEMORY_SPACES else None),
         swizzle=value.swizzle if value.space == "smem" else None,
         tiling=value.tiling if value.space == "smem" else None,
     )
@@ -48,7 +50,7 @@ def normalize(
     site: MmaSite, catalog: Catalog, version: str, target_arch: tuple[int, int] | None = None
 ) -> MmaCall:
     """The call's facts for one jax version: `d`, `a`, `b` by position; `a`'s memory space is
-    left unknown (SMEM or TMEM, which the refs do not tell)."""
+    its ref's when known (SMEM scratch), else unknown (SMEM or TMEM)."""
     api = FAMILY.api(site.api)
     spaces = ("tmem", None, "smem")
     operands = [

@@ -290,10 +290,12 @@ def smem_tiling(transforms: Value) -> tuple[int, ...] | None:
     tags = [t.items[0] if isinstance(t, TupleVal) and len(t.items) == 2 else None for t in transforms.items]
     if any(tag not in (Const(SWIZZLE_TRANSFORM), Const(TILING_TRANSFORM)) for tag in tags):
         return None
-    tilings = [t.items[1] for t, tag in zip(transforms.items, tags, strict=True) if tag == Const(TILING_TRANSFORM)]
-    if len(tilings) != 1 or not isinstance(tilings[0], TupleVal):
+    tilings = [t.items[1] for t, tag in zip(transforms.items, tags, strict=True)
+               if isinstance(t, TupleVal) and tag == Const(TILING_TRANSFORM)]
+    tiling = tilings[0] if len(tilings) == 1 else None
+    if not isinstance(tiling, TupleVal):
         return None
-    tile = [as_int(d) for d in tilings[0].items]
+    tile = [as_int(d) for d in tiling.items]
     return tuple(d for d in tile if d is not None) if None not in tile and tile else None
 
 
