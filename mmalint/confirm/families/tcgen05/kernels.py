@@ -157,19 +157,28 @@ def build_mgpu(spec: Spec, in_shapes: Sequence[Any]) -> Callable[..., Any]:
     d_v, a_v, b_v = (spec["values"][i] for i in spec["intended"])
     m, n = d_v["shape"]
     a_swizzle, b_swizzle = int(spec["a_swizzle"]), int(spec["b_swizzle"])
-    a_tiling, b_tiling = _tiling(a_v["dtype"], a_swizzle), _tiling(b_v["dtype"], b_swizzle)
+    # The operands are staged with the swizzle the MMA is told, unless the program staged them
+    # with another (`a_copy_swizzle`: the MMA then reads them with the wrong one).
+    a_copy = int(spec.get("a_copy_swizzle") or a_swizzle)
+    b_copy = int(spec.get("b_copy_swizzle") or b_swizzle)
+    a_tiling, b_tiling = _tiling(a_v["dtype"], a_copy), _tiling(b_v["dtype"], b_copy)
     collective = bool(spec["options"].get("collective"))
 
     def body(ctx: Any, a_gmem: Any, b_gmem: Any, out: Any, scratch: Any) -> None:
         a_smem, b_smem, barriers, mma_barrier, d_tmem = scratch
-        ctx.async_copy(src_ref=a_gmem, dst_ref=a_smem, swizzle=a_swizzle,
+        ctx.async_copy(src_ref=a_gmem, dst_ref=a_smem, swizzle=a_copy,
                        gmem_transform=mgpu.TileTransform(a_tiling), barrier=barriers[0])
-        ctx.async_copy(src_ref=b_gmem, dst_ref=b_smem, swizzle=b_swizzle,
+        ctx.async_copy(src_ref=b_gmem, dst_ref=b_smem, swizzle=b_copy,
                        gmem_transform=mgpu.TileTransform(b_tiling), barrier=barriers[1])
         barriers[0].wait()
         barriers[1].wait()
+        # B is (n, k) in memory and read K-major, unless the call reads a (k, n) B N-major;
+        # A is (m, k), unless the call reads a (k, m) A M-major (the K group cases).
+        a_ref = utils.memref_transpose(a_smem, (1, 0, 3, 2)) if a_v.get("transposed") else a_smem
+        b_ref = (utils.memref_transpose(b_smem, (1, 0, 3, 2)) if b_v.get("transposed", True)
+                 else b_smem)
         with mgpu.single_thread():
-            tcgen05.mma(d_tmem, a_smem, utils.memref_transpose(b_smem, (1, 0, 3, 2)),
+            tcgen05.mma(d_tmem, a_ref, b_ref,
                         a_swizzle=a_swizzle, b_swizzle=b_swizzle, accumulate=False,
                         **({"collective": True} if collective else {}))
             tcgen05.commit_arrive(mma_barrier)
@@ -212,14 +221,15 @@ def build_pallas(spec: Spec) -> Callable[..., Any]:
         plgpu.copy_gmem_to_smem(b_gmem, b_smem, tma_barrier)
         plgpu.barrier_wait(tma_barrier)
         kwargs = {f"{side}_scale": ref for side, ref in zip(scales, scale_tmem, strict=True)}
-        plgpu.tcgen05_mma(d_tmem, a_smem, plgpu.transpose_ref(b_smem, (1, 0)), mma_barrier,
-                          accumulate=False, **kwargs)
+        a_ref = plgpu.transpose_ref(a_smem, (1, 0)) if a_v.get("transposed") else a_smem
+        b_ref = plgpu.transpose_ref(b_smem, (1, 0)) if b_v.get("transposed", True) else b_smem
+        plgpu.tcgen05_mma(d_tmem, a_ref, b_ref, mma_barrier, accumulate=False, **kwargs)
         plgpu.barrier_wait(mma_barrier)
         o_gmem[...] = plgpu.async_load_tmem(d_tmem)
 
     scale_types = [
-        plgpu.TMEM(_scale_shape(m if side == "a" else n, k), jnp.float8_e8m0fnu,
-                   layout=plgpu.TMEMLayout.SCALES_LAYOUT)
+        plgpu.TMEM(tuple(spec.get(f"{side}_scale_shape") or _scale_shape(m if side == "a" else n, k)),
+                   jnp.float8_e8m0fnu, layout=plgpu.TMEMLayout.SCALES_LAYOUT)
         for side in scales
     ]
     return plgpu.kernel(
