@@ -128,10 +128,11 @@ class Check:
     @property
     def message_shown(self) -> str:
         """jax's message for a reader: its `{field}` holes, which jax fills, written `<field>`."""
-        return _HOLE.sub(r"<\1>", self.message)
+        return _HOLE.sub(r"<\1>", self.message).replace("{{", "{").replace("}}", "}")
 
 
-_HOLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+# A field; not a doubled (literal) brace.
+_HOLE = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
 
 
 @dataclass(frozen=True)

@@ -135,9 +135,17 @@ def wgmma(acc, a, b, *, swizzle=128):
                      f"of type i32, but got: {acc}")
   if n > 256 or n % 8:
     raise ValueError(f"N must be a multiple of 8 and <= 256, got: {n}")
+  if m % m_group_elems:
+    raise ValueError(f"M must be a multiple of {m_group_elems}, got: {m}")
+  if k % k_group_elems:
+    raise ValueError(f"K must be a multiple of {k_group_elems}, got: {k}")
 '''
     drifts = compare_wgmma(load_catalog(), "0.11", source, None, None, None)
     assert [d.what for d in drifts] == ["accumulator types wgmma names", "checks in WGMMAAccumulator.zero, in order"]
+    # The K check (MMA612) is one the catalog replays: a source without it is drift.
+    without_k = source.replace('    raise ValueError(f"K must be a multiple of {k_group_elems}, got: {k}")\n', "    pass\n")
+    drifts = compare_wgmma(load_catalog(), "0.11", without_k, None, None, None)
+    assert "checks in mgpu.wgmma(), in order" in [d.what for d in drifts]
 
 
 def test_tcgen05_catalog_matches_the_installed_jax() -> None:
@@ -212,9 +220,15 @@ def mma(d, a, b, *, a_scale=None, b_scale=None):
     if d.dtype != s32:
       raise ValueError("MMA with element type s8 only supports s32 accumulators, but got:"
                        f" {d.dtype}")
+  if is_scaled:
+    if k % a_scale.shape[1] != 0:
+      raise ValueError(f"K={k} is not divisible by A scale second dimension"
+                       f" {a_scale.shape[1]}")
   if (n // n_lane_groups) % required_multiple != 0:
     raise ValueError(f"In {mode_name} MMA, N must be a multiple of {required_multiple},"
                      f" got N={n}")
+  if k % k_group_elems:
+    raise ValueError(f"K must be a multiple of {k_group_elems}, got: {k}")
   if is_scaled:
     if b_scale.dtype != scale_element_type:
       raise ValueError(f"B scale dtype mismatch: expected {scale_element_type} (same as A),"
@@ -223,6 +237,9 @@ def mma(d, a, b, *, a_scale=None, b_scale=None):
       if not isinstance(scale_element_type, ir.Float8E8M0FNUType):
         raise ValueError("Scale element type mismatch: expected f8e8m0fnu, got"
                          f" {scale_element_type}")
+      if scale_block != 32:
+        raise ValueError(f"Scale block size mismatch: expected {expected}, got"
+                         f" {scale_block}")
     elif is_f4(a_element_type):
       raise ValueError("Scale element type mismatch: expected f8e8m0fnu or f8e4m3fn, got"
                        f" {scale_element_type}")
@@ -239,6 +256,11 @@ def _do_mma(a_element_type):
     arch = source.replace("  if m not in (64, 128):", "  if utils.get_arch().major != 10:\n    pass\n  if m not in (64, 128):")
     drifts = compare_tcgen05(catalog, "0.11", arch, None)
     assert [d.what for d in drifts] == ["tcgen05.mma() makes no check of the GPU (the compiler does)"]
+    # The K group check (MMA716) is one the catalog replays: a source without it is drift.
+    without_k = source.replace('    raise ValueError(f"K must be a multiple of {k_group_elems}, got: {k}")\n', "    pass\n")
+    assert [d.what for d in compare_tcgen05(catalog, "0.11", without_k, None)] == [
+        "checks in mgpu.tcgen05.mma(), in order (catalog's among jax's)"
+    ]
     unsigned = source.replace("# Only s8 for now.", "")
     assert [d.what for d in compare_tcgen05(catalog, "0.11", unsigned, None)] == [
         "the i8 instruction descriptor is hard-coded to S8"

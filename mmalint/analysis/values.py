@@ -262,6 +262,8 @@ class Array(Value):
     view: str | None = None  # as Fragment.view, for `plgpu.load`
     # The `SwizzleTransform` of an SMEM scratch type (`plgpu.SMEM(..., transforms=...)`), bytes.
     swizzle: int | None = field(default=None, compare=False)
+    # Its `TilingTransform` (the tile shape), when every one of its transforms is known.
+    tiling: tuple[int, ...] | None = field(default=None, compare=False)
     # Of a TMEM scratch type (`plgpu.TMEM`, `mgpu.TMEM`): the packing of the TMEM layout it is
     # allocated with and whether it is collective, as values with where they were decided.
     packing: Value = field(default=UNKNOWN, compare=False)
@@ -295,6 +297,8 @@ class Ref(Value):
     view: str | None = None
     space: str | None = None
     swizzle: int | None = None  # of SMEM scratch declared with a `SwizzleTransform`, in bytes
+    # The `TilingTransform` of that scratch (of the buffer as allocated: views keep it).
+    tiling: tuple[int, ...] | None = None
     # A TMEM ref's (`space="tmem"`) layout: the packing (elements per 32-bit TMEM cell) of the
     # default TMEM layout it has, UNKNOWN when that is not known or it has another layout;
     # and whether it was allocated collective. Each a Const with where it was decided.
@@ -306,6 +310,7 @@ class Ref(Value):
                    view=self.view if self.view == other.view else None,
                    space=self.space if self.space == other.space else None,
                    swizzle=self.swizzle if self.swizzle == other.swizzle else None,
+                   tiling=self.tiling if self.tiling == other.tiling else None,
                    packing=join(self.packing, other.packing),
                    collective=join(self.collective, other.collective))
 

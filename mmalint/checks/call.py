@@ -57,6 +57,7 @@ class Operand:
     role: str = ""  # its role in the family's signature: acc, a, b
     memory_space: str | None = None  # one of MEMORY_SPACES; None when not known
     swizzle: int | None = None  # of a shared-memory operand, in bytes, when its ref says
+    tiling: tuple[int, ...] | None = None  # of a shared-memory operand, when its ref says
     # Of a TMEM operand: the packing of its (default) TMEM layout and whether it was allocated
     # collective, None when not known; where the packing was decided.
     tmem_packing: int | None = None

@@ -410,6 +410,14 @@ def _notes(code: str, call: MmaCall, outcome: Outcome) -> list[Note]:
     elif code in _TMEM_A_CODES:
         for message, origin in _tmem_a_notes(call, outcome):
             add(message, origin)
+    elif code in ("MMA612", "MMA716"):
+        # K is B's rows; the swizzle is the SMEM's (Pallas) or the call's (Mosaic GPU).
+        b = call.b
+        swizzle = f", swizzled {b.swizzle} bytes" if b.swizzle is not None else ""
+        add(f"operand `b` {_verb(b)} here with shape {_shape_text(b.shape)}{swizzle}", b.created)
+        if code == "MMA716" and call.a.swizzle is not None and call.a.created is not b.created:
+            add(f"operand `a` {_verb(a)} here with shape {_shape_text(a.shape)}, swizzled "
+                f"{a.swizzle} bytes", a.created)
     for binding in call.site.context.world:
         if binding.origin is not None and any(_same(binding.origin, o) for o in _fact_origins(call)):
             add(f"when {binding}", binding.origin)

@@ -14,8 +14,9 @@ above it, states what the analysis knows there:
   `shape=(64, 64)` (unknown dims `?`), `mem=registers`, `from=loaded` (how it was made),
   `data=int8` (the dtype of the memory it was loaded from), `view=plain|transposed`,
   `packing=N` and `collective=true|false` (a TMEM operand's allocation: the packing of its TMEM
-  layout, whether it is collective).
-  A tcgen05 call also has the roles `a_scale` and `b_scale` (the block scales' dtype only).
+  layout, whether it is collective), `swizzle=128` and `tiling=(8, 64)` (an SMEM operand's
+  `SwizzleTransform`/`TilingTransform`).
+  A tcgen05 call also has the roles `a_scale` and `b_scale` (the block scales' dtype and shape).
   Any of them may be `?`: the analysis must not know it. Only the facts written are compared.
 - A function is analysed on its own, arguments unknown, and again from each caller; a sweep
   runs it once per world. A claim holds when one path knows every fact it states, and no path
@@ -45,7 +46,8 @@ from mmalint.facts.dtypes import DTYPES
 
 DOCS = Path(__file__).resolve().parent
 VERSION = load_catalog().versions[-1]  # the newest jax, as `mmalint check` targets by default
-KEYS = ("dtype", "sign", "layout", "warps", "shape", "mem", "from", "data", "view", "packing", "collective")
+KEYS = ("dtype", "sign", "layout", "warps", "shape", "mem", "from", "data", "view", "packing", "collective",
+        "swizzle", "tiling")
 SIGNS = ("signed", "unsigned", "signless")
 NONE = "none"  # `# facts: none`
 
@@ -90,6 +92,8 @@ def _observe(filename: str, text: str, version: str) -> list[Observed]:
                 # A TMEM operand's layout packing and whether it was allocated collective.
                 "packing": str(op.tmem_packing) if op.tmem_packing is not None else "?",
                 "collective": {True: "true", False: "false"}.get(op.tmem_collective, "?"),  # type: ignore[arg-type]
+                "swizzle": str(op.swizzle) if op.swizzle is not None else "?",
+                "tiling": _shape(op.tiling),
             }
             roles.append((role, facts))
         # tcgen05's block scales are options of the call, not operands: only their dtype.
@@ -97,7 +101,9 @@ def _observe(filename: str, text: str, version: str) -> list[Observed]:
             if f"{name}_type" in call.options:
                 scale = call.options[f"{name}_type"]
                 dtype = next((n for n, info in DTYPES.items() if info.mlir == scale), scale)
-                roles.append((name, {k: "?" for k in KEYS} | {"dtype": dtype or "?"}))
+                rows, columns = call.options.get(f"{name}_rows"), call.options.get(f"{name}_columns")
+                shape = _shape((rows, columns)) if rows is not None and columns is not None else "?"
+                roles.append((name, {k: "?" for k in KEYS} | {"dtype": dtype or "?", "shape": shape}))
         world = tuple((b.name, b.label) for b in site.context.world)
         observed.append(Observed(site.origin.span().start.line, world, tuple(roles)))
     return observed

@@ -171,7 +171,8 @@ def as_ref(value: Value, view: str | None = None, space: str | None = None) -> V
             view, space = "plain", "smem"
         if value.how == TMEM_SCRATCH:
             return tmem_ref(value)
-        return Ref(value.dtype, value.shape, origin=value.origin, view=view, space=space, swizzle=value.swizzle)
+        return Ref(value.dtype, value.shape, origin=value.origin, view=view, space=space, swizzle=value.swizzle,
+                   tiling=value.tiling)
     if isinstance(value, Ref):
         return value
     return UNKNOWN

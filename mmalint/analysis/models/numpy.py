@@ -370,7 +370,7 @@ def _array_attribute(host: Host, value: Value, attr: str, node: cst.CSTNode) -> 
             # No MMA reads a transposed TMEM ref (Pallas: "Unsupported transforms for LHS").
             return Ref(value.dtype, reversed_shape(value.shape))
         if isinstance(value, Ref):
-            return Ref(value.dtype, reversed_shape(value.shape), view=transposed_view(value, None), space=value.space, swizzle=value.swizzle)
+            return Ref(value.dtype, reversed_shape(value.shape), view=transposed_view(value, None), space=value.space, swizzle=value.swizzle, tiling=value.tiling)
         return Array(value.dtype, reversed_shape(value.shape), UNKNOWN, value.created, value.how)
     if attr == "at":
         return RefAt(value)

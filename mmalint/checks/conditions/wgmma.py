@@ -21,7 +21,10 @@ from mmalint.facts.wgmma import (
     M_MULTIPLE,
     N_MAX,
     N_MULTIPLE,
+    SWIZZLES,
     integer_n_ok,
+    k_group,
+    swizzle_for_k,
 )
 
 if TYPE_CHECKING:
@@ -427,3 +430,79 @@ def _swizzle_mismatch(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     if a.swizzle is None or b.swizzle is None:
         return _one(None, "b")
     return _one(a.swizzle != b.swizzle, "b", a_swizzle=str(a.swizzle), b_swizzle=str(b.swizzle))
+
+
+# ---------------------------------------------------------------- K and the swizzle (MMA612)
+
+
+def _fits(tiling: tuple[int, ...] | None, swizzle: int, bits: int) -> bool:
+    """Whether an SMEM tiling is the `(8, swizzle // itemsize)` jax's Pallas lowering checks."""
+    return tiling == (8, k_group(swizzle, bits))
+
+
+def _call_swizzle(call: MmaCall, bits: int) -> int | None:
+    """The swizzle jax's `wgmma` is given, when every check before K lets it through: Mosaic
+    GPU's `swizzle=`; Pallas's B's `SwizzleTransform`, with a tiling that fits it (Lane matches
+    the transforms, Warpgroup's layout inference accepts only that tiling), A's the same when A
+    is in SMEM (Lane checks A's tiling and that B's swizzle matches A's)."""
+    if call.frontend == "mosaic":
+        swizzle = call.options.get("swizzle")
+        return swizzle if isinstance(swizzle, int) and swizzle in SWIZZLES else None
+    b = call.b
+    if b.memory_space != "smem" or b.swizzle not in SWIZZLES or b.swizzle is None:
+        return None
+    if not _fits(b.tiling, b.swizzle, bits):
+        return None
+    a = call.a
+    if a.memory_space == "smem":
+        a_bits = _bits(a.element_type)
+        if a.swizzle != b.swizzle or a_bits is None or not _fits(a.tiling, b.swizzle, a_bits):
+            return None
+    return b.swizzle
+
+
+@condition("k-multiple")
+def _k_multiple(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
+    """K (B's rows) not a multiple of the elements one swizzle row holds (`swizzle // itemsize`
+    of B's type): jax steps through K a swizzle row at a time. Silent unless every check jax
+    makes before it passes, or fails in a way whose fix leaves K, B's type and the swizzle as
+    they are (the accumulator's type or shape, N): A and B of one element width and one K,
+    M a multiple of 64, int8 A in registers not at swizzle=32 (whose fix changes the swizzle)."""
+    a, b = call.a, call.b
+    bits = _bits(b.element_type)
+    if bits is None or a.element_type is None:
+        return _one(None, "b")
+    if _bits(a.element_type) != bits:
+        return _one(None, "b")  # a dtype mismatch first (MMA606); fixing it may change K's unit
+    if call.frontend == "pallas" and a.dtype != b.dtype:
+        return _one(None, "b")
+    swizzle = _call_swizzle(call, bits)
+    shape_a, shape_b = _logical(call, a), _logical(call, b)
+    if swizzle is None or shape_a is None or shape_b is None:
+        return _one(None, "b")
+    (m, k_a), (k, _n) = shape_a, shape_b
+    if k_a != k or m % M_MULTIPLE:
+        return _one(None, "b")
+    if a.memory_space == "registers" and a.element_type == "i8" and swizzle == 32:
+        return _one(None, "b")
+    if call.frontend == "pallas" and a.memory_space == "smem" and a.view != "transposed":
+        # A (M, K) tiled (8, swizzle // itemsize) in SMEM: K is a whole number of rows already.
+        return _one(False if a.view == "plain" else None, "b")
+    group = k_group(swizzle, bits)
+    if k % group == 0:
+        return _one(False, "b")
+    return _one(True, "b", k_value=str(k), k_group=str(group), swizzle=str(swizzle),
+                remedy=_k_remedy(call, k, bits))
+
+
+def _k_remedy(call: MmaCall, k: int, bits: int) -> str:
+    fitting = swizzle_for_k(k, bits)
+    if fitting is None:
+        return (f"pad K to a multiple of {k_group(min(SWIZZLES), bits)} (the elements of the "
+                "smallest swizzle, 32 bytes)")
+    tile = f"(8, {k_group(fitting, bits)})"
+    if call.frontend == "pallas":
+        return (f"declare B's SMEM (and A's, when it is in SMEM) with "
+                f"`plgpu.SwizzleTransform({fitting})` and `plgpu.TilingTransform({tile})`")
+    return (f"pass `swizzle={fitting}` and stage A and B with that swizzle (tiles {tile}, in "
+            "their SMEM shapes and copies)")

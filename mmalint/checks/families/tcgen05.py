@@ -44,6 +44,8 @@ def _ref_operand(position: int, value: Value, site: MmaSite, role: Role, memory_
         info.signedness if info is not None else None, None, as_shape(value.shape), None,
         value.origin, value.dtype.origin, value.dtype.origin, None, op.origin, "ref",
         view=value.view, role=role.name, memory_space=memory_space,
+        swizzle=value.swizzle if value.space == "smem" else None,
+        tiling=value.tiling if value.space == "smem" else None,
         tmem_packing=packing, tmem_collective=collective if isinstance(collective, bool) else None,
         packing_origin=value.packing.origin if packing is not None else None,
     )

@@ -40,7 +40,8 @@ def _memref_transpose(host: Host, args: Bound, call: Call) -> Value:
             shape = TupleVal(tuple(ref.shape.items[i] for i in idx if i is not None))
     if ref.space == "tmem":
         return Ref(ref.dtype, shape)  # no MMA reads a transposed TMEM ref
-    return Ref(ref.dtype, shape, view=transposed_view(ref, perm), space=ref.space, swizzle=ref.swizzle)
+    return Ref(ref.dtype, shape, view=transposed_view(ref, perm), space=ref.space, swizzle=ref.swizzle,
+               tiling=ref.tiling)
 
 
 @model("mgpu.utils.memref_slice", signature="(ref, index)")
@@ -50,7 +51,7 @@ def _memref_slice(host: Host, args: Bound, call: Call) -> Value:
         return UNKNOWN
     index = args["index"]
     return Ref(ref.dtype, index_shape(ref.shape, index), view=indexed_view(ref, index), space=ref.space, swizzle=ref.swizzle,
-               packing=ref.packing, collective=ref.collective)
+               tiling=ref.tiling, packing=ref.packing, collective=ref.collective)
 
 
 @model("mgpu.utils.tile_shape", signature="(shape, tiling)")
@@ -130,7 +131,8 @@ def _at_subscript(value: Value, index: Value, node: cst.CSTNode, block: Block) -
         # A TMEM slice keeps its allocation as where it was made (its packing is that one's).
         origin = ref.origin if ref.space == "tmem" else None
         return Ref(ref.dtype, index_shape(ref.shape, index), origin=origin, view=indexed_view(ref, index),
-                   space=ref.space, swizzle=ref.swizzle, packing=ref.packing, collective=ref.collective)
+                   space=ref.space, swizzle=ref.swizzle, tiling=ref.tiling, packing=ref.packing,
+                   collective=ref.collective)
     if isinstance(ref, Array):
         return value  # `x.at[idx]` of an array, waiting for `.set(...)`
     return UNKNOWN

@@ -70,13 +70,18 @@ def element_type(args: Bound, name: str) -> Value:
 
 def _columns(args: Bound, name: str) -> Value:
     """The second dimension of a 2-D ref argument (a scale's K // block), UNKNOWN otherwise."""
+    return _dimension(args, name, 1)
+
+
+def _dimension(args: Bound, name: str, axis: int) -> Value:
+    """One dimension of a 2-D ref argument (a scale's rows or columns), UNKNOWN otherwise."""
     if not args.given(name):
         return UNKNOWN
     value = args[name]
     shape = as_shape(value.shape) if isinstance(value, (Ref, Array)) else None
-    if shape is None or len(shape) != 2 or shape[1] is None:
+    if shape is None or len(shape) != 2 or shape[axis] is None:
         return UNKNOWN
-    return Const(shape[1])
+    return Const(shape[axis])
 
 
 def scale_options(args: Bound) -> tuple[tuple[str, Value], ...]:
@@ -88,6 +93,10 @@ def scale_options(args: Bound) -> tuple[tuple[str, Value], ...]:
         ("a_scale_type", element_type(args, "a_scale")),
         ("b_scale_type", element_type(args, "b_scale")),
         ("a_scale_columns", _columns(args, "a_scale")),
+        # The scales' shapes jax checks after the K and N checks (MMA718, MMA719).
+        ("a_scale_rows", _dimension(args, "a_scale", 0)),
+        ("b_scale_rows", _dimension(args, "b_scale", 0)),
+        ("b_scale_columns", _dimension(args, "b_scale", 1)),
     )
 
 

@@ -35,6 +35,10 @@ FIX_DESCRIPTIONS: dict[str, str] = {
                    "collective MMA)"),
         ("MMA715", "A kept in SMEM (the block-scaled MMA kept)"),
     )},
+    "MMA716": "A's and B's swizzle -> the widest whose row divides K (64 bytes for K = 32 "
+              "bf16); K padded to the 32-byte row when none does",
+    "MMA717": "N rounded up to a multiple of 32 (jax 0.10's block-scaled N)",
+    "MMA718": "A's and B's scales -> (rows, K // the operand type's block): 32 for MXFP8",
 }
 CODES = frozenset(FIX_DESCRIPTIONS)
 
@@ -84,6 +88,8 @@ def fixed_call(call: Call, code: str) -> Call | None:
         return replace(call, a=as_dtype(call.a, "int8"), b=as_dtype(call.b, "int8"))
     if code == "MMA706":
         return _resized(call, 128, n)
+    if code in ("MMA716", "MMA717", "MMA718"):
+        return group_fixed(call, code, m, n)
     if (own := _own_change(call, code)) is not None:
         return _settled(own)
     return tmem_a_fixed_call(call, code)
@@ -154,6 +160,59 @@ def _settled(call: Call) -> Call:
     if (call.acc.mlir or "") not in (kind.scaled_accumulators if scaled else kind.accumulators):
         call = replace(call, acc=as_dtype(call.acc, _accepted_accumulator(call)))
     return call
+
+
+def _scaled(call: Call) -> bool:
+    return bool(call.option("a_scale")) and bool(call.option("b_scale"))
+
+
+def swizzles(call: Call) -> tuple[int, int]:
+    """A's and B's swizzles as the MMA gets them: Mosaic GPU's `a_swizzle=`/`b_swizzle=`, the
+    Pallas refs' (one for both: B's), 128 when neither says."""
+    b = int(call.option("b_swizzle") or call.b.swizzle or 128)
+    a = int(call.option("a_swizzle") or call.a.swizzle or b)
+    return a, b
+
+
+def group_fixed(call: Call, code: str, m: int, n: int) -> Call | None:
+    """MMA716-718, from the call's data. The reference kernels pass block scales only in
+    Pallas, with e8m0 scales of the shapes the options give: other scaled calls have no case."""
+    scaled = _scaled(call)
+    if scaled and (call.api != "plgpu.tcgen05_mma" or call.option("a_scale_type") != "f8E8M0FNU"):
+        return None
+    if code == "MMA717":
+        if not scaled:
+            return None
+        multiple = facts.V10_SCALED_N_MULTIPLE
+        return _resized(call, m, -(-n // multiple) * multiple)
+    a, b = logical_shape(call.a), logical_shape(call.b)
+    bits = call.a.bits
+    if a is None or b is None or bits is None:
+        return None
+    k = b[0]
+    if code == "MMA718":
+        blocks = [blk for (element, scale), accepted in facts.SCALE_BLOCKS.items()
+                  if element == call.a.mlir and scale == call.option("a_scale_type")
+                  for blk in accepted]
+        if not scaled or not blocks or k % max(blocks):
+            return None
+        options = dict(call.options) | {"a_scale_columns": k // max(blocks),
+                                        "b_scale_columns": k // max(blocks)}
+        return replace(call, options=tuple(sorted(options.items())))
+    if scaled:
+        return None  # a block-scaled K group: the scales' shapes change with K
+    fitting = next((s for s in facts.SWIZZLES if k % (8 * s // bits) == 0), None)
+    if fitting is None:
+        padded = -(-k // (8 * min(facts.SWIZZLES) // bits)) * (8 * min(facts.SWIZZLES) // bits)
+        return replace(call, a=replace(call.a, shape=(a[0], padded)),
+                       b=replace(call.b, shape=(padded, b[1])))
+    options = dict(call.options)
+    for side in ("a", "b"):
+        if f"{side}_swizzle" in options:
+            options[f"{side}_swizzle"] = fitting
+    return replace(call, options=tuple(sorted(options.items())),
+                   a=replace(call.a, swizzle=fitting if call.a.swizzle is not None else None),
+                   b=replace(call.b, swizzle=fitting if call.b.swizzle is not None else None))
 
 
 def unmasked_call(call: Call, masked_by: tuple[str, ...]) -> Call:

@@ -177,7 +177,11 @@ def build_mgpu(spec: Spec, in_shapes: Sequence[Any]) -> Callable[..., Any]:
     d_v, a_v, b_v = (spec["values"][i] for i in spec["intended"])
     m, n = d_v["shape"]
     a_swizzle, b_swizzle = int(spec["a_swizzle"]), int(spec["b_swizzle"])
-    a_tiling, b_tiling = _tiling(a_v["dtype"], a_swizzle), _tiling(b_v["dtype"], b_swizzle)
+    # The operands are staged with the swizzle the MMA is told, unless the program staged them
+    # with another (`a_copy_swizzle`: the MMA then reads them with the wrong one).
+    a_copy = int(spec.get("a_copy_swizzle") or a_swizzle)
+    b_copy = int(spec.get("b_copy_swizzle") or b_swizzle)
+    a_tiling, b_tiling = _tiling(a_v["dtype"], a_copy), _tiling(b_v["dtype"], b_copy)
     collective = bool(spec["options"].get("collective"))
     scales: list[Spec] = list(spec.get("scales") or [])
     copied = [s for s in scales if s["copied"]]
@@ -186,19 +190,24 @@ def build_mgpu(spec: Spec, in_shapes: Sequence[Any]) -> Callable[..., Any]:
         *scale_gmem, out, scratch = refs
         a_smem, b_smem, barriers, mma_barrier, d_tmem, *scale_scratch = scratch
         scale_smem, scale_tmem = scale_scratch[:len(copied)], scale_scratch[len(copied):]
-        ctx.async_copy(src_ref=a_gmem, dst_ref=a_smem, swizzle=a_swizzle,
+        ctx.async_copy(src_ref=a_gmem, dst_ref=a_smem, swizzle=a_copy,
                        gmem_transform=mgpu.TileTransform(a_tiling), barrier=barriers[0])
-        ctx.async_copy(src_ref=b_gmem, dst_ref=b_smem, swizzle=b_swizzle,
+        ctx.async_copy(src_ref=b_gmem, dst_ref=b_smem, swizzle=b_copy,
                        gmem_transform=mgpu.TileTransform(b_tiling), barrier=barriers[1])
         for i, (src, dst) in enumerate(zip(scale_gmem, scale_smem, strict=True)):
             ctx.async_copy(src_ref=src, dst_ref=dst, barrier=barriers[2 + i])
         for i in range(2 + len(copied)):
             barriers[i].wait()
         tmem_of = dict(zip((s["side"] for s in scales), scale_tmem, strict=True))
+        # B is (n, k) in memory and read K-major, unless the call reads a (k, n) B N-major;
+        # A is (m, k), unless the call reads a (k, m) A M-major (the K group cases).
+        a_ref = utils.memref_transpose(a_smem, (1, 0, 3, 2)) if a_v.get("transposed") else a_smem
+        b_ref = (utils.memref_transpose(b_smem, (1, 0, 3, 2)) if b_v.get("transposed", True)
+                 else b_smem)
         with mgpu.single_thread():
             for s, smem in zip(copied, scale_smem, strict=True):
                 tcgen05.async_copy_scales_smem_to_tmem(smem, tmem_of[s["side"]])
-            tcgen05.mma(d_tmem, a_smem, utils.memref_transpose(b_smem, (1, 0, 3, 2)),
+            tcgen05.mma(d_tmem, a_ref, b_ref,
                         a_swizzle=a_swizzle, b_swizzle=b_swizzle, accumulate=False,
                         **({"collective": True} if collective else {}),
                         **{f"{side}_scale": ref for side, ref in tmem_of.items()})
@@ -257,8 +266,9 @@ def build_pallas(spec: Spec) -> Callable[..., Any]:
         tmem_of = dict(zip((s["side"] for s in scales), scale_tmem, strict=True))
         for s, smem in zip(copied, scale_smem, strict=True):
             plgpu.async_copy_scales_to_tmem(smem, tmem_of[s["side"]])
-        plgpu.tcgen05_mma(d_tmem, a_smem, plgpu.transpose_ref(b_smem, (1, 0)), mma_barrier,
-                          accumulate=False,
+        a_ref = plgpu.transpose_ref(a_smem, (1, 0)) if a_v.get("transposed") else a_smem
+        b_ref = plgpu.transpose_ref(b_smem, (1, 0)) if b_v.get("transposed", True) else b_smem
+        plgpu.tcgen05_mma(d_tmem, a_ref, b_ref, mma_barrier, accumulate=False,
                           **{f"{side}_scale": ref for side, ref in tmem_of.items()})
         plgpu.barrier_wait(mma_barrier)
         o_gmem[...] = plgpu.async_load_tmem(d_tmem)

@@ -180,8 +180,11 @@ def build_mgpu(spec: Spec, in_shapes: Sequence[Any]) -> Callable[..., Any]:
 
     barrier = (mgpu.TMABarrier(2) if hasattr(mgpu, "TMABarrier")
                else mgpu.Barrier(arrival_count=1, num_barriers=2))
+    # A in registers is loaded from GMEM: its scratch is unused, and need not fit the tiling.
+    a_scratch = (memory_shape(a_v) if spec.get("a_untiled")
+                 else _tile_shape(memory_shape(a_v), a_tiles))
     scratch = (
-        jax.ShapeDtypeStruct(_tile_shape(memory_shape(a_v), a_tiles), _jnp(a_v["dtype"])),
+        jax.ShapeDtypeStruct(a_scratch, _jnp(a_v["dtype"])),
         jax.ShapeDtypeStruct(_tile_shape(memory_shape(b_v), b_tiles), _jnp(b_v["dtype"])),
         barrier,
     )
@@ -241,7 +244,7 @@ def build_pallas(spec: Spec) -> Callable[..., Any]:
         body, out_type=out_struct(spec),
         scratch_types=[
             plgpu.SMEM(tuple(memory_shape(a_v)), _jnp(a_v["dtype"]),
-                       transforms=transforms(a_v["dtype"], a_swizzle)),
+                       transforms=() if spec.get("a_untiled") else transforms(a_v["dtype"], a_swizzle)),
             plgpu.SMEM(tuple(memory_shape(b_v)), _jnp(b_v["dtype"]),
                        transforms=transforms(b_v["dtype"], b_swizzle)),
             plgpu.SMEM((m, n), _jnp(acc_v["dtype"]), transforms=out_transforms),
