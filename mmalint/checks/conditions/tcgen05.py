@@ -742,7 +742,7 @@ def _k_group(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """K not a multiple of the K group: the elements of the widest swizzle row of A and B, or
     of 4 scale blocks when block-scaled (`k_group_elems`, v11:350-366)."""
     mma = _mma_shape(call, table)
-    if mma is None or not _n_supported(mma):
+    if mma is None or not _n_supported(mma) or (mma.scaled and not _allocatable_scales(call)):
         return _one(None, "b")
     group = _group(call, table, mma)
     if group is None:
