@@ -74,6 +74,9 @@ SHADOWED_SUBMODULES: frozenset[tuple[str, str]] = frozenset(
     }
 )
 
+# Every canonical module name of a library: a name under one of them is the library's.
+_LIBRARY_MODULES: frozenset[str] = frozenset(MODULES.values())
+
 # Modules whose attributes live in the namespace of another canonical module.
 _NAMESPACE_OF: dict[str, str] = {
     "mgpu.fragmented_array": "mgpu",
@@ -122,6 +125,13 @@ SOURCE_PACKAGE = "jax"
 def module_for_import(dotted: str) -> str:
     """The canonical module an `import a.b.c` statement names."""
     return MODULES.get(dotted, dotted)
+
+
+def is_library(name: str) -> bool:
+    """Whether a canonical name belongs to a library whose names mmalint resolves (jax, NumPy,
+    MLIR, the stdlib modules it models...), not to code it cannot read (`mylib.from_tensor`)."""
+    parts = name.split(".")
+    return any(".".join(parts[:i]) in _LIBRARY_MODULES for i in range(1, len(parts) + 1))
 
 
 def namespace(module: str) -> str:
