@@ -7,8 +7,11 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import overload
 
+import libcst as cst
+
 from mmalint.analysis import analyze, index_source
 from mmalint.analysis.source import BlockParseError, SourceSyntaxError
+from mmalint.analysis.values import Origin
 from mmalint.catalog import Catalog, load_catalog
 from mmalint.checks.availability import UseFinding, evaluate_use
 from mmalint.checks.call import MmaCall
@@ -85,6 +88,17 @@ def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | 
                 continue
             group_key = (finding.rule.code, key, finding.subject)
             groups.setdefault(group_key, []).append(finding)
+    use_groups: dict[tuple[str, int], list[UseFinding]] = {}
+    for use in analysis.uses:
+        if use.context.expected_failure is not None and not settings.show_expected_failures:
+            continue
+        for use_finding in evaluate_use(use, catalog, version):
+            if settings.enabled_for(use_finding.rule.code, filename):
+                key2 = (use_finding.entry.id, id(use_finding.origin.node))
+                use_groups.setdefault(key2, []).append(use_finding)
+    # A call whose own spelling raises before its checks run (`mma.mma(...)`, MMA503).
+    raised_at = {id(fs[0].use.origin.node): fs[0] for fs in use_groups.values()
+                 if fs[0].predicted is not None and fs[0].origin is fs[0].use.origin}
     diagnostics = []
     for (_code, key, _subject), findings in groups.items():
         if key in operands_seen:
@@ -94,17 +108,12 @@ def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | 
             if not findings:
                 continue
         try:
-            diagnostics.append(_diagnostic(findings))
+            diagnostic = _diagnostic(findings)
+            if key in raised_at:
+                diagnostic = _after_spelling(diagnostic, raised_at[key])
+            diagnostics.append(diagnostic)
         except (BlockParseError, RecursionError):
             continue
-    use_groups: dict[tuple[str, int], list[UseFinding]] = {}
-    for use in analysis.uses:
-        if use.context.expected_failure is not None and not settings.show_expected_failures:
-            continue
-        for use_finding in evaluate_use(use, catalog, version):
-            if settings.enabled_for(use_finding.rule.code, filename):
-                key2 = (use_finding.entry.id, id(use_finding.origin.node))
-                use_groups.setdefault(key2, []).append(use_finding)
     for use_findings in use_groups.values():
         try:
             diagnostics.append(_use_diagnostic(use_findings))
@@ -216,6 +225,22 @@ def _unpredicted(finding: Finding) -> str | None:
         return None
     return ("the operand dtype is unknown: jax raises whatever it is, but which error depends "
             "on it")
+
+
+def _after_spelling(diagnostic: Diagnostic, first: UseFinding) -> Diagnostic:
+    """A finding of a call that jax never reaches as written: the name it is called by raises
+    first (`mma.mma(acc, a, b)` is an AttributeError, MMA503). What the finding predicts is what
+    jax raises once that is fixed; a note says so, where the name is written."""
+    assert first.predicted is not None
+    node = first.use.origin.node
+    where = range_of(Origin(first.use.origin.block, node.func)) if isinstance(node, cst.Call) else range_of(first.origin)
+    note = Related(
+        f"as written, jax raises {first.predicted.exception} here first ({first.rule.code}); "
+        "this finding is what it raises once that is fixed",
+        where,
+    )
+    return replace(diagnostic, masked_by=diagnostic.masked_by or first.rule.code,
+                   related=(note, *diagnostic.related))
 
 
 def _use_diagnostic(findings: list[UseFinding]) -> Diagnostic:

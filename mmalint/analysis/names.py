@@ -122,9 +122,36 @@ _SUBMODULE_ATTRS: dict[str, dict[str, str]] = {
 SOURCE_PACKAGE = "jax"
 
 
+def shadowing_functions() -> dict[str, str]:
+    """The canonical function each shadowing re-export is -> the canonical module it hides.
+
+    Every attribute of such a function (`mma.mma`, `wgmma.WGMMAAccumulator`) is an
+    AttributeError in every jax version: `jax/experimental/mosaic/gpu/__init__.py` runs
+    `from .mma import mma as mma` (v10:122 v11:123 v12:124), which rebinds the package attribute
+    that importing the submodule had set.
+    """
+    return {
+        attribute(module_for_import(package), attr)[0]: MODULES[f"{package}.{attr}"]
+        for package, attr in sorted(SHADOWED_SUBMODULES)
+    }
+
+
 def module_for_import(dotted: str) -> str:
     """The canonical module an `import a.b.c` statement names."""
     return MODULES.get(dotted, dotted)
+
+
+def import_as(dotted: str) -> tuple[str, bool]:
+    """(canonical name, is_module) of what `import a.b.c as m` binds to `m`.
+
+    Since Python 3.7 that is `getattr(a.b, "c")` once `a.b.c` is imported, so a package
+    attribute that shadows the submodule wins here too:
+    `import jax.experimental.mosaic.gpu.mma as m` binds the function `mma`, not the module.
+    """
+    package, _, attr = dotted.rpartition(".")
+    if package and (package, attr) in SHADOWED_SUBMODULES:
+        return attribute(module_for_import(package), attr)
+    return module_for_import(dotted), True
 
 
 def is_library(name: str) -> bool:
@@ -149,9 +176,14 @@ def attribute(module: str, attr: str) -> tuple[str, bool]:
     return f"{ns}.{attr}", False
 
 
-def from_import(package: str, attr: str) -> tuple[str, bool]:
-    """(canonical name, is_module) of `from package import attr`."""
+def from_import(package: str, attr: str, relative: bool = False) -> tuple[str, bool]:
+    """(canonical name, is_module) of `from package import attr`.
+
+    A relative import (`from . import wgmma`) is written inside the package itself, which its
+    `__init__` imports before the re-export that shadows the submodule runs: there it is the
+    module (jax's `dialect_lowering.py` calls `wgmma.wgmma(...)` that way).
+    """
     full = f"{package}.{attr}"
-    if (package, attr) not in SHADOWED_SUBMODULES and full in MODULES:
+    if (relative or (package, attr) not in SHADOWED_SUBMODULES) and full in MODULES:
         return MODULES[full], True
     return attribute(module_for_import(package), attr)
