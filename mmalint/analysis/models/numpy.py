@@ -58,6 +58,7 @@ from mmalint.analysis.values import (
     Value,
     join,
 )
+from mmalint.facts.promotion import promote
 
 
 def jax_dtype(host: Host, dtype: Value) -> Value:
@@ -135,27 +136,18 @@ def _result_type(host: Host, args: Bound, call: Call) -> Value:
 
 
 def _promoted(values: list[Value], origin: Origin | None) -> Value:
-    """jax's promotion of dtypes, where it is simple: one kind (floats, signed or unsigned
-    ints), the wider wins, and bfloat16 with float16 is float32. Anything else: unknown."""
+    """jax's promotion of dtypes (`mmalint.facts.promotion`: jax's lattice, not NumPy's), where
+    every input is a known dtype and jax's x64 setting does not change the result: int8 with
+    float32 is float32, int8 with uint8 int16, bfloat16 with float16 float32. A pair jax cannot
+    promote (fp8 with anything else) is unknown."""
     dtypes = [to_dtype(v) for v in values]
     if not dtypes or not all(isinstance(d, DType) for d in dtypes):
         return UNKNOWN
-    infos = [d.info for d in dtypes if isinstance(d, DType)]
-    kinds = {i.kind for i in infos}
-    if len(kinds) != 1 or kinds & {"bool", "complex"}:
-        return UNKNOWN
-    names = {i.name for i in infos}
-    if len(names) == 1:
-        return DType(infos[0].name, origin=origin)
-    if kinds == {"float"}:
-        if any(i.bits == 8 for i in infos):
-            return UNKNOWN  # fp8 promotion rules are their own
-        widest = max(infos, key=lambda i: i.bits)
-        if widest.bits == 16:  # bfloat16 with float16
-            return DType("float32", origin=origin)
-        return DType(widest.name, origin=origin)
-    widest = max(infos, key=lambda i: i.bits)
-    return DType(widest.name, origin=origin)
+    names = tuple(d.name for d in dtypes if isinstance(d, DType))
+    if len(set(names)) == 1:
+        return DType(names[0], origin=origin)
+    promoted = promote(names)
+    return UNKNOWN if promoted is None else DType(promoted, origin=origin)
 
 
 def _dtype_attribute(host: Host, value: Value, attr: str, node: cst.CSTNode) -> Value:
