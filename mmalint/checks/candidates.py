@@ -17,7 +17,8 @@ import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from mmalint.analysis.values import Fragment, Origin
+from mmalint.analysis.dtypes import dtype_of_ir_type
+from mmalint.analysis.values import Array, DTypeSet, Fragment, Origin, Ref
 from mmalint.checks.call import MmaCall, Operand
 from mmalint.facts.dtypes import DTYPES
 
@@ -89,12 +90,41 @@ def undecided(op: Operand) -> bool:
     return op.element_type is None and op.dtype is None
 
 
-def sign_evidence(op: Operand) -> tuple[frozenset[str], Evidence] | None:
+def sign_evidence(role: str, op: Operand) -> tuple[frozenset[str], Evidence] | None:
     """The dtype kinds a FragmentedArray's `is_signed` leaves, with where it was given."""
     if not isinstance(op.value, Fragment) or op.signedness not in _SIGN_KINDS:
         return None
     kinds, short, note = _SIGN_KINDS[op.signedness]
-    return kinds, Evidence(op.role, short, note, op.sign_origin or op.created)
+    return kinds, Evidence(role, short, note, op.sign_origin or op.created)
+
+
+def set_evidence(role: str, op: Operand) -> tuple[frozenset[str], list[Evidence]] | None:
+    """The dtypes an operand is one of where paths that decided different ones meet (an array
+    of a `DTypeSet` dtype, or a FragmentedArray loaded from memory of one), with where each was
+    decided (likewise a memory ref). A FragmentedArray's element type is the memory's; its
+    signedness its own."""
+    value = op.value
+    if isinstance(value, Array | Ref) and isinstance(value.dtype, DTypeSet):
+        found = value.dtype
+        names = found.names
+    elif isinstance(value, Fragment) and isinstance(value.data_dtype, DTypeSet):
+        found = value.data_dtype
+        sign = {"signed": True, "unsigned": False, "signless": None}.get(op.signedness or "")
+        if op.signedness is None:
+            names = found.names
+        else:
+            # An integer loaded with is_signed=None fails as it is built: no dtype is left.
+            mapped = (dtype_of_ir_type(DTYPES[n].mlir, sign) for n in found.names)
+            names = frozenset(n for n in mapped if n is not None)
+    else:
+        return None
+    short = f"`{op.role or role}` is {_listed(sorted(found.names, key=list(DTYPES).index))}"
+    evidence = [Evidence(role, short, f"{name} chosen here", origin) for name, origin in found.choices]
+    return frozenset(names) & frozenset(DOMAIN), evidence or [Evidence(role, short, "", None)]
+
+
+def _listed(names: Sequence[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
 def with_dtype(op: Operand, name: str) -> Operand:
@@ -133,11 +163,15 @@ def candidates(
         if not undecided(op):
             continue
         keep: list[Callable[[str], bool]] = []
-        sign = sign_evidence(op)
+        sign = sign_evidence(role, op)
         if sign is not None:
             kinds, said = sign
             keep.append(_of_kinds(kinds))
             evidence.append(said)
+        chosen = set_evidence(role, op)
+        if chosen is not None:
+            keep.append(chosen[0].__contains__)
+            evidence.extend(chosen[1])
         if role_evidence is not None:
             found = role_evidence(role, op)
             if found is not None:

@@ -294,7 +294,10 @@ def _evidence_text(
     said = list(dict.fromkeys(e.short for e in candidates.evidence))
     left = _alternatives(list(dict.fromkeys(c.label for c, _ in results)))
     text = f" ({' and '.join(whats)} {'is' if len(whats) == 1 else 'are'} not known here, but "
-    text += f"{_alternatives(said, 'and')} leave{'s' if len(said) == 1 else ''} only {left}"
+    if len(said) == 1 and said[0].endswith(f" is {left}"):
+        text += said[0]  # the dtypes it is one of are all the evidence: say them once
+    else:
+        text += f"{_alternatives(said, 'and')} leave{'s' if len(said) == 1 else ''} only {left}"
     if len(pool) != len(results):
         never = list(dict.fromkeys(c.label for c, _ in results if all(c is not p for p, _ in pool)))
         text += f", and {_alternatives(never, 'and')} "

@@ -249,3 +249,117 @@ def test_an_accumulator_no_operand_takes_lists_what_the_layouts_leave(version: s
     assert by["int8"] == by["uint8"] == "MMA101"
     assert by["float8_e4m3fn"] == "MMA102"
     assert "bfloat16" not in by
+
+
+# ---------------------------------------------------------------- dtypes decided on several paths
+
+CHOSEN = '''
+import os
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+M, N, K = 128, 64, 128
+
+
+def run(x):
+  dtype = {choice}
+
+  def body(a_ref, b_ref, o_ref):
+    acc = plgpu.layout_cast(jnp.zeros((M, N), jnp.float32), plgpu.Layout.MMA_ACC(dtype))
+    a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(dtype), optimized=False)
+    b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(dtype), optimized=False)
+    o_ref[...] = plgpu.mma(acc, a, b)
+
+  f = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), jnp.float32))
+  return f(jnp.zeros((M, K), dtype), jnp.zeros((N, K), dtype))
+'''
+
+
+@pytest.mark.parametrize("version", PALLAS_VERSIONS)
+def test_a_dtype_decided_by_a_branch_on_data_is_silent_when_one_side_passes(version: str) -> None:
+    # float8_e4m3fn takes the float32 accumulator: the int8 side alone is not certain to run.
+    code = CHOSEN.format(choice="jnp.int8 if x[0] > 0 else jnp.float8_e4m3fn")
+    assert lint(code, target_jax=version).diagnostics == ()
+
+
+@pytest.mark.parametrize("version", PALLAS_VERSIONS)
+def test_a_dtype_chosen_between_two_that_both_fail(version: str) -> None:
+    code = CHOSEN.format(choice='jnp.int8 if os.environ.get("SIGNED") else jnp.uint8')
+    diag = only(lint(code, target_jax=version), "MMA101")
+    assert diag["message"].startswith(
+        "`plgpu.mma` with int8 or uint8 operands needs a signed int32 accumulator, but the accumulator is float32")
+    assert diag["predicted_error"]["message"] == (
+        "Only int32 accumulator supported for integer and boolean operands. Got float32")
+    assert [p["operand_dtype"] for p in diag["predicted_by_operand"]] == ["int8", "uint8"]
+    notes = [r["message"] for r in diag["related"] if r["location"]["row"] == row_of(code, "dtype = jnp.int8")]
+    assert notes == ["int8 chosen here", "uint8 chosen here"]
+
+
+def test_a_tcgen05_accumulator_chosen_between_two_that_both_fail() -> None:
+    code = '''
+    import os
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+    M, N, K = 128, 256, 64
+    ACC = jnp.float16 if os.environ.get("HALF") else jnp.bfloat16
+
+
+    def matmul(a, b):
+      def kernel(a_gmem, b_gmem, out_gmem, a_smem, b_smem, acc_tmem, tma_barrier, mma_barrier):
+        plgpu.copy_gmem_to_smem(a_gmem, a_smem, tma_barrier)
+        plgpu.copy_gmem_to_smem(b_gmem, b_smem, tma_barrier)
+        plgpu.barrier_wait(tma_barrier)
+        plgpu.tcgen05_mma(acc_tmem, a_smem, b_smem, mma_barrier, accumulate=False)
+        plgpu.barrier_wait(mma_barrier)
+
+      f = plgpu.kernel(
+          kernel, out_type=jax.ShapeDtypeStruct((M, N), jnp.float32),
+          scratch_types=[
+              plgpu.SMEM((M, K), a.dtype), plgpu.SMEM((K, N), b.dtype),
+              plgpu.TMEM((M, N), ACC, packed=False),
+              plgpu.Barrier(num_arrivals=2), plgpu.Barrier(orders_tensor_core=True),
+          ])
+      return f(a, b)
+
+
+    matmul(jnp.ones((M, K), jnp.bfloat16), jnp.ones((K, N), jnp.bfloat16))
+    '''
+    diag = only(lint(code, target_jax="0.11"), "MMA701")
+    assert "but it is bfloat16 or float16" in diag["message"]
+    assert "the accumulator dtype is not known here, but `d` is bfloat16 or float16)" in diag["message"]
+
+
+def test_a_wgmma_accumulator_built_signed_for_floating_operands() -> None:
+    code = '''
+    import jax
+    import jax.numpy as jnp
+    from mylib import ACC_TYPE
+    from jax.experimental.mosaic import gpu as mgpu
+
+    M, N, K = 64, 128, 64
+
+
+    def kernel(ctx, a_gmem, b_gmem, out_gmem, scratch):
+      a_smem, b_smem, barrier = scratch
+      ctx.async_copy(src_ref=a_gmem, dst_ref=a_smem, swizzle=128, barrier=barrier)
+      ctx.async_copy(src_ref=b_gmem, dst_ref=b_smem, swizzle=128, barrier=barrier)
+      barrier.wait()
+      acc = mgpu.WGMMAAccumulator.zero(M, N, ACC_TYPE, is_signed=True)
+      acc = mgpu.wgmma(acc, a_smem, b_smem, swizzle=128)
+      acc.value.store_untiled(out_gmem, optimized=False)
+
+
+    f = mgpu.as_gpu_kernel(
+        kernel, (1, 1, 1), (128, 1, 1),
+        (jax.ShapeDtypeStruct((M, K), jnp.bfloat16), jax.ShapeDtypeStruct((K, N), jnp.bfloat16)),
+        jax.ShapeDtypeStruct((M, N), jnp.float32),
+        (jax.ShapeDtypeStruct((M, K), jnp.bfloat16), jax.ShapeDtypeStruct((K, N), jnp.bfloat16),
+         mgpu.Barrier(arrival_count=1)),
+    )
+    '''
+    diag = only(lint(code, target_jax="0.12"), "MMA601")
+    # is_signed=True: an integer accumulator, and bfloat16 operands take float32 only.
+    assert "is_signed=True" in diag["message"] and "not known here" in diag["message"]
