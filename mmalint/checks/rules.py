@@ -109,10 +109,12 @@ def evaluate(call: MmaCall, catalog: Catalog) -> list[Finding]:
     swapped = call.order != "acc_a_b"
     candidates = None if swapped else family(call.family).candidates(call)
     plain = {f.rule.code for f in findings if f.check.stage != "any-operand"}
-    by_candidates = [] if candidates is None else _every_candidate(
+    by_candidates, stops_first = ([], None) if candidates is None else _every_candidate(
         catalog, call, candidates, checks, table, conditions, plain)
     resolved: list[Finding] = []
     for f in findings:
+        if stops_first and f.check.raises and f.masked_by is None and f.rule.code != stops_first:
+            f = replace(f, masked_by=stops_first)  # every dtype left stops there before this
         if f.check.stage == "any-operand":
             if by_candidates:
                 continue  # what the kernel's evidence leaves says more than "any operand"
@@ -194,16 +196,17 @@ def _failures(
 def _every_candidate(
     catalog: Catalog, call: MmaCall, candidates: Candidates, checks: list[Check],
     table: dict[str, object], conditions: Conditions, reported: set[str],
-) -> list[Finding]:
+) -> tuple[list[Finding], str | None]:
     """The findings that hold whatever dtype the undecided roles have among those the kernel
     allows: none when one candidate passes every check jax makes. A rule is reported when it
     fails for every candidate the MMA takes as an operand (those it never takes fail too, at
-    `Unsupported operand type`), and not already reported from what is known."""
+    `Unsupported operand type`), and not already reported from what is known. Also the rule
+    every candidate fails first, when they agree."""
     results: list[tuple[Candidate, list[tuple[Check, Outcome]]]] = []
     for candidate in candidates.items:
         failures = _failures(candidate.call, checks, table, conditions)
         if not failures:
-            return []  # some dtype the kernel allows passes: nothing is certain
+            return [], None  # some dtype the kernel allows passes: nothing is certain
         results.append((candidate, failures))
     taken = [r for r in results if not any(c.condition in candidates.unsupported for c, _ in r[1])]
     pool = taken or results
@@ -227,7 +230,8 @@ def _every_candidate(
         masked_by = next(iter(firsts)) if len(firsts) == 1 and code not in firsts else None
         found.append(_candidate_finding(catalog, call, candidates, hits, results, pool, masked_by,
                                         by_operand))
-    return found
+    firsts = {f[0][0].rule for _, f in results}
+    return found, (next(iter(firsts)) if len(firsts) == 1 and found else None)
 
 
 def _candidate_finding(

@@ -390,3 +390,13 @@ def test_every_format_carries_what_each_dtype_raises(tmp_path: Path) -> None:
     (result,) = log["runs"][0]["results"]
     assert result["ruleId"] == "MMA101"
     assert {p["operand_dtype"] for p in result["properties"]["predictedByOperand"]} == {"int4", "uint4", "float4_e2m1fn"}
+
+
+def test_a_mistake_known_from_the_facts_waits_for_the_one_every_dtype_raises_first() -> None:
+    # The accumulator in the lhs layout is wrong whatever the dtype (MMA303), but for int8, the
+    # only dtype left, jax stops earlier at the float32 accumulator (MMA101).
+    code = _mgpu(sign=", is_signed=True").replace("layout=lay.acc", "layout=lay.lhs")
+    report = lint(code)
+    assert sorted(d.code for d in report.diagnostics) == ["MMA101", "MMA303"]
+    assert only(report, "MMA303")["masked_by"] == "MMA101"
+    assert only(report, "MMA101")["masked_by"] is None
