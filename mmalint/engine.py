@@ -71,6 +71,7 @@ def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | 
     groups: dict[tuple[str, int, str | None], list[Finding]] = {}
     call_sites: dict[int, bool] = {}
     operands_seen: set[int] = set()  # calls some path knows the operand type of
+    roles_seen: dict[int, set[str]] = {}  # per call, the roles some path knows the type of
     apis: dict[int, str] = {}
     arch = parse_arch(settings.target_arch)
     for site in sites:
@@ -81,6 +82,8 @@ def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | 
         call_sites[key] = call_sites.get(key, False) or _fully_known(call)
         if not family(call.family).operands_unknown(call):
             operands_seen.add(key)
+        roles_seen.setdefault(key, set()).update(
+            role for role, op in call.operands.items() if op.element_type is not None)
         if site.context.expected_failure is not None and not settings.show_expected_failures:
             continue
         for finding in evaluate(call, catalog):
@@ -105,8 +108,10 @@ def check_text(filename: str, text: str, settings: Settings, catalog: Catalog | 
             # A kernel analysed blind and launched with known refs is one call: where a path
             # knows the operands, its own checks decide, not the blind path's any-operand check.
             findings = [f for f in findings if f.check.stage != "any-operand"]
-            if not findings:
-                continue
+        # Likewise a finding over the dtypes a blind path allows, where a path knows one.
+        findings = [f for f in findings if not roles_seen.get(key, set()) & set(f.enumerated)]
+        if not findings:
+            continue
         try:
             diagnostic = _diagnostic(findings)
             if key in raised_at:
@@ -200,7 +205,10 @@ def _diagnostic(findings: list[Finding]) -> Diagnostic:
 
 
 def _planned_fix(finding: Finding) -> Fix | None:
-    """The planner's fix; none where the statement to edit is nested too deeply to rewrite."""
+    """The planner's fix; none where the statement to edit is nested too deeply to rewrite,
+    and none for a finding over dtypes mmalint could not decide (the fix depends on them)."""
+    if finding.enumerated:
+        return None
     try:
         return plan_fix(finding)
     except RecursionError:
@@ -221,7 +229,12 @@ def _predicted_error(p: Predicted | None) -> PredictedError | None:
 
 
 def _unpredicted(finding: Finding) -> str | None:
-    if finding.predicted is not None or finding.check.stage != "any-operand":
+    if finding.predicted is not None:
+        return None
+    if finding.enumerated:
+        return ("the dtype is not known: every dtype the kernel allows fails, but not with the "
+                "same error")
+    if finding.check.stage != "any-operand":
         return None
     return ("the operand dtype is unknown: jax raises whatever it is, but which error depends "
             "on it")

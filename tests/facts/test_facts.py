@@ -12,7 +12,8 @@ above it, states what the analysis knows there:
 - SIGN: `signed`, `unsigned`, `signless` (floats), or `sign=?`.
 - KEYs: `layout=KIND[/BITS]` (`mma_lhs/8`, `wgmma`, `splat`...), `warps=N` (its m_warps),
   `shape=(64, 64)` (unknown dims `?`), `mem=registers`, `from=loaded` (how it was made),
-  `data=int8` (the dtype of the memory it was loaded from), `view=plain|transposed`.
+  `data=int8` (the dtype of the memory it was loaded from), `view=plain|transposed`,
+  `in=int8|uint8` (the dtypes it is one of, where paths that decided different ones meet).
   A tcgen05 call also has the roles `a_scale` and `b_scale` (the block scales' dtype only).
   Any of them may be `?`: the analysis must not know it. Only the facts written are compared.
 - A function is analysed on its own, arguments unknown, and again from each caller; a sweep
@@ -36,14 +37,14 @@ from pathlib import Path
 import pytest
 
 from mmalint.analysis import analyze, index_source
-from mmalint.analysis.values import Layout
+from mmalint.analysis.values import DTypeSet, Fragment, Layout, Value
 from mmalint.catalog import load_catalog
 from mmalint.checks.families import normalize
 from mmalint.facts.dtypes import DTYPES
 
 DOCS = Path(__file__).resolve().parent
 VERSION = load_catalog().versions[-1]  # the newest jax, as `mmalint check` targets by default
-KEYS = ("dtype", "sign", "layout", "warps", "shape", "mem", "from", "data", "view")
+KEYS = ("dtype", "sign", "layout", "warps", "shape", "mem", "from", "data", "view", "in")
 SIGNS = ("signed", "unsigned", "signless")
 NONE = "none"  # `# facts: none`
 
@@ -85,6 +86,7 @@ def _observe(filename: str, text: str, version: str) -> list[Observed]:
                 "from": op.how or "?",
                 "data": op.data_dtype or "?",
                 "view": op.view or "?",
+                "in": _one_of(op.value),
             }
             roles.append((role, facts))
         # tcgen05's block scales are options of the call, not operands: only their dtype.
@@ -96,6 +98,14 @@ def _observe(filename: str, text: str, version: str) -> list[Observed]:
         world = tuple((b.name, b.label) for b in site.context.world)
         observed.append(Observed(site.origin.span().start.line, world, tuple(roles)))
     return observed
+
+
+def _one_of(value: Value) -> str:
+    """The dtypes an operand is one of, when paths that decided different ones meet."""
+    found = getattr(value, "data_dtype" if isinstance(value, Fragment) else "dtype", None)
+    if not isinstance(found, DTypeSet):
+        return "?"
+    return "|".join(sorted(found.names, key=list(DTYPES).index))
 
 
 def _layout(layout: Layout | None) -> str:
