@@ -150,6 +150,51 @@ class DType(Value):
     def info(self) -> DTypeInfo:
         return DTYPES[self.name]
 
+    def joined(self, other: DType) -> Value:
+        return dtype_union(self, other)
+
+
+@dataclass(frozen=True)
+class DTypeSet(Unknown):
+    """A dtype that is one of `names`, but which is not known: where paths that decided
+    different dtypes meet (`jnp.int8 if flag else jnp.uint8`, a helper returning one of two).
+
+    Unknown to every model and rule that asks for a dtype, as UNKNOWN is; a model may still
+    answer what every member agrees on (`jnp.issubdtype`, the bit width), and the candidates of
+    an operand whose dtype nobody decided are its members (`mmalint.checks.candidates`).
+    `choices` says where each was decided.
+    """
+
+    names: frozenset[str] = frozenset()
+    choices: tuple[tuple[str, Origin], ...] = field(default=(), compare=False, repr=False)
+
+    def joined(self, other: DTypeSet) -> Value:
+        return dtype_union(self, other)
+
+
+def dtype_names(value: Value) -> frozenset[str] | None:
+    """The dtypes a value may be: one for a DType, the members of a DTypeSet, else None."""
+    if isinstance(value, DType):
+        return frozenset((value.name,))
+    if isinstance(value, DTypeSet):
+        return value.names
+    return None
+
+
+def dtype_union(a: Value, b: Value) -> Value:
+    """The join of two dtypes (or dtype sets): the set of both, with where each was decided."""
+    names_a, names_b = dtype_names(a), dtype_names(b)
+    if names_a is None or names_b is None:
+        return UNKNOWN
+    choices: list[tuple[str, Origin]] = []
+    for value in (a, b):
+        if isinstance(value, DTypeSet):
+            choices.extend(value.choices)
+        elif isinstance(value, DType) and value.origin is not None:
+            choices.append((value.name, value.origin))
+    unique = tuple({id(o): (n, o) for n, o in choices}.values())
+    return DTypeSet(names_a | names_b, unique)
+
 
 @dataclass(frozen=True)
 class DTypeClass(Value):
@@ -443,7 +488,8 @@ def join(a: Value, b: Value) -> Value:
     if a == b:
         return a
     if type(a) is not type(b):
-        return UNKNOWN
+        # A dtype on one path and a set of them on another: the set of all.
+        return dtype_union(a, b)
     return a.joined(b)
 
 

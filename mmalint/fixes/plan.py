@@ -122,9 +122,30 @@ def _accumulator_fix(finding: Finding) -> Fix | None:
         if content is None:
             return None
         return _fix(finding, [(origin, content)], _local(finding, acc.created, [origin]))
+    if _made_by_from_tensor(acc.created):
+        return _from_tensor_fix(finding, target)
     if code == "MMA201":
         return _signed_accumulator_fix(finding)
     return _fragment_type_fix(finding, target)
+
+
+def _made_by_from_tensor(created: Origin | None) -> bool:
+    """Made by a `from_tensor(x)` the analysis could not read (a readable one's fragment is
+    created inside its body): its dtype and signedness are `x`'s."""
+    return created is not None and isinstance(created.node, cst.Call) and _func_name(created.node) == "from_tensor"
+
+
+def _from_tensor_fix(finding: Finding, target: str) -> Fix | None:
+    """`fa.from_tensor(jnp.zeros((m, n), jnp.float32))`: the dtype of `x` where it is written
+    (its signedness follows it). Unsafe: what `from_tensor` does is known from its name only."""
+    acc = finding.call.acc
+    origin, created = acc.type_origin, acc.created
+    if origin is None or created is None or _from_world(finding, origin) or not _inside(created, origin):
+        return None
+    content = _dtype_replacement(origin.node, origin.code(), target)
+    if content is None:
+        return None
+    return _fix(finding, [(origin, content)], False)
 
 
 def _wgmma_accumulator_fix(finding: Finding) -> Fix | None:

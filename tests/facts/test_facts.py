@@ -16,6 +16,7 @@ above it, states what the analysis knows there:
   `packing=N` and `collective=true|false` (a TMEM operand's allocation: the packing of its TMEM
   layout, whether it is collective), `swizzle=128` and `tiling=(8, 64)` (an SMEM operand's
   `SwizzleTransform`/`TilingTransform`).
+  `in=int8|uint8` (the dtypes it is one of, where paths that decided different ones meet).
   A tcgen05 call also has the roles `a_scale` and `b_scale` (the block scales' dtype and shape).
   Any of them may be `?`: the analysis must not know it. Only the facts written are compared.
 - A function is analysed on its own, arguments unknown, and again from each caller; a sweep
@@ -39,7 +40,7 @@ from pathlib import Path
 import pytest
 
 from mmalint.analysis import analyze, index_source
-from mmalint.analysis.values import Layout
+from mmalint.analysis.values import DTypeSet, Fragment, Layout, Value
 from mmalint.catalog import load_catalog
 from mmalint.checks.families import normalize
 from mmalint.facts.dtypes import DTYPES
@@ -47,7 +48,7 @@ from mmalint.facts.dtypes import DTYPES
 DOCS = Path(__file__).resolve().parent
 VERSION = load_catalog().versions[-1]  # the newest jax, as `mmalint check` targets by default
 KEYS = ("dtype", "sign", "layout", "warps", "shape", "mem", "from", "data", "view", "packing", "collective",
-        "swizzle", "tiling")
+        "swizzle", "tiling", "in")
 SIGNS = ("signed", "unsigned", "signless")
 NONE = "none"  # `# facts: none`
 
@@ -94,6 +95,7 @@ def _observe(filename: str, text: str, version: str) -> list[Observed]:
                 "collective": {True: "true", False: "false"}.get(op.tmem_collective, "?"),  # type: ignore[arg-type]
                 "swizzle": str(op.swizzle) if op.swizzle is not None else "?",
                 "tiling": _shape(op.tiling),
+                "in": _one_of(op.value),
             }
             roles.append((role, facts))
         # tcgen05's block scales are options of the call, not operands: only their dtype.
@@ -107,6 +109,14 @@ def _observe(filename: str, text: str, version: str) -> list[Observed]:
         world = tuple((b.name, b.label) for b in site.context.world)
         observed.append(Observed(site.origin.span().start.line, world, tuple(roles)))
     return observed
+
+
+def _one_of(value: Value) -> str:
+    """The dtypes an operand is one of, when paths that decided different ones meet."""
+    found = getattr(value, "data_dtype" if isinstance(value, Fragment) else "dtype", None)
+    if not isinstance(found, DTypeSet):
+        return "?"
+    return "|".join(sorted(found.names, key=list(DTYPES).index))
 
 
 def _layout(layout: Layout | None) -> str:

@@ -156,7 +156,7 @@ class Statements(Machine):
                 if alias.asname is not None:
                     target = alias.asname.name
                     if isinstance(target, cst.Name):
-                        frame.env[target.value] = Api(names.module_for_import(dotted), True)
+                        frame.env[target.value] = self.api_value(*names.import_as(dotted))
                 else:
                     top = dotted.split(".")[0]
                     frame.env[top] = Api(names.module_for_import(top), True)
@@ -171,7 +171,7 @@ class Statements(Machine):
             attr = _dotted(alias.name)
             if attr is None:
                 continue
-            name, is_module = names.from_import(package, attr)
+            name, is_module = names.from_import(package, attr, relative=bool(stmt.relative))
             bound = attr
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 bound = alias.asname.name.value

@@ -64,10 +64,13 @@ def _kind(op: Operand) -> str | None:
 @condition("accumulator-last")
 def _accumulator_last(call: MmaCall, table: MmaTable) -> list[Outcome]:
     """`mma(a, b, acc)`: told by the types (two operands of one MMA type, then an accumulator
-    type) or by the layouts (lhs, rhs, then accumulator layout)."""
+    type) or by the layouts (lhs, rhs, then an accumulator layout or an accumulator type: an
+    lhs-laid-out first argument is never an accumulator, whatever the operands' dtypes are)."""
     first, second, last = call.acc, call.a, call.b
     layouts = [op.layout.kind if op.layout is not None else None for op in (first, second, last)]
-    if layouts == ["mma_lhs", "mma_rhs", "mma_acc"]:
+    if layouts[:2] == ["mma_lhs", "mma_rhs"] and (
+        layouts[2] == "mma_acc" or (layouts[2] is None and last.element_type in ACCUMULATOR_TYPES)
+    ):
         return _one(True, "b")
     if None in (first.element_type, second.element_type, last.element_type):
         return _one(None)
