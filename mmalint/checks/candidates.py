@@ -80,6 +80,10 @@ class Candidates:
     items: tuple[Candidate, ...]
     evidence: tuple[Evidence, ...]
     unsupported: frozenset[str] = frozenset()
+    # Candidates (by label) that fail for certain, but at a check that depends on how the code
+    # used the dtype (an `MMALayouts` of it may fail first), so what jax raises first is not
+    # known: none is predicted for them, and they count as dtypes the MMA does not take.
+    unsure: frozenset[str] = frozenset()
 
     def dtypes_of(self, role: str) -> tuple[str, ...]:
         return dict(self.allowed).get(role, ())

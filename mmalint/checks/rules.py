@@ -152,6 +152,8 @@ def _by_operand(
             failures = _failures(candidate.call, checks, table, conditions)
             if not failures:
                 return None
+            if candidate.label in candidates.unsure:
+                continue  # it fails, but where first is not known: nothing to predict
             check, outcome = failures[0]
             entries.append((candidate.label, check.rule,
                             _predicted(check, outcome, candidate.call, call.version)))
@@ -208,7 +210,8 @@ def _every_candidate(
         if not failures:
             return [], None  # some dtype the kernel allows passes: nothing is certain
         results.append((candidate, failures))
-    taken = [r for r in results if not any(c.condition in candidates.unsupported for c, _ in r[1])]
+    taken = [r for r in results if r[0].label not in candidates.unsure
+             and not any(c.condition in candidates.unsupported for c, _ in r[1])]
     pool = taken or results
     common = [
         code for code in dict.fromkeys(c.rule for c, _ in pool[0][1])
@@ -219,7 +222,7 @@ def _every_candidate(
     # call with each); not when the accumulator's dtype was filled in too, which it cannot.
     by_operand = () if "acc" in candidates.roles else tuple(dict.fromkeys(
         (cand.label, f[0][0].rule, _predicted(f[0][0], f[0][1], cand.call, version))
-        for cand, f in results
+        for cand, f in results if cand.label not in candidates.unsure
     ))
     found = []
     for code in common:

@@ -86,7 +86,18 @@ def test_integer_evidence_of_unknown_width_reports_what_each_width_raises() -> N
     assert by["int8"] == ("MMA101", "Only s32 accumulator supported for integer operands.")
     assert by["int4"] == ("MMA101", "Only s32 accumulator supported for integer operands.")
     assert by["int16"] == ("MMA104", "Unsupported operand type: i16")
-    assert sorted(by) == ["int16", "int2", "int32", "int4", "int64", "int8"]
+    # int64 fails too, but where first depends on the code: `MMALayouts` of a 64-bit type
+    # raises before 0.12, if that is what the layouts were made from. Nothing is predicted.
+    assert sorted(by) == ["int16", "int2", "int32", "int4", "int8"]
+
+
+@pytest.mark.parametrize(("version", "unsure"), [("0.10", {"int32", "int64"}), ("0.11", {"int64"}), ("0.12", set())])
+def test_no_prediction_where_the_layouts_of_an_undecided_width_may_fail_first(version: str, unsure: set[str]) -> None:
+    # jax 0.10's MMALayouts raises for 32- and 64-bit types, 0.11's for 64-bit ones (checked on
+    # the CPU with jax 0.10.2 and 0.12; 0.11 from its source).
+    diag = only(lint(_mgpu(layout_type="OPERAND_TYPE", sign=", is_signed=True"), target_jax=version), "MMA101")
+    listed = {p["operand_dtype"] for p in diag["predicted_by_operand"]}
+    assert listed == {"int2", "int4", "int8", "int16", "int32", "int64"} - unsure
 
 
 def test_evidence_that_leaves_one_passing_dtype_is_silent() -> None:

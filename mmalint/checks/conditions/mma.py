@@ -42,6 +42,8 @@ class MmaTable:
     default_semantics: str | None = None
     # The accumulator dtypes Pallas's abstract eval accepts for floating operands.
     float_accumulators: tuple[str, ...] = ()
+    # The operand bit widths `MMALayouts(T)` itself raises for (it is built before any mma).
+    layouts_fail_for_bits: tuple[int, ...] = ()
 
 
 CONDITIONS = Conditions("mma", MmaTable)

@@ -9,10 +9,11 @@ default depends on the jax version (the `default_semantics` of the API's table i
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from mmalint.analysis.calls import MmaSite
 from mmalint.analysis.values import Semantics
-from mmalint.catalog import Catalog
+from mmalint.catalog import Catalog, load_catalog
 from mmalint.checks.call import MmaCall, Operand, operand
 from mmalint.checks.candidates import Candidates, Evidence, candidates
 from mmalint.checks.conditions import mma as conditions
@@ -103,8 +104,25 @@ def _partner(call: MmaCall, known: str) -> tuple[str, str]:
 def mma_candidates(call: MmaCall) -> Candidates | None:
     """The dtypes undecided operands of a warp-level MMA may have: each FragmentedArray's
     `is_signed`, operand layouts' bit widths, and a and b agreeing."""
-    return candidates(call, role_evidence=_layout_width, pairing=_pairing,
-                      partner_text=_partner, unsupported=UNSUPPORTED_OPERAND)
+    found = candidates(call, role_evidence=_layout_width, pairing=_pairing,
+                       partner_text=_partner, unsupported=UNSUPPORTED_OPERAND)
+    if found is None:
+        return None
+    # An operand layout of undecided width was most likely made from the operand's own dtype:
+    # for a width `MMALayouts` cannot lay out in this jax (64 bits before 0.12, 32 too in
+    # 0.10), that call fails first, else `mma` does (no such width is an operand type there).
+    # Either way it fails; which error comes first is not known.
+    undecided_layout = any(
+        op.layout is not None and op.layout.kind == _OPERAND_LAYOUT.get(role) and op.layout.bits is None
+        for role, op in (("a", call.a), ("b", call.b))
+    )
+    catalog = load_catalog()
+    if not undecided_layout or not catalog.has_table(call.api, call.version):
+        return found
+    table: MmaTable = catalog.table(call.api, call.version)
+    unsure = frozenset(c.label for c in found.items
+                       if DTYPES[c.label].bits in table.layouts_fail_for_bits)
+    return replace(found, unsure=unsure) if unsure else found
 
 
 FAMILY = Family(
