@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mmalint.checks.conditions.registry import Conditions, Outcome
+from mmalint.checks.conditions.registry import Conditions, Outcome, one
 from mmalint.facts.dtypes import IR_TYPES
 from mmalint.facts.tcgen05 import (
     A_IN_TMEM_M,
@@ -73,10 +73,6 @@ CONDITIONS = Conditions("tcgen05", Tcgen05Table)
 condition = CONDITIONS.condition
 
 
-def _one(status: bool | None, subject: str | None = None, **fields: str) -> list[Outcome]:
-    return [Outcome(status, subject, dict(fields))]
-
-
 def _option(call: MmaCall, name: str) -> Any:
     """A recorded option as a JSON value; None when unknown or not recorded."""
     return call.options.get(name)
@@ -107,12 +103,12 @@ def _accumulator(call: MmaCall, element: str, scaled: bool) -> list[Outcome]:
     kind = OPERAND_KINDS.get(element)
     d = call.acc.element_type
     if kind is None or d is None:
-        return _one(None)
+        return one(None)
     accepted = kind.scaled_accumulators if scaled else kind.accumulators
     if not accepted:
-        return _one(False)  # scaling refused (or required): another check's finding
+        return one(False)  # scaling refused (or required): another check's finding
     names = " or ".join(_NUMPY_NAMES[t] for t in accepted)
-    return _one(d not in accepted, "acc", accepted=names)
+    return one(d not in accepted, "acc", accepted=names)
 
 
 # How the rules name D's accepted element types.
@@ -127,10 +123,10 @@ def _acc_check(elements: frozenset[str], scaled_case: bool | None = False) -> An
         found = _element(call, table)
         scaled = _scaled(call)
         if found is None or scaled is None:
-            return _one(None)
+            return one(None)
         element, elem = found
         if element not in elements or scaled != scaled_case:
-            return _one(False)
+            return one(False)
         outcome = _accumulator(call, element, scaled)[0]
         return [Outcome(outcome.status, outcome.subject, {**outcome.fields, "elem": elem})]
 
@@ -150,12 +146,12 @@ def _scales_one_side(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """`a_scale=` without `b_scale=`, or the reverse."""
     a, b = _option(call, "a_scale"), _option(call, "b_scale")
     if a is True and b is False:
-        return _one(True, "a", given="a_scale", missing="b_scale")
+        return one(True, "a", given="a_scale", missing="b_scale")
     if b is True and a is False:
-        return _one(True, "b", given="b_scale", missing="a_scale")
+        return one(True, "b", given="b_scale", missing="a_scale")
     if a is None or b is None:
-        return _one(None)
-    return _one(False)
+        return one(None)
+    return one(False)
 
 
 @condition("tf32-not-lowered")
@@ -164,8 +160,8 @@ def _tf32_not_lowered(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     instruction kind for them."""
     found = _element(call, table)
     if found is None or _scaled(call) is not False or call.acc.element_type is None:
-        return _one(None)
-    return _one(found[0] == "f32" and call.acc.element_type == "f32", "a", mma_type="tf32")
+        return one(None)
+    return one(found[0] == "f32" and call.acc.element_type == "f32", "a", mma_type="tf32")
 
 
 @condition("n-multiple")
@@ -175,21 +171,21 @@ def _n_multiple(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     shape = call.acc.shape
     collective = _option(call, "collective")
     if shape is None or len(shape) != 2 or None in shape or collective is None or call.acc.element_type is None:
-        return _one(None)
+        return one(None)
     m, n_total = shape
     assert m is not None and n_total is not None
     if m != 128 and not (m == 64 and collective):
-        return _one(None)
+        return one(None)
     ctas = 2 if collective else 1
     if n_total % ctas:
-        return _one(None)
+        return one(None)
     n = n_total // ctas
     multiple = N_MULTIPLE[bool(collective)]
     mode = "2 CTA" if collective else "1 CTA"
     if call.acc.element_type == "i32":
         multiple *= INTEGER_N_FACTOR
         mode += " integer"
-    return _one(n % multiple != 0, "acc", n_per_cta=str(n), multiple=str(multiple), mode=mode)
+    return one(n % multiple != 0, "acc", n_per_cta=str(n), multiple=str(multiple), mode=mode)
 
 
 @condition("unsigned-as-signed")
@@ -197,7 +193,7 @@ def _unsigned_as_signed(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """uint8 operands: the instruction descriptor always says s8, so values >= 128 are read as
     negative. Only when the call builds (int8-class operands into an int32 accumulator)."""
     if call.acc.element_type != "i32" or _element(call, table) is None:
-        return _one(None)
+        return one(None)
     outcomes: list[Outcome] = []
     for role in ("a", "b"):
         dtype = call.operands[role].dtype
@@ -216,8 +212,8 @@ def _tmem_rows(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     before the MMA (whose own M check it never reaches)."""
     shape = call.acc.shape
     if shape is None or len(shape) != 2 or shape[0] is None:
-        return _one(None)
-    return _one(shape[0] not in SUPPORTED_M, "acc", m_value=str(shape[0]))
+        return one(None)
+    return one(shape[0] not in SUPPORTED_M, "acc", m_value=str(shape[0]))
 
 
 # ---------------------------------------------------------------- operand types (MMA707-709)
@@ -240,8 +236,8 @@ def _operand_types_differ(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     int8 and uint8 are one MLIR type (i8): not a mismatch here (MMA705 reads them)."""
     a, b = call.a.element_type, call.b.element_type
     if a is None or b is None:
-        return _one(None)
-    return _one(a != b and not (a in FP8_TYPES and b in FP8_TYPES), "b")
+        return one(None)
+    return one(a != b and not (a in FP8_TYPES and b in FP8_TYPES), "b")
 
 
 @condition("mixed-fp8-unsupported")
@@ -249,9 +245,9 @@ def _mixed_fp8_unsupported(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """An e4m3 x e5m2 pair, in a jax that does not mix fp8 types yet (0.10)."""
     a, b = call.a.element_type, call.b.element_type
     if a is None or b is None:
-        return _one(None)
+        return one(None)
     pair = a != b and a in FP8_TYPES and b in FP8_TYPES
-    return _one(pair and not table.mixed_fp8, "b")
+    return one(pair and not table.mixed_fp8, "b")
 
 
 def _scaled_element(call: MmaCall, table: Tcgen05Table) -> tuple[str, str, bool] | None:
@@ -269,13 +265,13 @@ def _scaling_unsupported(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """Block scales passed for an operand type without a block-scaled MMA (f32, bf16, f16, i8)."""
     found = _scaled_element(call, table)
     if found is None:
-        return _one(None)
+        return one(None)
     element, elem, scaled = found
     if element not in OPERAND_KINDS:
-        return _one(None)
+        return one(None)
     if element == "f32" and scaled and _option(call, "sparse") is not False:
-        return _one(None)  # "Sparse MMA unsupported for f32" comes first (v11:292), not replayed
-    return _one(scaled and element not in SCALABLE_TYPES, "a", elem=elem)
+        return one(None)  # "Sparse MMA unsupported for f32" comes first (v11:292), not replayed
+    return one(scaled and element not in SCALABLE_TYPES, "a", elem=elem)
 
 
 @condition("f4-needs-scales")
@@ -283,9 +279,9 @@ def _f4_needs_scales(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """float4_e2m1fn operands without block scales: Mosaic GPU has only the block-scaled FP4 MMA."""
     found = _scaled_element(call, table)
     if found is None:
-        return _one(None)
+        return one(None)
     element, elem, scaled = found
-    return _one(element in F4_TYPES and not scaled, "a", elem=elem)
+    return one(element in F4_TYPES and not scaled, "a", elem=elem)
 
 
 # ---------------------------------------------------------------- scale types (MMA710)
@@ -296,7 +292,7 @@ def _scale_types(call: MmaCall) -> tuple[str | None, str | None]:
 
 
 def _scale_outcome(problem: str, remedy: str, **fields: str) -> list[Outcome]:
-    return _one(True, "a", problem=problem, remedy=remedy, **fields)
+    return one(True, "a", problem=problem, remedy=remedy, **fields)
 
 
 @condition("a-scale-type-any")
@@ -305,13 +301,13 @@ def _a_scale_type_any(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     found = _scaled_element(call, table)
     a_scale, _ = _scale_types(call)
     if found is None:
-        return _one(None)
+        return one(None)
     if not found[2] or found[0] not in SCALABLE_TYPES:
-        return _one(False)
+        return one(False)
     if a_scale is None:
-        return _one(None)
+        return one(None)
     if a_scale in ANY_SCALE_TYPES:
-        return _one(False)
+        return one(False)
     return _scale_outcome(
         f"block scales must be float8_e8m0fnu or float8_e4m3fn, but `a_scale` is {_name(a_scale)}",
         "allocate the scales as float8_e8m0fnu", scale_type=a_scale,
@@ -324,11 +320,11 @@ def _b_scale_type_differs(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     found = _scaled_element(call, table)
     a_scale, b_scale = _scale_types(call)
     if found is None or not found[2] or found[0] not in SCALABLE_TYPES:
-        return _one(None if found is None else False)
+        return one(None if found is None else False)
     if a_scale is None or b_scale is None:
-        return _one(None)
+        return one(None)
     if a_scale == b_scale:
-        return _one(False)
+        return one(False)
     return [Outcome(True, "b", {
         "problem": f"`a_scale` is {_name(a_scale)} but `b_scale` is {_name(b_scale)}:"
         " both scales must be of one type",
@@ -344,15 +340,15 @@ def _scale_type_check(elements: frozenset[str]) -> Any:
         found = _scaled_element(call, table)
         a_scale, _ = _scale_types(call)
         if found is None:
-            return _one(None)
+            return one(None)
         element, _elem, scaled = found
         if not scaled or element not in elements:
-            return _one(False)
+            return one(False)
         if a_scale is None:
-            return _one(None)
+            return one(None)
         accepted = SCALE_TYPES[element]
         if a_scale in accepted:
-            return _one(False)
+            return one(False)
         names = " or ".join(_name(t) for t in accepted)
         return _scale_outcome(
             f"{_name(element)} operands take {names} block scales,"
@@ -378,10 +374,10 @@ def _fp8_scale_type_v10(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     columns = _option(call, "a_scale_columns")
     shape = call.a.shape
     if columns is None or shape is None or len(shape) != 2 or shape[1] is None:
-        return _one(None)
+        return one(None)
     block = 16 if outcomes[0].fields.get("scale_type") == "f8E4M3FN" else None
     if block is None or shape[1] % block or shape[1] // block != columns:
-        return _one(None)
+        return one(None)
     return outcomes
 condition("f4-scale-type")(_scale_type_check(F4_TYPES))
 
@@ -394,9 +390,9 @@ def _tcgen05_arch(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """The target GPU has no `tcgen05.mma` (anything but sm_100a's family); silent unless the
     target was given (the family takes no default GPU)."""
     if call.target_arch is None:
-        return _one(None)
+        return one(None)
     missing = call.target_arch not in ARCH_FAMILY
-    return _one(missing, "acc", feature="`tcgen05.mma`", needs=ARCH_NAMES)
+    return one(missing, "acc", feature="`tcgen05.mma`", needs=ARCH_NAMES)
 
 
 @condition("kind-i8-arch")
@@ -404,10 +400,10 @@ def _kind_i8_arch(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """int8 operands (`.kind::i8`) on sm_103a, which has tcgen05 but not its integer kind."""
     element = call.a.element_type
     if call.target_arch is None or element is None:
-        return _one(None)
+        return one(None)
     if element != "i8" or call.target_arch not in ARCH_FAMILY:
-        return _one(False)
-    return _one(
+        return one(False)
+    return one(
         call.target_arch in NO_KIND_I8, "a", feature="integer `tcgen05.mma` (`.kind::i8`)",
         needs=KIND_I8_ARCH_NAMES,
     )
@@ -452,10 +448,10 @@ def _a_tmem_scaled_sparse(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """A in TMEM with block scales and sparsity metadata: jax has no such MMA (every version)."""
     tmem, scaled, sparse = _a_in_tmem(call), _scaled(call), _option(call, "sparse")
     if tmem is False or scaled is False or sparse is False:
-        return _one(False)
+        return one(False)
     if tmem is None or scaled is None or sparse is None or _semantics_unsure(call):
-        return _one(None)
-    return _one(True, "a", what="block-scaled sparse", target_jax=call.version, version_help="")
+        return one(None)
+    return one(True, "a", what="block-scaled sparse", target_jax=call.version, version_help="")
 
 
 @condition("a-tmem-scaled")
@@ -463,10 +459,10 @@ def _a_tmem_scaled(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """jax 0.10: A in TMEM with block scales (not sparse; sparse raises first, above)."""
     tmem, scaled, sparse = _a_in_tmem(call), _scaled(call), _option(call, "sparse")
     if tmem is False or scaled is False or sparse is True:
-        return _one(False)
+        return one(False)
     if tmem is None or scaled is None or sparse is None or _semantics_unsure(call):
-        return _one(None)
-    return _one(True, "a", what="block-scaled", target_jax=call.version,
+        return one(None)
+    return one(True, "a", what="block-scaled", target_jax=call.version,
                 version_help=", or target jax 0.11 or newer, which implements it with A in TMEM")
 
 
@@ -492,20 +488,20 @@ def _a_tmem_m128(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     accumulator's). Pallas checks the accumulator's rows against A's first, when it traces."""
     tmem, shape = _a_in_tmem(call), _rows_cols(call.a.shape)
     if tmem is False:
-        return _one(False)
+        return one(False)
     if tmem is None or shape is None:
-        return _one(None)
+        return one(None)
     rows, cols = shape
     if rows == A_IN_TMEM_M:
-        return _one(False)
+        return one(False)
     allocatable = _allocatable_rows(call, rows, cols)
     if not allocatable or _semantics_unsure(call):
-        return _one(None)
+        return one(None)
     if call.frontend == "pallas":
         d = _rows_cols(call.acc.shape)
         if d is None or d[0] != rows:
-            return _one(None)  # "Accumulator and LHS have incompatible shapes" first
-    return _one(True, "a", m_value=str(rows))
+            return one(None)  # "Accumulator and LHS have incompatible shapes" first
+    return one(True, "a", m_value=str(rows))
 
 
 def _alloc_fix(call: MmaCall, expected: int) -> str:
@@ -539,16 +535,16 @@ def _a_tmem_packing_invalid(call: MmaCall, table: Tcgen05Table) -> list[Outcome]
     dtype (`mgpu.TMEM(..., packing=2)` for int8): its TMEM layout cannot hold the type, and
     allocating it fails (`TMEMLayout.check_type`)."""
     if _a_in_tmem(call) is not True:
-        return _one(None if _a_in_tmem(call) is None else False)
+        return one(None if _a_in_tmem(call) is None else False)
     found = _tmem_a_packing(call, call.a.element_type)
     shape = _rows_cols(call.a.shape)
     if found is None or shape is None:
-        return _one(None)
+        return one(None)
     packing, full = found
     if packing.bit_count() != 1 or packing > TMEM_MAX_PACKING or shape[1] % packing:
-        return _one(None)  # "Packing must be <= 8 and a power of 2" and kin come first
+        return one(None)  # "Packing must be <= 8 and a power of 2" and kin come first
     bits = _bits(call.a.element_type)
-    return _one(packing not in (1, full), "a", variant="invalid", bits=str(bits), full=str(full),
+    return one(packing not in (1, full), "a", variant="invalid", bits=str(bits), full=str(full),
                 packing=str(packing), alloc_fix=_alloc_fix(call, full))
 
 
@@ -567,21 +563,21 @@ def _a_tmem_layout(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     (`packed=False`, or `mgpu.TMEM`'s default packing of 1). jax compares the layouts."""
     tmem, shape = _a_in_tmem(call), _rows_cols(call.a.shape)
     if tmem is False:
-        return _one(False)
+        return one(False)
     valid = _valid_packing(call)
     if tmem is None or shape is None or shape[0] != A_IN_TMEM_M or valid is None:
-        return _one(None)
+        return one(None)
     if call.frontend == "pallas" and call.semantics is None:
-        return _one(None)  # under Warpgroup, `wg-a-tmem-packing` raises instead
+        return one(None)  # under Warpgroup, `wg-a-tmem-packing` raises instead
     packing = valid[0]
     if table.a_packing_from_b:
         wanted = _tmem_a_packing(call, call.b.element_type)
         if wanted is None:
-            return _one(None)
+            return one(None)
         expected = wanted[1]
     else:
         expected = valid[1]
-    return _one(packing != expected, "a", **_packing_fields(call, table, packing, expected))
+    return one(packing != expected, "a", **_packing_fields(call, table, packing, expected))
 
 
 @condition("wg-a-tmem-packing")
@@ -590,14 +586,14 @@ def _wg_a_tmem_packing(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     element type, which contradicts the layout the ref was allocated with (the `packed=`)."""
     tmem, shape = _a_in_tmem(call), _rows_cols(call.a.shape)
     if tmem is False:
-        return _one(False)
+        return one(False)
     valid = _valid_packing(call)
     if tmem is None or shape is None or shape[0] not in SUPPORTED_M or valid is None:
-        return _one(None)
+        return one(None)
     if shape[0] != A_IN_TMEM_M and not _allocatable_rows(call, shape[0], shape[1]):
-        return _one(None)
+        return one(None)
     packing, expected = valid
-    return _one(packing != expected, "a", **_packing_fields(call, table, packing, expected))
+    return one(packing != expected, "a", **_packing_fields(call, table, packing, expected))
 
 
 @condition("a-tmem-not-collective")
@@ -606,13 +602,13 @@ def _a_tmem_not_collective(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     `collective=True`. Only when the accumulator is known collective: otherwise its own check
     ("Accumulator Ref must be collective") comes first."""
     if _option(call, "collective") is False or _a_in_tmem(call) is False:
-        return _one(False)
+        return one(False)
     if _option(call, "collective") is None or _a_in_tmem(call) is None:
-        return _one(None)
+        return one(None)
     a, d = call.a.tmem_collective, call.acc.tmem_collective
     if a is None or d is not True:
-        return _one(None)
-    return _one(not a, "a", variant="collective")
+        return one(None)
+    return one(not a, "a", variant="collective")
 
 
 # ---------------------------------------------------------------- K groups, block-scaled N and
@@ -743,13 +739,13 @@ def _k_group(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     of 4 scale blocks when block-scaled (`k_group_elems`, v11:350-366)."""
     mma = _mma_shape(call, table)
     if mma is None or not _n_supported(mma) or (mma.scaled and not _allocatable_scales(call)):
-        return _one(None, "b")
+        return one(None, "b")
     group = _group(call, table, mma)
     if group is None:
-        return _one(None, "b")
+        return one(None, "b")
     if mma.k % group == 0:
-        return _one(False, "b")
-    return _one(True, "b", k_value=str(mma.k), k_group=str(group),
+        return one(False, "b")
+    return one(True, "b", k_value=str(mma.k), k_group=str(group),
                 reason=_k_reason(call, table, mma, group), remedy=_k_remedy(call, mma, group))
 
 
@@ -791,10 +787,10 @@ def _scaled_n_v10(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     CTA check before it passes (its fix may make N a multiple of 32, or not)."""
     mma = _mma_shape(call, table)
     if mma is None or not mma.scaled:
-        return _one(None if mma is None else False, "b")
+        return one(None if mma is None else False, "b")
     if not _n_per_cta_ok(call, mma):
-        return _one(None, "b")
-    return _one(mma.n % V10_SCALED_N_MULTIPLE != 0, "b", n_value=str(mma.n),
+        return one(None, "b")
+    return one(mma.n % V10_SCALED_N_MULTIPLE != 0, "b", n_value=str(mma.n),
                 n_fixed=str(-(-mma.n // V10_SCALED_N_MULTIPLE) * V10_SCALED_N_MULTIPLE))
 
 
@@ -805,10 +801,10 @@ def _a_scale_columns(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     mma = _mma_shape(call, table)
     columns = _option(call, "a_scale_columns")
     if mma is None or not mma.scaled:
-        return _one(None if mma is None else False, "a")
+        return one(None if mma is None else False, "a")
     if not isinstance(columns, int) or columns <= 0 or not _allocatable_scales(call):
-        return _one(None, "a")
-    return _one(mma.k % columns != 0, "a", k_value=str(mma.k), columns=str(columns),
+        return one(None, "a")
+    return one(mma.k % columns != 0, "a", k_value=str(mma.k), columns=str(columns),
                 problem=f"K={mma.k} is not a whole number of blocks of A's {columns} scale columns",
                 remedy=_scale_columns_remedy(mma))
 
@@ -855,14 +851,14 @@ def _scale_block_check(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     scale types take: 32 for MXFP8, 16 for float4 with e4m3 scales, 16 or 32 with e8m0."""
     reached = _scales_reach_shapes(call, table)
     if reached is None:
-        return _one(None, "a")
+        return one(None, "a")
     mma, block = reached
     accepted = SCALE_BLOCKS.get((mma.element, _option(call, "a_scale_type")))
     if accepted is None:
-        return _one(None, "a")
+        return one(None, "a")
     expected = " or ".join(str(b) for b in accepted)
     columns = _option(call, "a_scale_columns")
-    return _one(block not in accepted, "a", expected=expected, scale_block=str(block),
+    return one(block not in accepted, "a", expected=expected, scale_block=str(block),
                 problem=f"A's {columns} scale columns make blocks of {block} elements of K; "
                         f"{_name(mma.element)} with {_name(_option(call, 'a_scale_type'))} scales takes {expected}",
                 remedy=f"allocate A's scales as (128, K // {max(accepted)}) = (128, {mma.k // max(accepted)})")
@@ -875,11 +871,11 @@ def _a_scale_shape_v10(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     columns and check it instead (`scale-block`)."""
     reached = _scales_reach_shapes(call, table)
     if reached is None:
-        return _one(None, "a")
+        return one(None, "a")
     mma, block = reached
     columns = _option(call, "a_scale_columns")
     expected = (SCALE_ROWS, mma.k // block)
-    return _one(columns != expected[1], "a", expected_rows=str(expected[0]),
+    return one(columns != expected[1], "a", expected_rows=str(expected[0]),
                 expected_columns=str(expected[1]), got=f"({SCALE_ROWS}, {columns})",
                 problem=f"A's scales have {columns} columns; jax 0.10 reads {_name(_option(call, 'a_scale_type'))} "
                         f"scales as one per {block} elements of K: ({expected[0]}, {expected[1]})",
