@@ -22,15 +22,23 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
-from mmalint.confirm import dtypes
 from mmalint.confirm.families.mma.kernels import (
     _module,
     loaded_positions,
     lowered_text,
     memory_shape,
     mlir_context,
+)
+from mmalint.confirm.families.smem_kernels import (
+    as_device_array,
+    input_structs,
+    itemsize,
+    jnp_dtype,
+    out_struct,
+    probe_api,
+    tile_shape,
+    tiling,
 )
 from mmalint.confirm.families.tcgen05 import MGPU_API, PALLAS_API
 from mmalint.confirm.families.tcgen05.descriptor import describe
@@ -117,41 +125,24 @@ def build_context(spec: Spec) -> AbstractContextManager[None]:
     return _context(spec)
 
 
-def _jnp(dtype: str) -> Any:
-    return jnp.dtype(dtype)
 
 
-def _itemsize(dtype: str) -> int:
-    return int(jnp.dtype(dtype).itemsize)
 
 
-def input_structs(spec: Spec) -> list[jax.ShapeDtypeStruct]:
-    return [jax.ShapeDtypeStruct(memory_shape(spec["values"][i]), _jnp(spec["values"][i]["dtype"]))
-            for i in loaded_positions(spec)]
 
 
-def out_struct(spec: Spec) -> jax.ShapeDtypeStruct:
-    d = spec["values"][spec["intended"][0]]
-    return jax.ShapeDtypeStruct(tuple(d["shape"]), _jnp(d["dtype"]))
 
 
-def _tiling(dtype: str, swizzle: int) -> tuple[int, int]:
-    # One swizzle row of elements: 4-bit types (float4_e2m1fn) pack two per byte.
-    return (8, 8 * swizzle // _bits(dtype))
 
 
-def _bits(dtype: str) -> int:
-    return dtypes.bit_width(dtype) or 8 * _itemsize(dtype)
 
 
-def _tile_shape(shape: Sequence[int], tiling: tuple[int, int]) -> tuple[int, ...]:
-    return (shape[0] // tiling[0], shape[1] // tiling[1], *tiling)
 
 
 def _unit_scales(scales: Sequence[Spec]) -> list[Any]:
     """The SMEM-shaped data of the scales filled from SMEM: all 1.0 (e8m0 and e4m3 both have
     it), so the scaled product is the plain one."""
-    return [jnp.ones(tuple(s["smem_shape"]), _jnp(s["dtype"])) for s in scales if s["copied"]]
+    return [jnp.ones(tuple(s["smem_shape"]), jnp_dtype(s["dtype"])) for s in scales if s["copied"]]
 
 
 def _with_unit_scales(kernel: Callable[..., Any], scales: Sequence[Spec]) -> Callable[..., Any]:
@@ -181,7 +172,7 @@ def build_mgpu(spec: Spec, in_shapes: Sequence[Any]) -> Callable[..., Any]:
     # with another (`a_copy_swizzle`: the MMA then reads them with the wrong one).
     a_copy = int(spec.get("a_copy_swizzle") or a_swizzle)
     b_copy = int(spec.get("b_copy_swizzle") or b_swizzle)
-    a_tiling, b_tiling = _tiling(a_v["dtype"], a_copy), _tiling(b_v["dtype"], b_copy)
+    a_tiling, b_tiling = tiling(a_v["dtype"], a_copy), tiling(b_v["dtype"], b_copy)
     collective = bool(spec["options"].get("collective"))
     scales: list[Spec] = list(spec.get("scales") or [])
     copied = [s for s in scales if s["copied"]]
@@ -219,16 +210,16 @@ def build_mgpu(spec: Spec, in_shapes: Sequence[Any]) -> Callable[..., Any]:
     barrier = (mgpu.TMABarrier(n_barriers) if hasattr(mgpu, "TMABarrier")
                else mgpu.Barrier(arrival_count=1, num_barriers=n_barriers))
     scratch = (
-        jax.ShapeDtypeStruct(_tile_shape(memory_shape(a_v), a_tiling), _jnp(a_v["dtype"])),
-        jax.ShapeDtypeStruct(_tile_shape(memory_shape(b_v), b_tiling), _jnp(b_v["dtype"])),
+        jax.ShapeDtypeStruct(tile_shape(memory_shape(a_v), a_tiling), jnp_dtype(a_v["dtype"])),
+        jax.ShapeDtypeStruct(tile_shape(memory_shape(b_v), b_tiling), jnp_dtype(b_v["dtype"])),
         barrier,
         mgpu.Barrier(arrival_count=1),
-        mgpu.TMEM((m, n), _jnp(d_v["dtype"])),
-        *(jax.ShapeDtypeStruct(tuple(s["smem_shape"]), _jnp(s["dtype"])) for s in copied),
-        *(mgpu.TMEM(tuple(s["shape"]), _jnp(s["dtype"]), layout=tcgen05.scales_layout())
+        mgpu.TMEM((m, n), jnp_dtype(d_v["dtype"])),
+        *(jax.ShapeDtypeStruct(tuple(s["smem_shape"]), jnp_dtype(s["dtype"])) for s in copied),
+        *(mgpu.TMEM(tuple(s["shape"]), jnp_dtype(s["dtype"]), layout=tcgen05.scales_layout())
           for s in scales),
     )
-    scale_shapes = [jax.ShapeDtypeStruct(tuple(s["smem_shape"]), _jnp(s["dtype"]))
+    scale_shapes = [jax.ShapeDtypeStruct(tuple(s["smem_shape"]), jnp_dtype(s["dtype"]))
                     for s in copied]
     kernel = mgpu.as_gpu_kernel(body, (1, 1, 1), (128, 1, 1),
                                 (*in_shapes, *scale_shapes), out_struct(spec), scratch)
@@ -251,7 +242,7 @@ def build_pallas(spec: Spec) -> Callable[..., Any]:
     copied = [s for s in scales if s["copied"]]
 
     def transforms(dtype: str, swizzle: int) -> tuple[Any, ...]:
-        return (plgpu.TilingTransform(_tiling(dtype, swizzle)), plgpu.SwizzleTransform(swizzle))
+        return (plgpu.TilingTransform(tiling(dtype, swizzle)), plgpu.SwizzleTransform(swizzle))
 
     def body(a_gmem: Any, b_gmem: Any, *refs: Any) -> None:
         # Inputs (A, B, the scales filled from SMEM), the output, then the scratch below.
@@ -276,15 +267,15 @@ def build_pallas(spec: Spec) -> Callable[..., Any]:
     kernel = plgpu.kernel(
         body, out_type=out_struct(spec),
         scratch_types=[
-            plgpu.SMEM(tuple(memory_shape(a_v)), _jnp(a_v["dtype"]),
+            plgpu.SMEM(tuple(memory_shape(a_v)), jnp_dtype(a_v["dtype"]),
                        transforms=transforms(a_v["dtype"], a_swizzle)),
-            plgpu.SMEM(tuple(memory_shape(b_v)), _jnp(b_v["dtype"]),
+            plgpu.SMEM(tuple(memory_shape(b_v)), jnp_dtype(b_v["dtype"]),
                        transforms=transforms(b_v["dtype"], b_swizzle)),
-            plgpu.TMEM((m, n), _jnp(d_v["dtype"]), packed=False),
+            plgpu.TMEM((m, n), jnp_dtype(d_v["dtype"]), packed=False),
             plgpu.Barrier(num_arrivals=2 + len(copied)),
             plgpu.Barrier(orders_tensor_core=True),
-            *(plgpu.SMEM(tuple(s["smem_shape"]), _jnp(s["dtype"])) for s in copied),
-            *(plgpu.TMEM(tuple(s["shape"]), _jnp(s["dtype"]),
+            *(plgpu.SMEM(tuple(s["smem_shape"]), jnp_dtype(s["dtype"])) for s in copied),
+            *(plgpu.TMEM(tuple(s["shape"]), jnp_dtype(s["dtype"]),
                          layout=plgpu.TMEMLayout.SCALES_LAYOUT) for s in scales),
         ],
         compiler_params=plgpu.CompilerParams(lowering_semantics=semantics),
@@ -323,7 +314,7 @@ def _tmem_a_case(spec: Spec) -> dict[str, Any]:
     sparse = bool(options.get("sparse"))
     collective = bool(options.get("collective"))
     tmem = spec["tmem_a"]
-    bits = 8 * _itemsize(a_v["dtype"]) if a_v["dtype"] != "float4_e2m1fn" else 4
+    bits = 8 * itemsize(a_v["dtype"]) if a_v["dtype"] != "float4_e2m1fn" else 4
     packing = tmem.get("packing")
     in_tmem = a_v.get("memory_space") == "tmem"
     return {
@@ -355,7 +346,7 @@ def build_mgpu_tmem_a(spec: Spec, in_shapes: Sequence[Any]) -> Callable[..., Any
     d_v, a_v, b_v = case["d"], case["a"], case["b"]
     m, n, k, kb = case["m"], case["n"], case["k"], case["kb"]
     a_swizzle, b_swizzle = case["a_swizzle"], case["b_swizzle"]
-    a_tiling, b_tiling = _tiling(a_v["dtype"], a_swizzle), _tiling(b_v["dtype"], b_swizzle)
+    a_tiling, b_tiling = tiling(a_v["dtype"], a_swizzle), tiling(b_v["dtype"], b_swizzle)
 
     def body(ctx: Any, a_gmem: Any, b_gmem: Any, out: Any, scratch: Any) -> None:
         a_smem, b_smem, barriers, mma_barrier, d_tmem, a_tmem, *extra = scratch
@@ -386,13 +377,13 @@ def build_mgpu_tmem_a(spec: Spec, in_shapes: Sequence[Any]) -> Callable[..., Any
                else mgpu.Barrier(arrival_count=1, num_barriers=2))
     packing = {} if case["packing"] is None else {"packing": case["packing"]}
     scratch: list[Any] = [
-        jax.ShapeDtypeStruct(_tile_shape((m, k), a_tiling), _jnp(a_v["dtype"])),
-        jax.ShapeDtypeStruct(_tile_shape((case["nb"], kb), b_tiling), _jnp(b_v["dtype"])),
+        jax.ShapeDtypeStruct(tile_shape((m, k), a_tiling), jnp_dtype(a_v["dtype"])),
+        jax.ShapeDtypeStruct(tile_shape((case["nb"], kb), b_tiling), jnp_dtype(b_v["dtype"])),
         barrier,
         mgpu.Barrier(arrival_count=1),
-        mgpu.TMEM((m, n), _jnp(d_v["dtype"])),
+        mgpu.TMEM((m, n), jnp_dtype(d_v["dtype"])),
         # No A in TMEM for a fix that reads A from SMEM (jax's tests pass None then).
-        mgpu.TMEM((m, k), _jnp(a_v["dtype"]), **packing) if case["in_tmem"] else None,
+        mgpu.TMEM((m, k), jnp_dtype(a_v["dtype"]), **packing) if case["in_tmem"] else None,
     ]
     if case["scaled"]:
         block = _scale_block(case)
@@ -419,7 +410,7 @@ def build_pallas_tmem_a(spec: Spec) -> Callable[..., Any]:
     staged = m != 128 and spec["semantics"] == "warpgroup"
 
     def transforms(dtype: str, swizzle: int) -> tuple[Any, ...]:
-        return (plgpu.TilingTransform(_tiling(dtype, swizzle)), plgpu.SwizzleTransform(swizzle))
+        return (plgpu.TilingTransform(tiling(dtype, swizzle)), plgpu.SwizzleTransform(swizzle))
 
     def body(a_gmem: Any, b_gmem: Any, o_gmem: Any, a_smem: Any, b_smem: Any, d_tmem: Any,
              a_tmem: Any, tma_barrier: Any, mma_barrier: Any, *extra: Any) -> None:
@@ -456,10 +447,10 @@ def build_pallas_tmem_a(spec: Spec) -> Callable[..., Any]:
     if case["a_collective"] is not None:
         a_alloc["collective"] = case["a_collective"]
     scratch: list[Any] = [
-        plgpu.SMEM((m, k), _jnp(a_v["dtype"]), transforms=transforms(a_v["dtype"], a_swizzle)),
-        plgpu.SMEM((nb, kb), _jnp(b_v["dtype"]), transforms=transforms(b_v["dtype"], b_swizzle)),
-        plgpu.TMEM((m, n), _jnp(d_v["dtype"]), packed=False, collective=bool(case["d_collective"])),
-        plgpu.TMEM((m, k), _jnp(a_v["dtype"]), **a_alloc) if case["in_tmem"] else None,
+        plgpu.SMEM((m, k), jnp_dtype(a_v["dtype"]), transforms=transforms(a_v["dtype"], a_swizzle)),
+        plgpu.SMEM((nb, kb), jnp_dtype(b_v["dtype"]), transforms=transforms(b_v["dtype"], b_swizzle)),
+        plgpu.TMEM((m, n), jnp_dtype(d_v["dtype"]), packed=False, collective=bool(case["d_collective"])),
+        plgpu.TMEM((m, k), jnp_dtype(a_v["dtype"]), **a_alloc) if case["in_tmem"] else None,
         plgpu.Barrier(num_arrivals=2),
         plgpu.Barrier(orders_tensor_core=True),
     ]
@@ -470,19 +461,9 @@ def build_pallas_tmem_a(spec: Spec) -> Callable[..., Any]:
     if case["sparse"]:
         scratch.append(plgpu.TMEM((m, k), jnp.uint2, layout=plgpu.TMEMLayout.SPARSE_METADATA_LAYOUT))
     if staged:
-        scratch.append(plgpu.SMEM((m, n), _jnp(d_v["dtype"])))
+        scratch.append(plgpu.SMEM((m, n), jnp_dtype(d_v["dtype"])))
     cluster: dict[str, Any] = {"cluster": (2,), "cluster_names": ("x",)} if case["collective"] else {}
     return plgpu.kernel(
         body, out_type=out_struct(spec), scratch_types=scratch,
         compiler_params=plgpu.CompilerParams(lowering_semantics=semantics), **cluster,
     )
-
-
-def as_device_array(values: np.ndarray, dtype: str) -> np.ndarray:
-    return np.asarray(values).astype(jnp.dtype(dtype))
-
-
-def probe_api(probe: str) -> dict[str, Any]:
-    raise KeyError(f"unknown API probe {probe!r}")
-
-
