@@ -21,8 +21,8 @@ from mmalint.analysis.source import Block, Pos
 from mmalint.analysis.values import Origin
 from mmalint.checks.call import Operand
 from mmalint.checks.rules import Finding
-from mmalint.facts import tcgen05 as tcgen05_facts
 from mmalint.diagnostics import Edit, Fix, Location, Range
+from mmalint.facts import tcgen05 as tcgen05_facts
 from mmalint.positions import range_of
 
 
