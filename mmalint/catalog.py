@@ -128,10 +128,11 @@ class Check:
     @property
     def message_shown(self) -> str:
         """jax's message for a reader: its `{field}` holes, which jax fills, written `<field>`."""
-        return _HOLE.sub(r"<\1>", self.message)
+        return _HOLE.sub(r"<\1>", self.message).replace("{{", "{").replace("}}", "}")
 
 
-_HOLE = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+# A field; not a doubled (literal) brace.
+_HOLE = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
 
 
 @dataclass(frozen=True)
@@ -141,7 +142,8 @@ class Availability:
     id: str
     api: str  # canonical name; `plgpu.Layout.MMA_*` matches the three layouts
     feature: str
-    since: str
+    since: str  # "" when no jax version has it (`fa.from_tensor`)
+    rule: str = "MMA501"  # the rule a use of it is a finding of
     keyword: str | None = None
     element_bits: int | None = None
     missing_in: tuple[str, ...] = ()
@@ -482,6 +484,10 @@ def load_catalog(directory: Path | None = None) -> Catalog:
         if check.rule not in rules:
             raise CatalogError(f"{base / 'checks' / (check.family + '.toml')}: [[check]] {check.id}: "
                                f"key 'rule': unknown rule {check.rule!r}")
+    for entry in availability:
+        if entry.rule not in rules:
+            raise CatalogError(f"{base / 'checks'}: [[availability]] {entry.id}: "
+                               f"key 'rule': unknown rule {entry.rule!r}")
     for code, rule in rules.items():
         stages = {c.stage for c in checks if c.rule == code}
         if stages == {"silent"}:

@@ -76,8 +76,10 @@ class PredictedError:
         }
 
     def __str__(self) -> str:
-        suffix = " ..." if self.match == "prefix" else ""
-        return f"{self.exception}: {self.message}{suffix}"
+        # A message known in part only says so: jax writes more before (`contains`) or after it.
+        before = "... " if self.match == "contains" else ""
+        suffix = " ..." if self.match in ("prefix", "contains") else ""
+        return f"{self.exception}: {before}{self.message}{suffix}"
 
 
 @dataclass(frozen=True)

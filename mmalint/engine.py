@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import overload
 
+import libcst as cst
+
 from mmalint.analysis import Program, analyze, index_source
 from mmalint.analysis.calls import Entry
 from mmalint.analysis.source import BlockParseError, SourceFile, SourceSyntaxError
@@ -79,6 +81,7 @@ def check_text(
     groups: dict[tuple[str, int, str | None], list[Finding]] = {}
     call_sites: dict[int, bool] = {}
     operands_seen: set[int] = set()  # calls some path knows the operand type of
+    roles_seen: dict[int, set[str]] = {}  # per call, the roles some path knows the type of
     apis: dict[int, str] = {}
     arch = parse_arch(settings.target_arch)
     for site in sites:
@@ -89,6 +92,8 @@ def check_text(
         call_sites[key] = call_sites.get(key, False) or _fully_known(call)
         if not family(call.family).operands_unknown(call):
             operands_seen.add(key)
+        roles_seen.setdefault(key, set()).update(
+            role for role, op in call.operands.items() if op.element_type is not None)
         if site.context.expected_failure is not None and not settings.show_expected_failures:
             continue
         # A call in another file of the tree: its file's per-file ignores apply.
@@ -98,18 +103,6 @@ def check_text(
                 continue
             group_key = (finding.rule.code, key, finding.subject)
             groups.setdefault(group_key, []).append(finding)
-    diagnostics = []
-    for (_code, key, _subject), findings in groups.items():
-        if key in operands_seen:
-            # A kernel analysed blind and launched with known refs is one call: where a path
-            # knows the operands, its own checks decide, not the blind path's any-operand check.
-            findings = [f for f in findings if f.check.stage != "any-operand"]
-            if not findings:
-                continue
-        try:
-            diagnostics.append(_diagnostic(findings))
-        except (BlockParseError, RecursionError):
-            continue
     use_groups: dict[tuple[str, int], list[UseFinding]] = {}
     for use in analysis.uses:
         if not reported_here(use.origin, source, program):
@@ -120,6 +113,26 @@ def check_text(
             if settings.enabled_for(use_finding.rule.code, use.origin.block.source.filename):
                 key2 = (use_finding.entry.id, id(use_finding.origin.node))
                 use_groups.setdefault(key2, []).append(use_finding)
+    # A call whose own spelling raises before its checks run (`mma.mma(...)`, MMA503).
+    raised_at = {id(fs[0].use.origin.node): fs[0] for fs in use_groups.values()
+                 if fs[0].predicted is not None and fs[0].origin is fs[0].use.origin}
+    diagnostics = []
+    for (_code, key, _subject), findings in groups.items():
+        if key in operands_seen:
+            # A kernel analysed blind and launched with known refs is one call: where a path
+            # knows the operands, its own checks decide, not the blind path's any-operand check.
+            findings = [f for f in findings if f.check.stage != "any-operand"]
+        # Likewise a finding over the dtypes a blind path allows, where a path knows one.
+        findings = [f for f in findings if not roles_seen.get(key, set()) & set(f.enumerated)]
+        if not findings:
+            continue
+        try:
+            diagnostic = _diagnostic(findings)
+            if key in raised_at:
+                diagnostic = _after_spelling(diagnostic, raised_at[key])
+            diagnostics.append(diagnostic)
+        except (BlockParseError, RecursionError):
+            continue
     for use_findings in use_groups.values():
         try:
             diagnostics.append(_use_diagnostic(use_findings))
@@ -242,7 +255,10 @@ def _entries(findings: list[Finding], first: Finding) -> tuple[Related, ...]:
 
 
 def _planned_fix(finding: Finding) -> Fix | None:
-    """The planner's fix; none where the statement to edit is nested too deeply to rewrite."""
+    """The planner's fix; none where the statement to edit is nested too deeply to rewrite,
+    and none for a finding over dtypes mmalint could not decide (the fix depends on them)."""
+    if finding.enumerated:
+        return None
     try:
         return plan_fix(finding)
     except RecursionError:
@@ -263,10 +279,31 @@ def _predicted_error(p: Predicted | None) -> PredictedError | None:
 
 
 def _unpredicted(finding: Finding) -> str | None:
-    if finding.predicted is not None or finding.check.stage != "any-operand":
+    if finding.predicted is not None:
+        return None
+    if finding.enumerated:
+        return ("the dtype is not known: every dtype the kernel allows fails, but not with the "
+                "same error")
+    if finding.check.stage != "any-operand":
         return None
     return ("the operand dtype is unknown: jax raises whatever it is, but which error depends "
             "on it")
+
+
+def _after_spelling(diagnostic: Diagnostic, first: UseFinding) -> Diagnostic:
+    """A finding of a call that jax never reaches as written: the name it is called by raises
+    first (`mma.mma(acc, a, b)` is an AttributeError, MMA503). What the finding predicts is what
+    jax raises once that is fixed; a note says so, where the name is written."""
+    assert first.predicted is not None
+    node = first.use.origin.node
+    where = range_of(Origin(first.use.origin.block, node.func)) if isinstance(node, cst.Call) else range_of(first.origin)
+    note = Related(
+        f"as written, jax raises {first.predicted.exception} here first ({first.rule.code}); "
+        "this finding is what it raises once that is fixed",
+        where,
+    )
+    return replace(diagnostic, masked_by=diagnostic.masked_by or first.rule.code,
+                   related=(note, *diagnostic.related))
 
 
 def _use_diagnostic(findings: list[UseFinding]) -> Diagnostic:

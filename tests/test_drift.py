@@ -11,6 +11,7 @@ import pytest
 
 from mmalint.catalog import load_catalog
 from mmalint.drift import (
+    LAYOUT_INFERENCE_PY,
     MMA_PY,
     PALLAS_CORE,
     PALLAS_LOWERING,
@@ -134,9 +135,17 @@ def wgmma(acc, a, b, *, swizzle=128):
                      f"of type i32, but got: {acc}")
   if n > 256 or n % 8:
     raise ValueError(f"N must be a multiple of 8 and <= 256, got: {n}")
+  if m % m_group_elems:
+    raise ValueError(f"M must be a multiple of {m_group_elems}, got: {m}")
+  if k % k_group_elems:
+    raise ValueError(f"K must be a multiple of {k_group_elems}, got: {k}")
 '''
     drifts = compare_wgmma(load_catalog(), "0.11", source, None, None, None)
     assert [d.what for d in drifts] == ["accumulator types wgmma names", "checks in WGMMAAccumulator.zero, in order"]
+    # The K check (MMA612) is one the catalog replays: a source without it is drift.
+    without_k = source.replace('    raise ValueError(f"K must be a multiple of {k_group_elems}, got: {k}")\n', "    pass\n")
+    drifts = compare_wgmma(load_catalog(), "0.11", without_k, None, None, None)
+    assert "checks in mgpu.wgmma(), in order" in [d.what for d in drifts]
 
 
 def test_tcgen05_catalog_matches_the_installed_jax() -> None:
@@ -150,7 +159,7 @@ def test_tcgen05_catalog_matches_the_installed_jax() -> None:
     key = catalog.resolve_version(version)
     if key != ".".join(version.split(".")[:2]):
         pytest.skip(f"jax {version} is not in the catalog ({', '.join(catalog.versions)}): add it")
-    drifts = compare_tcgen05(catalog, key, tcgen05_py, _read(PALLAS_PRIMITIVES))
+    drifts = compare_tcgen05(catalog, key, tcgen05_py, _read(PALLAS_PRIMITIVES), _read(LAYOUT_INFERENCE_PY))
     assert not drifts, "\n".join(str(d) for d in drifts)
 
 
@@ -168,6 +177,19 @@ def create_instr_descriptor(input_dtype):
 def mma(d, a, b, *, a_scale=None, b_scale=None):
   if (is_scaled := a_scale is not None) != (b_scale is not None):
     raise ValueError("Either none or both scales should be provided")
+  if is_scaled and is_sparse:
+    if isinstance(a, TMEMRef):
+      raise NotImplementedError(
+          "A in TMEM unsupported for block-scaled sparse matmuls"
+      )
+  if isinstance(a, TMEMRef):
+    if m != 128:
+      raise NotImplementedError(f"Only M=128 is supported for MMA with A in TMEM, but got M={m}")
+    expected_packing = 32 // utils.bitwidth(a_element_type)
+    if a.layout != expected_layout:
+      raise ValueError(
+          f"A layout mismatch: expected {expected_layout}, got {a.layout}"
+      )
   if a_element_type != b_element_type and not (is_fp8(a_element_type) and is_fp8(b_element_type)):
     raise ValueError("MMA requires A and B to have the same element type, except that "
                      "FP8 types (f8E4M3FN and f8E5M2) may be mixed; got: "
@@ -198,9 +220,15 @@ def mma(d, a, b, *, a_scale=None, b_scale=None):
     if d.dtype != s32:
       raise ValueError("MMA with element type s8 only supports s32 accumulators, but got:"
                        f" {d.dtype}")
+  if is_scaled:
+    if k % a_scale.shape[1] != 0:
+      raise ValueError(f"K={k} is not divisible by A scale second dimension"
+                       f" {a_scale.shape[1]}")
   if (n // n_lane_groups) % required_multiple != 0:
     raise ValueError(f"In {mode_name} MMA, N must be a multiple of {required_multiple},"
                      f" got N={n}")
+  if k % k_group_elems:
+    raise ValueError(f"K must be a multiple of {k_group_elems}, got: {k}")
   if is_scaled:
     if b_scale.dtype != scale_element_type:
       raise ValueError(f"B scale dtype mismatch: expected {scale_element_type} (same as A),"
@@ -209,6 +237,9 @@ def mma(d, a, b, *, a_scale=None, b_scale=None):
       if not isinstance(scale_element_type, ir.Float8E8M0FNUType):
         raise ValueError("Scale element type mismatch: expected f8e8m0fnu, got"
                          f" {scale_element_type}")
+      if scale_block != 32:
+        raise ValueError(f"Scale block size mismatch: expected {expected}, got"
+                         f" {scale_block}")
     elif is_f4(a_element_type):
       raise ValueError("Scale element type mismatch: expected f8e8m0fnu or f8e4m3fn, got"
                        f" {scale_element_type}")
@@ -225,7 +256,44 @@ def _do_mma(a_element_type):
     arch = source.replace("  if m not in (64, 128):", "  if utils.get_arch().major != 10:\n    pass\n  if m not in (64, 128):")
     drifts = compare_tcgen05(catalog, "0.11", arch, None)
     assert [d.what for d in drifts] == ["tcgen05.mma() makes no check of the GPU (the compiler does)"]
+    # The K group check (MMA716) is one the catalog replays: a source without it is drift.
+    without_k = source.replace('    raise ValueError(f"K must be a multiple of {k_group_elems}, got: {k}")\n', "    pass\n")
+    assert [d.what for d in compare_tcgen05(catalog, "0.11", without_k, None)] == [
+        "checks in mgpu.tcgen05.mma(), in order (catalog's among jax's)"
+    ]
     unsigned = source.replace("# Only s8 for now.", "")
     assert [d.what for d in compare_tcgen05(catalog, "0.11", unsigned, None)] == [
         "the i8 instruction descriptor is hard-coded to S8"
     ]
+    # jax 0.10 took A-in-TMEM's packing from B's element type: a 0.11 source that did is drift.
+    from_b = source.replace("bitwidth(a_element_type)", "bitwidth(element_type)")
+    assert [d.what for d in compare_tcgen05(catalog, "0.11", from_b, None)] == [
+        "mma() takes the packing of A in TMEM from B's element type (not A's)"
+    ]
+    no_m_check = source.replace("if m != 128:", "if False:").replace("Only M=128 is supported", "M")
+    assert [d.what for d in compare_tcgen05(catalog, "0.11", no_m_check, None)] == [
+        "checks in mgpu.tcgen05.mma(), in order (catalog's among jax's)"
+    ]
+
+
+def test_the_tcgen05_reader_finds_the_warpgroup_layout_failure() -> None:
+    """The Warpgroup check of A in TMEM (MMA714) is a message of layout inference's
+    `infer_layout`: a reworded one is drift (no jax needed)."""
+    layout_inference = '''
+def infer_layout(module):
+  if isinstance(global_constraint_system, cs.Unsatisfiable):
+    raise ValueError(
+        "Failed to infer a possible set of layouts. This should only happen if "
+        "user-provided layout casts are unsatisfiable."
+    )
+'''
+    catalog = load_catalog()
+    from mmalint.drift.tcgen05 import _layout_inference_drift
+
+    assert _layout_inference_drift(catalog, "0.11", layout_inference) == []
+    reworded = layout_inference.replace("Failed to infer", "Could not infer")
+    assert [d.what for d in _layout_inference_drift(catalog, "0.11", reworded)] == [
+        "wg-a-tmem-packing-v10-v11: a message layout_inference.infer_layout raises"
+    ]
+    # jax 0.12 appends a hint to the message: the 0.11 text is not 0.12's.
+    assert len(_layout_inference_drift(catalog, "0.12", layout_inference)) == 1

@@ -325,3 +325,63 @@ def test_the_splat_fix_adds_is_signed_in_the_layout_of_the_call() -> None:
         "      is_signed=True,\n"
         "  )\n"
     ))
+
+
+_TCGEN05_PALLAS = '''
+import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def matmul(a, b):
+  @functools.partial(
+      plgpu.kernel,
+      out_type=jax.ShapeDtypeStruct((128, 128), jnp.float32),
+      scratch_types=[
+          plgpu.SMEM((128, 64), jnp.{operand}),
+          plgpu.SMEM((64, 128), jnp.{operand}),
+          plgpu.TMEM((128, 128), {acc}),
+          plgpu.Barrier(orders_tensor_core=True),
+      ],
+  )
+  def kernel(a_gmem, b_gmem, out_gmem, a_smem, b_smem, acc_tmem, mma_barrier):
+    plgpu.tcgen05_mma(acc_tmem, a_smem, b_smem, mma_barrier, accumulate=False{scales})
+  return kernel(a, b)
+'''
+
+
+@pytest.mark.parametrize(
+    ("operand", "acc", "target"),
+    [("bfloat16", "jnp.float16", "jnp.float32"), ("int8", "jnp.float32", "jnp.int32"),
+     ("float16", "jnp.int32", "jnp.float32"), ("int8", '"float16"', '"int32"')],
+)
+def test_tcgen05_accumulator_dtype_is_fixed_where_it_is_written(operand: str, acc: str, target: str) -> None:
+    text = _TCGEN05_PALLAS.format(operand=operand, acc=acc, scales="")
+    d = _only(text)
+    assert d.code == "MMA701" and d.fix is not None
+    (edit,) = d.fix.edits
+    assert edit.content == target and edit.range.start.row == 16
+    # The dtype is written inside the TMEM allocation that builds only this accumulator, in the
+    # launch decorating the kernel that makes the call.
+    assert d.fix.applicability == "safe"
+    result = fix_text("k.py", text, SETTINGS, unsafe=True)
+    assert result.fixed == {"MMA701": 1} and result.report.diagnostics == ()
+    assert result.text == text.replace(f"plgpu.TMEM((128, 128), {acc})", f"plgpu.TMEM((128, 128), {target})")
+
+
+def test_no_tcgen05_accumulator_fix_for_f4_without_scales() -> None:
+    # No accumulator takes unscaled f4 operands: the scales are missing (MMA708), not the dtype.
+    text = _TCGEN05_PALLAS.format(operand="float4_e2m1fn", acc="jnp.float16", scales="")
+    report = lint_text("k.py", text, SETTINGS)
+    assert all(d.code != "MMA701" or d.fix is None for d in report.diagnostics)
+
+
+def test_tcgen05_accumulator_dtype_from_a_constant_is_an_unsafe_fix() -> None:
+    text = _TCGEN05_PALLAS.format(operand="int8", acc="ACC", scales="").replace(
+        "\n\ndef matmul", "\nACC = jnp.float32\n\n\ndef matmul")
+    d = _only(text)
+    assert d.code == "MMA701" and d.fix is not None and d.fix.applicability == "unsafe"
+    (edit,) = d.fix.edits
+    assert edit.content == "jnp.int32" and edit.range.start.row == 8

@@ -109,11 +109,11 @@ def test_the_call_names_its_family_operands_and_options() -> None:
     calls = [f["call"] for f in json.loads(result.stdout) if f["call"] is not None]
     assert calls and {c["family"] for c in calls} == {"mma", "wgmma", "tcgen05"}
     # Per family: the roles in order, each with its memory space and the role key it mirrors
-    # (tcgen05's `d` is the call's `acc`); a tcgen05 `a` may be in SMEM or TMEM (unknown).
-    # A wgmma `a` is in registers or SMEM, its `b` in SMEM.
+    # (tcgen05's `d` is the call's `acc`); a tcgen05 `a` is in SMEM or TMEM, as its allocation
+    # says (unknown without one). A wgmma `a` is in registers or SMEM, its `b` in SMEM.
     roles = {"mma": (("acc", {"registers"}, "acc"), ("a", {"registers"}, "a"), ("b", {"registers"}, "b")),
              "wgmma": (("acc", {"registers"}, "acc"), ("a", {"registers", "smem"}, "a"), ("b", {"smem"}, "b")),
-             "tcgen05": (("d", {"tmem"}, "acc"), ("a", {None}, "a"), ("b", {"smem"}, "b"))}
+             "tcgen05": (("d", {"tmem"}, "acc"), ("a", {"smem", "tmem", None}, "a"), ("b", {"smem"}, "b"))}
     for call in calls:
         expected = roles[call["family"]]
         assert [op["role"] for op in call["operands"]] == [r for r, _, _ in expected]
@@ -121,6 +121,9 @@ def test_the_call_names_its_family_operands_and_options() -> None:
             assert op["memory_space"] in space
             assert {k: v for k, v in op.items() if k in call[key]} == call[key]
             assert op["transposed"] == (None if op["view"] is None else op["view"] == "transposed")
+            # Only a TMEM operand has a TMEM layout packing or collectiveness.
+            if op["memory_space"] != "tmem":
+                assert op["tmem_packing"] is None and op["tmem_collective"] is None
             created = op["origins"]["created"]
             assert created is None or created["location"]["row"] >= 1
         assert call["options"]["lowering_semantics"] == call["lowering_semantics"]

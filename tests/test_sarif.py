@@ -26,6 +26,8 @@ from mmalint.rulepage import rule_markdown
 
 TARGET = ("--target-jax", "0.12")
 PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
+# Braces jax itself prints: jax 0.10's block-scaled N message is not an f-string (MMA717).
+JAX_LITERALS = ("but got N={n}",)
 LINK = re.compile(r"(?<!\\)\[((?:\\.|[^\\\]])*)\]\((\d+)\)")
 
 
@@ -202,8 +204,12 @@ def test_no_output_shows_an_unrendered_placeholder(examples_log: dict[str, Any],
         texts.append(("--format github", _mmalint("check", "--format", "github", *args).stdout))
     assert len(texts) > 500
     # Python code in the pages' examples may use braces; prose and tables may not.
-    leftovers = [(where, m) for where, text in texts
-                 for m in PLACEHOLDER.findall(re.sub(r"^```python\n.*?^```", "", text, flags=re.MULTILINE | re.DOTALL))]
+    def shown(text: str) -> str:
+        for literal in JAX_LITERALS:
+            text = text.replace(literal, "")
+        return re.sub(r"^```python\n.*?^```", "", text, flags=re.MULTILINE | re.DOTALL)
+
+    leftovers = [(where, m) for where, text in texts for m in PLACEHOLDER.findall(shown(text))]
     assert not leftovers, leftovers[:10]
 
 

@@ -74,6 +74,9 @@ SHADOWED_SUBMODULES: frozenset[tuple[str, str]] = frozenset(
     }
 )
 
+# Every canonical module name of a library: a name under one of them is the library's.
+_LIBRARY_MODULES: frozenset[str] = frozenset(MODULES.values())
+
 # Modules whose attributes live in the namespace of another canonical module.
 _NAMESPACE_OF: dict[str, str] = {
     "mgpu.fragmented_array": "mgpu",
@@ -119,9 +122,43 @@ _SUBMODULE_ATTRS: dict[str, dict[str, str]] = {
 SOURCE_PACKAGE = "jax"
 
 
+def shadowing_functions() -> dict[str, str]:
+    """The canonical function each shadowing re-export is -> the canonical module it hides.
+
+    Every attribute of such a function (`mma.mma`, `wgmma.WGMMAAccumulator`) is an
+    AttributeError in every jax version: `jax/experimental/mosaic/gpu/__init__.py` runs
+    `from .mma import mma as mma` (v10:122 v11:123 v12:124), which rebinds the package attribute
+    that importing the submodule had set.
+    """
+    return {
+        attribute(module_for_import(package), attr)[0]: MODULES[f"{package}.{attr}"]
+        for package, attr in sorted(SHADOWED_SUBMODULES)
+    }
+
+
 def module_for_import(dotted: str) -> str:
     """The canonical module an `import a.b.c` statement names."""
     return MODULES.get(dotted, dotted)
+
+
+def import_as(dotted: str) -> tuple[str, bool]:
+    """(canonical name, is_module) of what `import a.b.c as m` binds to `m`.
+
+    Since Python 3.7 that is `getattr(a.b, "c")` once `a.b.c` is imported, so a package
+    attribute that shadows the submodule wins here too:
+    `import jax.experimental.mosaic.gpu.mma as m` binds the function `mma`, not the module.
+    """
+    package, _, attr = dotted.rpartition(".")
+    if package and (package, attr) in SHADOWED_SUBMODULES:
+        return attribute(module_for_import(package), attr)
+    return module_for_import(dotted), True
+
+
+def is_library(name: str) -> bool:
+    """Whether a canonical name belongs to a library whose names mmalint resolves (jax, NumPy,
+    MLIR, the stdlib modules it models...), not to code it cannot read (`mylib.from_tensor`)."""
+    parts = name.split(".")
+    return any(".".join(parts[:i]) in _LIBRARY_MODULES for i in range(1, len(parts) + 1))
 
 
 def namespace(module: str) -> str:
@@ -139,9 +176,14 @@ def attribute(module: str, attr: str) -> tuple[str, bool]:
     return f"{ns}.{attr}", False
 
 
-def from_import(package: str, attr: str) -> tuple[str, bool]:
-    """(canonical name, is_module) of `from package import attr`."""
+def from_import(package: str, attr: str, relative: bool = False) -> tuple[str, bool]:
+    """(canonical name, is_module) of `from package import attr`.
+
+    A relative import (`from . import wgmma`) is written inside the package itself, which its
+    `__init__` imports before the re-export that shadows the submodule runs: there it is the
+    module (jax's `dialect_lowering.py` calls `wgmma.wgmma(...)` that way).
+    """
     full = f"{package}.{attr}"
-    if (package, attr) not in SHADOWED_SUBMODULES and full in MODULES:
+    if (relative or (package, attr) not in SHADOWED_SUBMODULES) and full in MODULES:
         return MODULES[full], True
     return attribute(module_for_import(package), attr)

@@ -10,6 +10,7 @@ narrower question a caller of a checked file answers: which blocks lead to *that
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import weakref
 from collections.abc import Callable
@@ -257,19 +258,15 @@ def foreign_modules(blocks: list[Block]) -> frozenset[str]:
     return frozenset(found)
 
 
-_PREFIXES: list[frozenset[str]] = []
-
-
+@functools.cache
 def _model_prefixes() -> frozenset[str]:
     """Every dotted prefix of a modelled name (`mgpu`, `mgpu.tcgen05`, `plgpu.Layout`...)."""
-    if not _PREFIXES:
-        prefixes: set[str] = set()
-        for name in [*REGISTRY.models, *(p for p, _ in REGISTRY.patterns), *(p for p, _ in REGISTRY.resolvers)]:
-            parts = name.rstrip(".").split(".")
-            for i in range(1, len(parts) + 1):
-                prefixes.add(".".join(parts[:i]))
-        _PREFIXES.append(frozenset(prefixes))
-    return _PREFIXES[0]
+    prefixes: set[str] = set()
+    for name in [*REGISTRY.models, *(p for p, _ in REGISTRY.patterns), *(p for p, _ in REGISTRY.resolvers)]:
+        parts = name.rstrip(".").split(".")
+        for i in range(1, len(parts) + 1):
+            prefixes.add(".".join(parts[:i]))
+    return frozenset(prefixes)
 
 
 def modelled(canonical: str) -> bool:

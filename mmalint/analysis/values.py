@@ -150,6 +150,51 @@ class DType(Value):
     def info(self) -> DTypeInfo:
         return DTYPES[self.name]
 
+    def joined(self, other: DType) -> Value:
+        return dtype_union(self, other)
+
+
+@dataclass(frozen=True)
+class DTypeSet(Unknown):
+    """A dtype that is one of `names`, but which is not known: where paths that decided
+    different dtypes meet (`jnp.int8 if flag else jnp.uint8`, a helper returning one of two).
+
+    Unknown to every model and rule that asks for a dtype, as UNKNOWN is; a model may still
+    answer what every member agrees on (`jnp.issubdtype`, the bit width), and the candidates of
+    an operand whose dtype nobody decided are its members (`mmalint.checks.candidates`).
+    `choices` says where each was decided.
+    """
+
+    names: frozenset[str] = frozenset()
+    choices: tuple[tuple[str, Origin], ...] = field(default=(), compare=False, repr=False)
+
+    def joined(self, other: DTypeSet) -> Value:
+        return dtype_union(self, other)
+
+
+def dtype_names(value: Value) -> frozenset[str] | None:
+    """The dtypes a value may be: one for a DType, the members of a DTypeSet, else None."""
+    if isinstance(value, DType):
+        return frozenset((value.name,))
+    if isinstance(value, DTypeSet):
+        return value.names
+    return None
+
+
+def dtype_union(a: Value, b: Value) -> Value:
+    """The join of two dtypes (or dtype sets): the set of both, with where each was decided."""
+    names_a, names_b = dtype_names(a), dtype_names(b)
+    if names_a is None or names_b is None:
+        return UNKNOWN
+    choices: list[tuple[str, Origin]] = []
+    for value in (a, b):
+        if isinstance(value, DTypeSet):
+            choices.extend(value.choices)
+        elif isinstance(value, DType) and value.origin is not None:
+            choices.append((value.name, value.origin))
+    unique = tuple({id(o): (n, o) for n, o in choices}.values())
+    return DTypeSet(names_a | names_b, unique)
+
 
 @dataclass(frozen=True)
 class DTypeClass(Value):
@@ -262,6 +307,12 @@ class Array(Value):
     view: str | None = None  # as Fragment.view, for `plgpu.load`
     # The `SwizzleTransform` of an SMEM scratch type (`plgpu.SMEM(..., transforms=...)`), bytes.
     swizzle: int | None = field(default=None, compare=False)
+    # Its `TilingTransform` (the tile shape), when every one of its transforms is known.
+    tiling: tuple[int, ...] | None = field(default=None, compare=False)
+    # Of a TMEM scratch type (`plgpu.TMEM`, `mgpu.TMEM`): the packing of the TMEM layout it is
+    # allocated with and whether it is collective, as values with where they were decided.
+    packing: Value = field(default=UNKNOWN, compare=False)
+    collective: Value = field(default=UNKNOWN, compare=False)
 
     def joined(self, other: Array) -> Value:
         return Array(
@@ -291,12 +342,32 @@ class Ref(Value):
     view: str | None = None
     space: str | None = None
     swizzle: int | None = None  # of SMEM scratch declared with a `SwizzleTransform`, in bytes
+    # The `TilingTransform` of that scratch (of the buffer as allocated: views keep it).
+    tiling: tuple[int, ...] | None = None
+    # A TMEM ref's (`space="tmem"`) layout: the packing (elements per 32-bit TMEM cell) of the
+    # default TMEM layout it has, UNKNOWN when that is not known or it has another layout;
+    # and whether it was allocated collective. Each a Const with where it was decided.
+    packing: Value = UNKNOWN
+    collective: Value = UNKNOWN
 
     def joined(self, other: Ref) -> Value:
         return Ref(dtype=join(self.dtype, other.dtype), shape=join(self.shape, other.shape),
                    view=self.view if self.view == other.view else None,
                    space=self.space if self.space == other.space else None,
-                   swizzle=self.swizzle if self.swizzle == other.swizzle else None)
+                   swizzle=self.swizzle if self.swizzle == other.swizzle else None,
+                   tiling=self.tiling if self.tiling == other.tiling else None,
+                   packing=join(self.packing, other.packing),
+                   collective=join(self.collective, other.collective))
+
+
+@dataclass(frozen=True)
+class TmemLayout(Value):
+    """A Mosaic GPU `TMEMLayout` (`tcgen05.tmem_default_layout(packing)`...): `kind` "default"
+    (the layout of a 128-row TMEM ref, what `tcgen05.mma` expects of A) or "other" (half-lane,
+    scales, a Pallas `plgpu.TMEMLayout` member), with its packing when known."""
+
+    kind: str
+    packing: Value = UNKNOWN
 
 
 @dataclass(frozen=True)
@@ -426,7 +497,8 @@ def join(a: Value, b: Value) -> Value:
     if a == b:
         return a
     if type(a) is not type(b):
-        return UNKNOWN
+        # A dtype on one path and a set of them on another: the set of all.
+        return dtype_union(a, b)
     return a.joined(b)
 
 

@@ -57,6 +57,12 @@ class Operand:
     role: str = ""  # its role in the family's signature: acc, a, b
     memory_space: str | None = None  # one of MEMORY_SPACES; None when not known
     swizzle: int | None = None  # of a shared-memory operand, in bytes, when its ref says
+    tiling: tuple[int, ...] | None = None  # of a shared-memory operand, when its ref says
+    # Of a TMEM operand: the packing of its (default) TMEM layout and whether it was allocated
+    # collective, None when not known; where the packing was decided.
+    tmem_packing: int | None = None
+    tmem_collective: bool | None = None
+    packing_origin: Origin | None = None
 
     @property
     def is_int(self) -> bool:
@@ -100,6 +106,8 @@ class Operand:
             **self.to_json(),
             "swizzle": self.swizzle,
             "transposed": None if self.view is None else self.view == "transposed",
+            "tmem_packing": self.tmem_packing,
+            "tmem_collective": self.tmem_collective,
             "origins": {
                 "argument": _origin_json(self.arg_origin),
                 "created": _origin_json(self.created),

@@ -11,7 +11,9 @@ from dataclasses import dataclass, replace
 from mmalint.analysis.values import Fragment, Origin
 from mmalint.catalog import Catalog, Check, Rule
 from mmalint.checks.call import MmaCall, Operand
+from mmalint.checks.candidates import Candidate, Candidates
 from mmalint.checks.conditions import BY_FAMILY, Conditions, Outcome
+from mmalint.checks.families import family
 from mmalint.checks.families.mma import ROLES
 from mmalint.facts.dtypes import DTYPES
 
@@ -45,6 +47,9 @@ class Finding:
     # An any-operand finding (operands unknown): what jax raises for a representative operand
     # dtype of each kind, as (operand dtype, rule code, prediction).
     by_operand: tuple[tuple[str, str, Predicted], ...] = ()
+    # The roles whose dtype nobody decided and whose candidates all fail (`candidates`): the
+    # finding holds for every dtype the kernel allows there.
+    enumerated: tuple[str, ...] = ()
 
 
 _ROLE_NAMES = {role.name: role.title for role in ROLES}
@@ -101,14 +106,24 @@ def evaluate(call: MmaCall, catalog: Catalog) -> list[Finding]:
             if f.check.raises:
                 involved |= _involved(f)
         findings = [f for f in findings if f.check.stage != "silent" or (f.subject or "a") not in involved]
+    swapped = call.order != "acc_a_b"
+    candidates = None if swapped else family(call.family).candidates(call)
+    plain = {f.rule.code for f in findings if f.check.stage != "any-operand"}
+    by_candidates, stops_first = ([], None) if candidates is None else _every_candidate(
+        catalog, call, candidates, checks, table, conditions, plain)
     resolved: list[Finding] = []
     for f in findings:
+        if stops_first and f.check.raises and f.masked_by is None and f.rule.code != stops_first:
+            f = replace(f, masked_by=stops_first)  # every dtype left stops there before this
         if f.check.stage == "any-operand":
-            by_operand = _by_operand(call, checks, table, conditions)
+            if by_candidates:
+                continue  # what the kernel's evidence leaves says more than "any operand"
+            by_operand = _by_operand(call, checks, table, conditions, candidates)
             if by_operand is None:
                 continue  # some operand dtype would not fail after all: no claim to make
             f = replace(f, by_operand=by_operand)
         resolved.append(f)
+    resolved.extend(by_candidates)
     return _dedupe(resolved)
 
 
@@ -125,10 +140,24 @@ REPRESENTATIVE_OPERANDS = (("bfloat16", "bf16", "signless"), ("int8", "i8", "sig
 
 
 def _by_operand(
-    call: MmaCall, checks: list[Check], table: dict[str, object], conditions: Conditions
+    call: MmaCall, checks: list[Check], table: dict[str, object], conditions: Conditions,
+    candidates: Candidates | None = None,
 ) -> tuple[tuple[str, str, Predicted], ...] | None:
-    """The first error jax raises for the call with each representative operand dtype; None
-    when one of them raises nothing (the claim that every operand dtype fails would be false)."""
+    """The first error jax raises for the call with each representative operand dtype (each
+    dtype the kernel's evidence leaves, when it says anything of the operands); None when one
+    of them raises nothing (the claim that every operand dtype fails would be false)."""
+    if candidates is not None and {"a", "b"} & set(candidates.roles):
+        entries = []
+        for candidate in candidates.items:
+            failures = _failures(candidate.call, checks, table, conditions)
+            if not failures:
+                return None
+            if candidate.label in candidates.unsure:
+                continue  # it fails, but where first is not known: nothing to predict
+            check, outcome = failures[0]
+            entries.append((candidate.label, check.rule,
+                            _predicted(check, outcome, candidate.call, call.version)))
+        return tuple(dict.fromkeys(entries))
     results = []
     for dtype, element, signedness in REPRESENTATIVE_OPERANDS:
         a, b = (
@@ -149,6 +178,139 @@ def _applies(check: Check, call: MmaCall) -> bool:
     if check.semantics == "lane":
         return call.semantics in ("lane", None)
     return call.semantics == check.semantics
+
+
+def _failures(
+    call: MmaCall, checks: list[Check], table: dict[str, object], conditions: Conditions
+) -> list[tuple[Check, Outcome]]:
+    """Every check that raises and fails for the call, in jax's order (the first one is what
+    jax raises)."""
+    failed = []
+    for check in checks:
+        if not check.raises or not _applies(check, call):
+            continue
+        for outcome in conditions[check.condition](call, table):
+            if outcome.status:
+                failed.append((check, outcome))
+    return failed
+
+
+def _every_candidate(
+    catalog: Catalog, call: MmaCall, candidates: Candidates, checks: list[Check],
+    table: dict[str, object], conditions: Conditions, reported: set[str],
+) -> tuple[list[Finding], str | None]:
+    """The findings that hold whatever dtype the undecided roles have among those the kernel
+    allows: none when one candidate passes every check jax makes. A rule is reported when it
+    fails for every candidate the MMA takes as an operand (those it never takes fail too, at
+    `Unsupported operand type`), and not already reported from what is known. Also the rule
+    every candidate fails first, when they agree."""
+    results: list[tuple[Candidate, list[tuple[Check, Outcome]]]] = []
+    for candidate in candidates.items:
+        failures = _failures(candidate.call, checks, table, conditions)
+        if not failures:
+            return [], None  # some dtype the kernel allows passes: nothing is certain
+        results.append((candidate, failures))
+    taken = [r for r in results if r[0].label not in candidates.unsure
+             and not any(c.condition in candidates.unsupported for c, _ in r[1])]
+    pool = taken or results
+    common = [
+        code for code in dict.fromkeys(c.rule for c, _ in pool[0][1])
+        if code not in reported and all(any(c.rule == code for c, _ in f) for _, f in pool)
+    ]
+    version = call.version
+    # What each candidate raises first, by the operands' dtype (`mmalint confirm` rebuilds the
+    # call with each); not when the accumulator's dtype was filled in too, which it cannot.
+    by_operand = () if "acc" in candidates.roles else tuple(dict.fromkeys(
+        (cand.label, f[0][0].rule, _predicted(f[0][0], f[0][1], cand.call, version))
+        for cand, f in results if cand.label not in candidates.unsure
+    ))
+    found = []
+    for code in common:
+        hits = [(cand, next((c, o) for c, o in f if c.rule == code)) for cand, f in pool]
+        # jax stops at another check first for every candidate: that one's code (when they
+        # disagree, `by_operand` says which each raises first).
+        firsts = {f[0][0].rule for _, f in pool}
+        masked_by = next(iter(firsts)) if len(firsts) == 1 and code not in firsts else None
+        found.append(_candidate_finding(catalog, call, candidates, hits, results, pool, masked_by,
+                                        by_operand))
+    firsts = {f[0][0].rule for _, f in results}
+    return found, (next(iter(firsts)) if len(firsts) == 1 and found else None)
+
+
+def _candidate_finding(
+    catalog: Catalog, call: MmaCall, candidates: Candidates,
+    hits: list[tuple[Candidate, tuple[Check, Outcome]]],
+    results: list[tuple[Candidate, list[tuple[Check, Outcome]]]],
+    pool: list[tuple[Candidate, list[tuple[Check, Outcome]]]],
+    masked_by: str | None, by_operand: tuple[tuple[str, str, Predicted], ...],
+) -> Finding:
+    """One rule's finding over every candidate: its message with each fact that differs
+    between candidates written as the alternatives (`int4 or uint4`), what the evidence left,
+    and what jax raises for each candidate."""
+    check, outcome = hits[0][1]
+    rule = catalog.rules[check.rule]
+    per_candidate = [_fields(cand.call, c, o) for cand, (c, o) in hits]
+    fields = {key: _alternatives([f.get(key, "?") for f in per_candidate]) for key in per_candidate[0]}
+    message_template, help_template = rule.variant(outcome.fields.get("variant"))
+    try:
+        message = message_template.format(**fields)
+    except (KeyError, IndexError):
+        message = rule.summary
+    message += _evidence_text(candidates, pool, results)
+    world = call.site.context.world
+    if world:
+        message += " (when " + ", ".join(str(b) for b in world) + ")"
+    try:
+        help_text = help_template.format(**fields)
+    except (KeyError, IndexError):
+        help_text = help_template
+    predictions = {(p.exception, p.message, p.match) for p in
+                   (_predicted(c, o, cand.call, call.version) for cand, (c, o) in hits)}
+    predicted = None
+    if len(predictions) == 1 and len(pool) == len(results):
+        predicted = _predicted(check, outcome, hits[0][0].call, call.version)
+    notes = list(_notes(rule.code, call, outcome))
+    for evidence in candidates.evidence:
+        if evidence.origin is not None and all(n.origin is not evidence.origin for n in notes):
+            notes.append(Note(evidence.note, evidence.origin))
+    return Finding(
+        rule, call, outcome.subject, message, help_text, tuple(notes), predicted, masked_by,
+        check, by_operand=by_operand, enumerated=candidates.roles,
+    )
+
+
+def _alternatives(values: list[str], joiner: str = "or") -> str:
+    """`int4`, `int4 or uint4`, `int2, int4 or int8`: the distinct values, in order."""
+    distinct = list(dict.fromkeys(values))
+    if len(distinct) == 1:
+        return distinct[0]
+    return ", ".join(distinct[:-1]) + f" {joiner} " + distinct[-1]
+
+
+_ROLE_DTYPE = {"acc": "the accumulator dtype", "a": "the operand dtype", "b": "the operand dtype"}
+
+
+def _evidence_text(
+    candidates: Candidates,
+    pool: list[tuple[Candidate, list[tuple[Check, Outcome]]]],
+    results: list[tuple[Candidate, list[tuple[Check, Outcome]]]],
+) -> str:
+    """` (the operand dtype is not known here, but is_signed=True and a 8-bit ... leave only
+    int8)`: what was undecided, the evidence, and what it leaves."""
+    whats = list(dict.fromkeys(_ROLE_DTYPE[r] for r in candidates.roles))
+    said = list(dict.fromkeys(e.short for e in candidates.evidence))
+    left = _alternatives(list(dict.fromkeys(c.label for c, _ in results)))
+    text = f" ({' and '.join(whats)} {'is' if len(whats) == 1 else 'are'} not known here, but "
+    if len(said) == 1 and said[0].endswith(f" is {left}"):
+        text += said[0]  # the dtypes it is one of are all the evidence: say them once
+    else:
+        text += f"{_alternatives(said, 'and')} leave{'s' if len(said) == 1 else ''} only {left}"
+    if len(pool) != len(results):
+        never = list(dict.fromkeys(c.label for c, _ in results if all(c is not p for p, _ in pool)))
+        text += f", and {_alternatives(never, 'and')} "
+        text += "is no operand type" if len(never) == 1 else "are no operand types"
+        text += " of this MMA"
+    return text + ")"
 
 
 def _first_raise(
@@ -347,7 +509,10 @@ def _notes(code: str, call: MmaCall, outcome: Outcome) -> list[Note]:
         add(what, origin)
 
     if code in ("MMA101", "MMA102", "MMA201"):
-        add(f"accumulator {_verb(acc)} here as {_acc_desc(acc)}", acc.created)
+        if acc.element_type is None and acc.dtype is None:
+            add(f"accumulator {_verb(acc)} here, of a dtype mmalint could not decide", acc.created)
+        else:
+            add(f"accumulator {_verb(acc)} here as {_acc_desc(acc)}", acc.created)
         if code == "MMA201":
             decided(acc, f"is_signed={'False' if acc.signedness == 'unsigned' else acc.signedness} decided here", acc.sign_origin)
         else:
@@ -407,9 +572,46 @@ def _notes(code: str, call: MmaCall, outcome: Outcome) -> list[Note]:
             add(f"{_ROLE_NAMES[role]} {_verb(op)} here with shape {_shape_text(op.shape)}", op.created)
     elif code == "MMA502":
         add(f"operand `a` {_verb(a)} here as {a.display}", a.created)
+    elif code in _TMEM_A_CODES:
+        for message, origin in _tmem_a_notes(call, outcome):
+            add(message, origin)
+    elif code in ("MMA612", "MMA716"):
+        # K is B's rows; the swizzle is the SMEM's (Pallas) or the call's (Mosaic GPU).
+        b = call.b
+        swizzle = f", swizzled {b.swizzle} bytes" if b.swizzle is not None else ""
+        add(f"operand `b` {_verb(b)} here with shape {_shape_text(b.shape)}{swizzle}", b.created)
+        if code == "MMA716" and call.a.swizzle is not None and call.a.created is not b.created:
+            add(f"operand `a` {_verb(a)} here with shape {_shape_text(a.shape)}, swizzled "
+                f"{a.swizzle} bytes", a.created)
     for binding in call.site.context.world:
         if binding.origin is not None and any(_same(binding.origin, o) for o in _fact_origins(call)):
             add(f"when {binding}", binding.origin)
+    return notes
+
+
+# The rules about an operand A in TMEM (MMA713-715): their notes say where A was allocated.
+_TMEM_A_CODES = ("MMA713", "MMA714", "MMA715")
+
+
+def _tmem_a_notes(call: MmaCall, outcome: Outcome) -> list[tuple[str, Origin | None]]:
+    """Where A was allocated in TMEM (with the packing it got, and where that was decided when
+    it is a keyword of its own), and for Pallas where the lowering semantics came from when
+    they decide the error."""
+    a = call.a
+    packing = f" with packing {a.tmem_packing}" if a.tmem_packing is not None else ""
+    first = f"operand `a` allocated here in TMEM as {a.display}{packing}"
+    origin, created = a.packing_origin, a.created
+    if origin is not None and created is not None and _same(created, origin) and call.frontend == "mosaic":
+        first += " (`mgpu.TMEM` packs nothing without `packing=` or `layout=`)"
+    notes: list[tuple[str, Origin | None]] = [(first, created)]
+    if origin is not None and created is not None and not _same(created, origin):
+        where = "from this argument" if _contains(created, origin) else "decided here"
+        notes.append((f"packing {a.tmem_packing} {where}", origin))
+    semantics = call.site.context.semantics
+    # The Warpgroup default decides MMA714's message (layout inference, not the MMA's check).
+    warpgroup_default = call.semantics == "warpgroup" and getattr(semantics, "name", None) == "default"
+    if call.frontend == "pallas" and "expected_packing" in outcome.fields and warpgroup_default:
+        notes.append((f"no lowering_semantics given: jax {call.version} defaults to Warpgroup", semantics.origin))
     return notes
 
 

@@ -49,6 +49,10 @@ class Operand:
     memory_space: str | None = None
     swizzle: int | None = None
     transposed: bool | None = None
+    # Of a TMEM operand (tcgen05's A): its TMEM layout's packing and whether it was allocated
+    # collective, when the signature says.
+    tmem_packing: int | None = None
+    tmem_collective: bool | None = None
 
     @property
     def mlir(self) -> str | None:
@@ -93,7 +97,8 @@ class Operand:
                                if self.converted_from is not None else None),
             "view": self.view,
             **{k: v for k, v in (("memory_space", self.memory_space), ("swizzle", self.swizzle),
-                                 ("transposed", self.transposed)) if v is not None},
+                                 ("transposed", self.transposed), ("tmem_packing", self.tmem_packing),
+                                 ("tmem_collective", self.tmem_collective)) if v is not None},
         }
 
 

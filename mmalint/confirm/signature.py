@@ -258,7 +258,10 @@ def _parse_call(raw: Mapping[str, Any]) -> Call:
             operand = replace(operand, memory_space=_opt_str(entry.get("memory_space")),
                               swizzle=_opt_int(entry.get("swizzle")),
                               transposed=entry.get("transposed") if isinstance(
-                                  entry.get("transposed"), bool) else None)
+                                  entry.get("transposed"), bool) else None,
+                              tmem_packing=_opt_int(entry.get("tmem_packing")),
+                              tmem_collective=entry.get("tmem_collective") if isinstance(
+                                  entry.get("tmem_collective"), bool) else None)
         operands.append(operand)
     notes = []
     # A call no family covers is never built: the runner says so, whatever its operands lack.

@@ -21,6 +21,9 @@ class Raise:
 
 
 def normalize(message: str) -> str:
+    """Fields to `{}`. A catalog message's doubled braces are the literal ones jax prints (a
+    string it forgot to make an f-string): undoubled first, they read as jax's source does."""
+    message = message.replace("{{", "{").replace("}}", "}")
     return re.sub(r"\{[^{}]*\}", "{}", message).strip()
 
 

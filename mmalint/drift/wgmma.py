@@ -29,8 +29,8 @@ NOT_MODELLED: dict[str, str] = {
     normalize("B must be a memref, got: {b.type}"): "B is always a ref in the models",
     normalize("Unsupported A type: {t}"): "A is always an array or a ref in the models",
     normalize("Unsupported element type: {t}"): "operand types without a wgmma (not yet a rule)",
-    normalize("M must be a multiple of {m}, got: {m2}"): "comes after N, from A's shape (not yet a rule)",
-    normalize("K must be a multiple of {k}, got: {k2}"): "needs the swizzle of Pallas refs (not yet a rule)",
+    normalize("M must be a multiple of {m}, got: {m2}"): "A's M is the accumulator's (checked before), "
+    "which `zero` and the WGMMA layouts make a multiple of 64: never the first to raise",
 }
 # The checks of `wgmma_m64` (per instruction, after every check of `wgmma`) the catalog models,
 # as the `instruction` stage: the others there assert what `wgmma` already checked.

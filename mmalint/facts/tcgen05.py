@@ -55,9 +55,22 @@ SCALE_TYPES: dict[str, tuple[str, ...]] = {
 }
 ANY_SCALE_TYPES: tuple[str, ...] = ("f8E8M0FNU", "f8E4M3FN")
 
-# The M `mma()` takes (v11:281): 128 and 64; A in TMEM needs M=128.
+# The M `mma()` takes (v11:281): 128 and 64; A in TMEM needs M=128 (v11:216).
 SUPPORTED_M: tuple[int, ...] = (128, 64)
 A_IN_TMEM_M = 128
+
+# Tensor memory holds 32-bit cells: a TMEM ref of a narrower type packs 32 // bits elements in
+# one (its layout's vector length, "packing") or leaves them one per cell (packing 1); jax
+# accepts no other (`TMEMLayout.check_type`), and at most 8 (`_infer_tmem_layout`). A in
+# TMEM must be fully packed (v11:218). A 64-row (half-lane) layout needs its columns a
+# multiple of 16 (`tmem_half_lane_layout`).
+TMEM_MAX_PACKING = 8
+TMEM_COLUMN_MULTIPLE = 16
+
+
+def full_packing(bits: int) -> int:
+    """How many elements of `bits` one 32-bit TMEM cell holds when packed."""
+    return 32 // bits
 
 # N must be a multiple of this per CTA group (`In 1 CTA MMA, N must be a multiple of 8`), twice
 # that for an s32 accumulator (jax 0.11+, v11:362-375).
@@ -76,3 +89,41 @@ ARCH_FAMILY: tuple[tuple[int, int], ...] = ((10, 0), (10, 1), (10, 3), (11, 0))
 NO_KIND_I8: tuple[tuple[int, int], ...] = ((10, 3),)
 ARCH_NAMES = "sm_100a, sm_103a or sm_110a"
 KIND_I8_ARCH_NAMES = "sm_100a or sm_110a"
+
+# ---------------------------------------------------------------- K groups and block scales
+
+# The swizzles (bytes) `tcgen05.mma()` takes (16, "no swizzle", it refuses: v11:192).
+SWIZZLES: tuple[int, ...] = (128, 64, 32)
+# Sparse A: the K group is at least this many elements (v11:352).
+SPARSE_MIN_K_GROUP = 64
+# One instruction reads 4 scales along K: a block-scaled K group spans 4 blocks (v11:363).
+SCALES_PER_K_GROUP = 4
+# TMEM has 128 lanes: A's scales are (128, K // block) (`TMEM_ROWS`, v11:466); B's rows a
+# multiple of 128 and at least N (v11:486).
+SCALE_ROWS = 128
+# jax 0.10 takes the scale block from the scale type (v10:349): 32 for e8m0, 16 otherwise;
+# jax 0.11 on from K // A's scale columns, and checks it per operand type (v11:433-457).
+V10_SCALE_BLOCK = {"f8E8M0FNU": 32}
+V10_DEFAULT_SCALE_BLOCK = 16
+# The blocks each operand type takes with each scale type (jax 0.11+).
+SCALE_BLOCKS: dict[tuple[str, str], tuple[int, ...]] = {
+    ("f8E4M3FN", "f8E8M0FNU"): (32,),
+    ("f8E5M2", "f8E8M0FNU"): (32,),
+    ("f4E2M1FN", "f8E4M3FN"): (16,),
+    ("f4E2M1FN", "f8E8M0FNU"): (16, 32),
+}
+# jax 0.10 refuses a block-scaled N that is not a multiple of 32 (v10:372); jax 0.11 on asks
+# 8 (16 collective), which the N per CTA check before it already ensures.
+V10_SCALED_N_MULTIPLE = 32
+
+
+def k_group(a_swizzle: int, b_swizzle: int, bits: int, sparse: bool = False,
+            scale_block: int | None = None) -> int:
+    """The elements of K one group of instructions covers: what `tcgen05.mma()`'s K must be a
+    multiple of (v11:350-363)."""
+    group = 8 * max(a_swizzle * (1 + sparse), b_swizzle) // bits
+    if sparse:
+        group = max(group, SPARSE_MIN_K_GROUP)
+    if scale_block is not None:
+        group = max(group, SCALES_PER_K_GROUP * scale_block)
+    return group

@@ -22,6 +22,7 @@ from mmalint.analysis.values import Origin
 from mmalint.checks.call import Operand
 from mmalint.checks.rules import Finding
 from mmalint.diagnostics import Edit, Fix, Location, Range
+from mmalint.facts import tcgen05 as tcgen05_facts
 from mmalint.positions import range_of
 
 
@@ -121,9 +122,30 @@ def _accumulator_fix(finding: Finding) -> Fix | None:
         if content is None:
             return None
         return _fix(finding, [(origin, content)], _local(finding, acc.created, [origin]))
+    if _made_by_from_tensor(acc.created):
+        return _from_tensor_fix(finding, target)
     if code == "MMA201":
         return _signed_accumulator_fix(finding)
     return _fragment_type_fix(finding, target)
+
+
+def _made_by_from_tensor(created: Origin | None) -> bool:
+    """Made by a `from_tensor(x)` the analysis could not read (a readable one's fragment is
+    created inside its body): its dtype and signedness are `x`'s."""
+    return created is not None and isinstance(created.node, cst.Call) and _func_name(created.node) == "from_tensor"
+
+
+def _from_tensor_fix(finding: Finding, target: str) -> Fix | None:
+    """`fa.from_tensor(jnp.zeros((m, n), jnp.float32))`: the dtype of `x` where it is written
+    (its signedness follows it). Unsafe: what `from_tensor` does is known from its name only."""
+    acc = finding.call.acc
+    origin, created = acc.type_origin, acc.created
+    if origin is None or created is None or _from_world(finding, origin) or not _inside(created, origin):
+        return None
+    content = _dtype_replacement(origin.node, origin.code(), target)
+    if content is None:
+        return None
+    return _fix(finding, [(origin, content)], False)
 
 
 def _wgmma_accumulator_fix(finding: Finding) -> Fix | None:
@@ -133,6 +155,35 @@ def _wgmma_accumulator_fix(finding: Finding) -> Fix | None:
     if call.frontend != "pallas" or call.b.element_type is None:
         return None
     target = "int32" if call.b.element_type == "i8" else "float32"
+    origin = call.acc.type_origin
+    if origin is None or _from_world(finding, origin):
+        return None
+    content = _dtype_replacement(origin.node, origin.code(), target)
+    if content is None:
+        return None
+    return _fix(finding, [(origin, content)], _local(finding, call.acc.created, [origin]))
+
+
+def _tcgen05_accumulator_fix(finding: Finding) -> Fix | None:
+    """MMA701 on a TMEM accumulator (`plgpu.TMEM(shape, dtype)`, `mgpu.TMEM(shape, dtype)`):
+    its dtype where it was written, the one `tcgen05.mma()` takes for A's element type
+    (float32 where it is accepted, which every float kind takes; int32 for int8)."""
+    call = finding.call
+    if finding.check.stage == "any-operand" or call.a.element_type is None:
+        return None
+    kind = tcgen05_facts.OPERAND_KINDS.get(call.a.element_type)
+    if kind is None:
+        return None
+    a_scale, b_scale = call.options.get("a_scale"), call.options.get("b_scale")
+    if a_scale is None or b_scale is None:
+        return None
+    scaled = bool(a_scale) and bool(b_scale)
+    accepted = kind.scaled_accumulators if scaled else kind.accumulators
+    if not accepted:
+        return None  # no accumulator is right: the operands (or their scales) are the mistake
+    target = "float32" if "f32" in accepted else {"i32": "int32", "f16": "float16"}.get(accepted[0])
+    if target is None:
+        return None
     origin = call.acc.type_origin
     if origin is None or _from_world(finding, origin):
         return None
@@ -540,4 +591,5 @@ PLANNERS: dict[str, Callable[[Finding], Fix | None]] = {
         _wgmma_accumulator_fix(finding) if finding.call.frontend == "pallas"
         else _signed_accumulator_fix(finding)  # `WGMMAAccumulator.zero(..., is_signed=True)`
     ),
+    "MMA701": _tcgen05_accumulator_fix,
 }

@@ -756,7 +756,11 @@ def test_match_statement_on_a_known_mode(mode: str, expect: list[str]) -> None:
         ("jnp.promote_types(DT, jnp.float32)", []),
         ("jnp.promote_types(jnp.bfloat16, jnp.float16)", []),
         ("jnp.result_type(DT, jnp.float16)", []),
-        ("jnp.promote_types(DT, jnp.int8)", []),  # mixed kinds: not modelled, unknown
+        # Mixed kinds, on jax's lattice: int8 with bfloat16 is bfloat16, with float32 float32.
+        ("jnp.promote_types(DT, jnp.int8)", ["MMA102"]),
+        ("jnp.promote_types(jnp.int8, jnp.float32)", []),
+        ("jnp.result_type(DT, jnp.int32)", ["MMA102"]),
+        ("jnp.promote_types(jnp.float8_e4m3fn, jnp.float32)", []),  # jax cannot: unknown
     ],
 )
 def test_promoted_accumulator_dtypes(acc: str, expect: list[str]) -> None:

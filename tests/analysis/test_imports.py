@@ -7,7 +7,7 @@ the buggy variant accumulates in float32 (MMA101), the fixed one in signed int32
 from __future__ import annotations
 
 import pytest
-from _analysis_lint import ALL_VERSIONS, PALLAS_VERSIONS, check, lint, only, row_of
+from _analysis_lint import ALL_VERSIONS, PALLAS_VERSIONS, all_of, check, lint, only, row_of
 
 # ---------------------------------------------------------------- mgpu spellings
 
@@ -40,12 +40,6 @@ MGPU_SPELLINGS = {
         "from jax.experimental.mosaic.gpu import FragmentedArray, MMALayouts, mma\n"
         "from jax.experimental.mosaic.gpu import utils\n",
         "mma", "FragmentedArray", "MMALayouts", "utils",
-    ),
-    "mma_submodule_alias": (
-        "import jax.experimental.mosaic.gpu as mgpu\n"
-        "import jax.experimental.mosaic.gpu.mma as mma_mod\n"
-        "import jax.experimental.mosaic.gpu.utils as utils\n",
-        "mma_mod.mma", "mgpu.FragmentedArray", "mma_mod.MMALayouts", "utils",
     ),
     "fully_qualified": (
         "import jax\n"
@@ -93,7 +87,7 @@ def run(a, b):
 
 def _warp(spelling: str, buggy: bool) -> str:
     header, mma, fa, layouts, utils = MGPU_SPELLINGS[spelling]
-    launch = mma.rsplit(".", 1)[0] + ".as_gpu_kernel" if "." in mma and "mma_mod" not in mma else None
+    launch = mma.rsplit(".", 1)[0] + ".as_gpu_kernel" if "." in mma else None
     if launch is None:
         header += "from jax.experimental.mosaic.gpu import as_gpu_kernel\n"
         launch = "as_gpu_kernel"
@@ -153,8 +147,11 @@ def test_mma_imported_from_package_is_the_function_not_the_module() -> None:
     assert only(report, "MMA102")["call"]["acc"]["element_type"] == "f16"
 
 
-def test_mma_module_attribute_is_not_an_mma_call() -> None:
-    # The submodule object itself is not callable; `mma_mod.MMALayouts` is just a layout factory.
+def test_mma_submodule_alias_is_the_function() -> None:
+    # Since Python 3.7 `import a.b.c as m` binds `getattr(a.b, "c")`: the package attribute `mma`,
+    # which `from .mma import mma as mma` in the package's `__init__` made the function. On the
+    # CPU with jax 0.10.2 and 0.12.0.1, `type(m)` is `function` and `m.MMALayouts` raises
+    # AttributeError: 'function' object has no attribute 'MMALayouts'.
     code = '''
     import jax.experimental.mosaic.gpu.mma as mma_mod
     from jaxlib.mlir import ir
@@ -162,9 +159,34 @@ def test_mma_module_attribute_is_not_an_mma_call() -> None:
     LAYOUTS = mma_mod.MMALayouts(ir.IntegerType.get_signless(16))
     STMATRIX_LAYOUT = LAYOUTS.lhs
     '''
-    report = lint(code)
-    assert report.diagnostics == ()
+    report = check(code, ["MMA503"], known=False)
+    diag = only(report, "MMA503")
+    assert diag["predicted_error"]["message"] == "'function' object has no attribute 'MMALayouts'"
+    assert "`mma_mod.MMALayouts`" in diag["message"]
+    assert "from jax.experimental.mosaic.gpu.mma import MMALayouts" in diag["help"]
     assert report.calls == 0
+
+
+@pytest.mark.parametrize("version", ALL_VERSIONS)
+def test_mma_submodule_alias_called_as_module(version: str) -> None:
+    # The same kernel as the spellings above with `mma_mod.mma(...)`: the AttributeError comes
+    # first (MMA503, on both lines that read the function's attributes); the float32
+    # accumulator is what jax raises once the spelling is fixed.
+    code = WARP_KERNEL.format(
+        header="import jax.experimental.mosaic.gpu as mgpu\n"
+               "import jax.experimental.mosaic.gpu.mma as mma_mod\n"
+               "import jax.experimental.mosaic.gpu.utils as utils\n",
+        mma="mma_mod.mma", FA="mgpu.FragmentedArray", MMALayouts="mma_mod.MMALayouts",
+        utils="utils", launch="mgpu.as_gpu_kernel", zero="0.0", acc_dtype="jnp.float32",
+        acc_signed="",
+    )
+    report = check(code, ["MMA101", "MMA503", "MMA503"], target_jax=version)
+    rows = sorted(d["location"]["row"] for d in all_of(report, "MMA503"))
+    assert rows == [row_of(code, "layouts = "), row_of(code, "(acc, a, b)")]
+    mma101 = only(report, "MMA101")
+    assert mma101["masked_by"] == "MMA503"
+    assert mma101["predicted_error"]["message"] == "Only s32 accumulator supported for integer operands."
+    assert any("raises AttributeError here first (MMA503)" in r["message"] for r in mma101["related"])
 
 
 # ---------------------------------------------------------------- MLIR helper spellings

@@ -14,8 +14,12 @@ above it, states what the analysis knows there:
 - SIGN: `signed`, `unsigned`, `signless` (floats), or `sign=?`.
 - KEYs: `layout=KIND[/BITS]` (`mma_lhs/8`, `wgmma`, `splat`...), `warps=N` (its m_warps),
   `shape=(64, 64)` (unknown dims `?`), `mem=registers`, `from=loaded` (how it was made),
-  `data=int8` (the dtype of the memory it was loaded from), `view=plain|transposed`.
-  A tcgen05 call also has the roles `a_scale` and `b_scale` (the block scales' dtype only).
+  `data=int8` (the dtype of the memory it was loaded from), `view=plain|transposed`,
+  `packing=N` and `collective=true|false` (a TMEM operand's allocation: the packing of its TMEM
+  layout, whether it is collective), `swizzle=128` and `tiling=(8, 64)` (an SMEM operand's
+  `SwizzleTransform`/`TilingTransform`).
+  `in=int8|uint8` (the dtypes it is one of, where paths that decided different ones meet).
+  A tcgen05 call also has the roles `a_scale` and `b_scale` (the block scales' dtype and shape).
   Any of them may be `?`: the analysis must not know it. Only the facts written are compared.
 - A function is analysed on its own, arguments unknown, and again from each caller; a sweep
   runs it once per world. A claim holds when one path knows every fact it states, and no path
@@ -39,14 +43,15 @@ from pathlib import Path
 import pytest
 
 from mmalint.analysis import Program, ProgramSpec, analyze, index_source
-from mmalint.analysis.values import Layout
+from mmalint.analysis.values import DTypeSet, Fragment, Layout, Value
 from mmalint.catalog import load_catalog
 from mmalint.checks.families import normalize
 from mmalint.facts.dtypes import DTYPES
 
 DOCS = Path(__file__).resolve().parent
 VERSION = load_catalog().versions[-1]  # the newest jax, as `mmalint check` targets by default
-KEYS = ("dtype", "sign", "layout", "warps", "shape", "mem", "from", "data", "view")
+KEYS = ("dtype", "sign", "layout", "warps", "shape", "mem", "from", "data", "view", "packing", "collective",
+        "swizzle", "tiling", "in")
 SIGNS = ("signed", "unsigned", "signless")
 NONE = "none"  # `# facts: none`
 
@@ -97,6 +102,12 @@ def _observe(filename: str, text: str, version: str, tree: Path | None = None) -
                 "from": op.how or "?",
                 "data": op.data_dtype or "?",
                 "view": op.view or "?",
+                # A TMEM operand's layout packing and whether it was allocated collective.
+                "packing": str(op.tmem_packing) if op.tmem_packing is not None else "?",
+                "collective": {True: "true", False: "false"}.get(op.tmem_collective, "?"),  # type: ignore[arg-type]
+                "swizzle": str(op.swizzle) if op.swizzle is not None else "?",
+                "tiling": _shape(op.tiling),
+                "in": _one_of(op.value),
             }
             roles.append((role, facts))
         # tcgen05's block scales are options of the call, not operands: only their dtype.
@@ -104,10 +115,20 @@ def _observe(filename: str, text: str, version: str, tree: Path | None = None) -
             if f"{name}_type" in call.options:
                 scale = call.options[f"{name}_type"]
                 dtype = next((n for n, info in DTYPES.items() if info.mlir == scale), scale)
-                roles.append((name, {k: "?" for k in KEYS} | {"dtype": dtype or "?"}))
+                rows, columns = call.options.get(f"{name}_rows"), call.options.get(f"{name}_columns")
+                shape = _shape((rows, columns)) if rows is not None and columns is not None else "?"
+                roles.append((name, {k: "?" for k in KEYS} | {"dtype": dtype or "?", "shape": shape}))
         world = tuple((b.name, b.label) for b in site.context.world)
         observed.append(Observed(site.origin.span().start.line, world, tuple(roles)))
     return observed
+
+
+def _one_of(value: Value) -> str:
+    """The dtypes an operand is one of, when paths that decided different ones meet."""
+    found = getattr(value, "data_dtype" if isinstance(value, Fragment) else "dtype", None)
+    if not isinstance(found, DTypeSet):
+        return "?"
+    return "|".join(sorted(found.names, key=list(DTYPES).index))
 
 
 def _layout(layout: Layout | None) -> str:

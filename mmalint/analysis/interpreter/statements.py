@@ -163,7 +163,7 @@ class Statements(Machine):
                 if alias.asname is not None:
                     target = alias.asname.name
                     if isinstance(target, cst.Name):
-                        frame.env[target.value] = self._import_module(dotted, block)
+                        frame.env[target.value] = self._import_module(dotted, block, bound_as=True)
                 else:
                     top = dotted.split(".")[0]
                     frame.env[top] = self._import_module(top, block)
@@ -189,23 +189,28 @@ class Statements(Machine):
             bound = attr
             if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
                 bound = alias.asname.name.value
-            frame.env[bound] = self._import_from(package, attr, block)
+            frame.env[bound] = self._import_from(package, attr, block, relative=bool(stmt.relative))
 
     # ------------------------------------------------------------------ modules of the tree
 
-    def _import_module(self, dotted: str, block: Block) -> Value:
-        """`import dotted`: the library's module when a model knows it, else the tree's, else
-        an unknown API."""
-        canonical = names.module_for_import(dotted)
-        if self.program is None or modelled(canonical):
-            return Api(canonical, True)
+    def _import_module(self, dotted: str, block: Block, bound_as: bool = False) -> Value:
+        """`import dotted` (`bound_as`: `import dotted as m`): the library's module when a model
+        knows it, else the tree's, else an unknown API."""
+        if bound_as:
+            name, is_module = names.import_as(dotted)
+            library: Value = self.api_value(name, is_module)
+        else:
+            name = names.module_for_import(dotted)
+            library = Api(name, True)
+        if self.program is None or modelled(name):
+            return library
         ref = self.program.find(dotted, block.source)
-        return ProjectModule(ref.name, ref.path) if ref is not None else Api(canonical, True)
+        return ProjectModule(ref.name, ref.path) if ref is not None else library
 
-    def _import_from(self, package: str, attr: str, block: Block) -> Value:
+    def _import_from(self, package: str, attr: str, block: Block, relative: bool = False) -> Value:
         """`from package import attr`: as `_import_module` decides, the package's attribute
         when its module binds it, else its submodule."""
-        name, is_module = names.from_import(package, attr)
+        name, is_module = names.from_import(package, attr, relative=relative)
         program = self.program
         if program is None or modelled(name):
             return self.api_value(name, is_module)

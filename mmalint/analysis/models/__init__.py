@@ -2,7 +2,15 @@
 in `host.REGISTRY`."""
 
 from mmalint.analysis.models import builtins, mlir, numpy, stdlib, testing
-from mmalint.analysis.models.mosaic import fragments, launch, layouts, memrefs, mma, wgmma
+from mmalint.analysis.models.mosaic import (
+    fragments,
+    launch,
+    layouts,
+    memrefs,
+    mma,
+    reexports,
+    wgmma,
+)
 from mmalint.analysis.models.mosaic import tcgen05 as mosaic_tcgen05
 from mmalint.analysis.models.pallas import launch as pallas_launch
 from mmalint.analysis.models.pallas import mosaic_gpu
@@ -23,6 +31,7 @@ __all__ = [
     "pallas_launch",
     "pallas_tcgen05",
     "pallas_wgmma",
+    "reexports",
     "stdlib",
     "testing",
     "wgmma",

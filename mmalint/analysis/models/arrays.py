@@ -5,7 +5,10 @@ Not a model itself: `numpy`, `mosaic` and `pallas` models build on it.
 
 from __future__ import annotations
 
-from mmalint.analysis.dtypes import lookup_dtype
+from collections.abc import Callable
+from typing import TypeVar
+
+from mmalint.analysis.dtypes import DTYPES, DTypeInfo, lookup_dtype
 from mmalint.analysis.host import Bound, Call
 from mmalint.analysis.values import (
     NONE,
@@ -14,14 +17,18 @@ from mmalint.analysis.values import (
     Const,
     DictVal,
     DType,
+    DTypeSet,
     Ref,
     SomeInt,
     TupleVal,
     Unknown,
     Value,
     as_int,
+    dtype_names,
     join,
 )
+
+T = TypeVar("T")
 
 
 def is_none(value: Value) -> bool:
@@ -29,8 +36,9 @@ def is_none(value: Value) -> bool:
 
 
 def to_dtype(value: Value) -> Value:
-    """A dtype from `jnp.int8`, `"int8"`, `np.dtype(...)`, an array, or UNKNOWN."""
-    if isinstance(value, DType):
+    """A dtype from `jnp.int8`, `"int8"`, `np.dtype(...)`, an array, or UNKNOWN (a set of dtypes
+    stays one: `DTypeSet`)."""
+    if isinstance(value, DType | DTypeSet):
         return value
     if isinstance(value, Const) and isinstance(value.value, str):
         info = lookup_dtype(value.value)
@@ -40,6 +48,16 @@ def to_dtype(value: Value) -> Value:
     if is_none(value):
         return value
     return UNKNOWN
+
+
+def agreed(value: Value, fact: Callable[[DTypeInfo], T]) -> T | None:
+    """What every dtype `value` may be says of `fact` (the bit width, integer-ness...): the one
+    answer of a known dtype, the common answer of a set of them, None otherwise."""
+    names = dtype_names(to_dtype(value))
+    if not names:
+        return None
+    answers = {fact(DTYPES[n]) for n in names}
+    return answers.pop() if len(answers) == 1 else None
 
 
 def as_dtype_object(value: Value) -> Value:
@@ -169,7 +187,10 @@ def as_ref(value: Value, view: str | None = None, space: str | None = None) -> V
     if isinstance(value, Array):
         if value.how == SMEM_SCRATCH:
             view, space = "plain", "smem"
-        return Ref(value.dtype, value.shape, origin=value.origin, view=view, space=space, swizzle=value.swizzle)
+        if value.how == TMEM_SCRATCH:
+            return tmem_ref(value)
+        return Ref(value.dtype, value.shape, origin=value.origin, view=view, space=space, swizzle=value.swizzle,
+                   tiling=value.tiling)
     if isinstance(value, Ref):
         return value
     return UNKNOWN
@@ -177,6 +198,15 @@ def as_ref(value: Value, view: str | None = None, space: str | None = None) -> V
 
 # How `plgpu.SMEM(shape, dtype)` marks the scratch type it describes.
 SMEM_SCRATCH = "smem scratch"
+# How `plgpu.TMEM(...)` / `mgpu.TMEM(...)` mark theirs: the body gets a ref in tensor memory.
+TMEM_SCRATCH = "tmem scratch"
+
+
+def tmem_ref(value: Array) -> Ref:
+    """The TMEM ref a kernel body gets for a TMEM scratch type: its dtype and shape, and the
+    packing and collectiveness it was allocated with."""
+    return Ref(value.dtype, value.shape, origin=value.origin, space="tmem", packing=value.packing,
+               collective=value.collective)
 
 
 def transposed_view(ref: Ref, perm: Value | None) -> str | None:

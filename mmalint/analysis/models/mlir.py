@@ -22,7 +22,7 @@ from mmalint.analysis.host import (
     pattern,
     value_kinds,
 )
-from mmalint.analysis.models.arrays import to_dtype
+from mmalint.analysis.models.arrays import agreed, to_dtype
 from mmalint.analysis.values import UNKNOWN, Const, DType, IrType, IrValue, Value, as_int
 
 
@@ -77,17 +77,18 @@ def _integer_type(host: Host, args: Bound, call: Call) -> Value:
 def _dtype_to_ir_type(host: Host, args: Bound, call: Call) -> Value:
     d = to_dtype(args["dtype"])
     if not isinstance(d, DType):
-        return UNKNOWN
+        # One of several dtypes of one MLIR type (int8 or uint8: i8) is that type.
+        mlir = agreed(d, lambda i: i.mlir)
+        return UNKNOWN if mlir is None else IrType(mlir)
     # The type inherits where the dtype was decided: that is where a fix belongs.
     return IrType(d.info.mlir, origin=d.origin)
 
 
 @model("mgpu.utils.is_signed", signature="(dtype)")
 def _is_signed(host: Host, args: Bound, call: Call) -> Value:
-    d = to_dtype(args["dtype"])
-    if not isinstance(d, DType):
-        return UNKNOWN
-    return Const(d.info.is_signed, origin=call.origin)
+    # A set of dtypes that agree (int8 or int16: True) answers too; floats agree on None.
+    signed = agreed(args["dtype"], lambda i: (i.is_signed,))
+    return UNKNOWN if signed is None else Const(signed[0], origin=call.origin)
 
 
 @model("mgpu.utils.bitwidth", signature="(ty)")

@@ -7,6 +7,8 @@ known only where the file mentions the setting.
 
 from __future__ import annotations
 
+import itertools
+
 import libcst as cst
 
 from mmalint.analysis.dtypes import DTYPE_CLASSES, lookup_dtype
@@ -26,6 +28,7 @@ from mmalint.analysis.host import (
     value_kinds,
 )
 from mmalint.analysis.models.arrays import (
+    agreed,
     array_binary,
     as_dtype_object,
     as_shape_value,
@@ -46,6 +49,7 @@ from mmalint.analysis.values import (
     Const,
     DType,
     DTypeClass,
+    DTypeSet,
     Fragment,
     IrType,
     Layout,
@@ -56,15 +60,16 @@ from mmalint.analysis.values import (
     TupleVal,
     Unknown,
     Value,
+    dtype_names,
     join,
 )
+from mmalint.facts.promotion import promote
 
 
 def jax_dtype(host: Host, dtype: Value) -> Value:
-    """The dtype a jax array really gets for a requested dtype."""
-    if isinstance(dtype, DType) and dtype.info.bits == 64 and not host.mentions("enable_x64"):
-        return UNKNOWN
-    if isinstance(dtype, DType) and dtype.name == "complex128" and not host.mentions("enable_x64"):
+    """The dtype a jax array really gets for a requested dtype (a set of dtypes: each)."""
+    wide = agreed(dtype, lambda i: i.bits == 64 or i.name == "complex128") is not False
+    if isinstance(dtype, DType | DTypeSet) and wide and not host.mentions("enable_x64"):
         return UNKNOWN
     return dtype
 
@@ -103,22 +108,24 @@ def _dtype(host: Host, args: Bound, call: Call) -> Value:
 
 @model("jnp.issubdtype", "np.issubdtype", signature="(arg1, arg2)")
 def _issubdtype(host: Host, args: Bound, call: Call) -> Value:
-    d = to_dtype(args["arg1"])
+    # Of a set of dtypes, what every member answers (`jnp.int8 if f else jnp.uint8` is an
+    # integer either way).
+    d = args["arg1"]
     cls = args["arg2"]
-    if not isinstance(d, DType):
-        return UNKNOWN
+    answer: bool | None = None
     if isinstance(cls, DTypeClass):
-        return Const(d.info.kind in DTYPE_CLASSES[cls.name])
-    other = to_dtype(cls)
-    if isinstance(other, DType):
-        return Const(other.name == d.name)
-    return UNKNOWN
+        answer = agreed(d, lambda i: i.kind in DTYPE_CLASSES[cls.name])
+    else:
+        other = to_dtype(cls)
+        if isinstance(other, DType):
+            answer = agreed(d, lambda i: i.name == other.name)
+    return UNKNOWN if answer is None else Const(answer)
 
 
 @model("jax.dtypes.itemsize_bits", "jax.dtypes.bit_width", signature="(dtype)")
 def _bits_of_dtype(host: Host, args: Bound, call: Call) -> Value:
-    d = to_dtype(args["dtype"])
-    return Const(d.info.bits) if isinstance(d, DType) else UNKNOWN
+    bits = agreed(args["dtype"], lambda i: i.bits)
+    return UNKNOWN if bits is None else Const(bits)
 
 
 @model("jnp.promote_types", signature="(a, b)")
@@ -135,27 +142,22 @@ def _result_type(host: Host, args: Bound, call: Call) -> Value:
 
 
 def _promoted(values: list[Value], origin: Origin | None) -> Value:
-    """jax's promotion of dtypes, where it is simple: one kind (floats, signed or unsigned
-    ints), the wider wins, and bfloat16 with float16 is float32. Anything else: unknown."""
-    dtypes = [to_dtype(v) for v in values]
-    if not dtypes or not all(isinstance(d, DType) for d in dtypes):
+    """jax's promotion of dtypes (`mmalint.facts.promotion`: jax's lattice, not NumPy's), where
+    every input is a known dtype and jax's x64 setting does not change the result: int8 with
+    float32 is float32, int8 with uint8 int16, bfloat16 with float16 float32. A pair jax cannot
+    promote (fp8 with anything else) is unknown."""
+    members = [dtype_names(to_dtype(v)) for v in values]
+    if not members or any(m is None for m in members):
         return UNKNOWN
-    infos = [d.info for d in dtypes if isinstance(d, DType)]
-    kinds = {i.kind for i in infos}
-    if len(kinds) != 1 or kinds & {"bool", "complex"}:
-        return UNKNOWN
-    names = {i.name for i in infos}
-    if len(names) == 1:
-        return DType(infos[0].name, origin=origin)
-    if kinds == {"float"}:
-        if any(i.bits == 8 for i in infos):
-            return UNKNOWN  # fp8 promotion rules are their own
-        widest = max(infos, key=lambda i: i.bits)
-        if widest.bits == 16:  # bfloat16 with float16
-            return DType("float32", origin=origin)
-        return DType(widest.name, origin=origin)
-    widest = max(infos, key=lambda i: i.bits)
-    return DType(widest.name, origin=origin)
+    results: set[str] = set()
+    for names in itertools.product(*(sorted(m) for m in members if m is not None)):
+        promoted = names[0] if len(set(names)) == 1 else promote(names)
+        if promoted is None:
+            return UNKNOWN
+        results.add(promoted)
+    if len(results) == 1:
+        return DType(results.pop(), origin=origin)
+    return DTypeSet(frozenset(results))  # inputs that are one of several dtypes
 
 
 def _dtype_attribute(host: Host, value: Value, attr: str, node: cst.CSTNode) -> Value:
@@ -366,8 +368,11 @@ def _array_attribute(host: Host, value: Value, attr: str, node: cst.CSTNode) -> 
     if attr == "ndim":
         return len_of(value.shape)
     if attr == "T":
+        if isinstance(value, Ref) and value.space == "tmem":
+            # No MMA reads a transposed TMEM ref (Pallas: "Unsupported transforms for LHS").
+            return Ref(value.dtype, reversed_shape(value.shape))
         if isinstance(value, Ref):
-            return Ref(value.dtype, reversed_shape(value.shape), view=transposed_view(value, None), space=value.space, swizzle=value.swizzle)
+            return Ref(value.dtype, reversed_shape(value.shape), view=transposed_view(value, None), space=value.space, swizzle=value.swizzle, tiling=value.tiling)
         return Array(value.dtype, reversed_shape(value.shape), UNKNOWN, value.created, value.how)
     if attr == "at":
         return RefAt(value)

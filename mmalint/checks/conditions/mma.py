@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mmalint.checks.conditions.registry import Condition, Conditions, Outcome
+from mmalint.checks.conditions.registry import Condition, Conditions, Outcome, dtype_kind, one
 from mmalint.facts.dtypes import DTYPES, IR_TYPES
 from mmalint.facts.mma import (
     ACCUMULATOR_TYPES,
@@ -42,20 +42,12 @@ class MmaTable:
     default_semantics: str | None = None
     # The accumulator dtypes Pallas's abstract eval accepts for floating operands.
     float_accumulators: tuple[str, ...] = ()
+    # The operand bit widths `MMALayouts(T)` itself raises for (it is built before any mma).
+    layouts_fail_for_bits: tuple[int, ...] = ()
 
 
 CONDITIONS = Conditions("mma", MmaTable)
 condition = CONDITIONS.condition
-
-
-def _one(status: bool | None, subject: str | None = None, **fields: str) -> list[Outcome]:
-    return [Outcome(status, subject, dict(fields))]
-
-
-def _kind(op: Operand) -> str | None:
-    """int, uint, bool, float, complex (from the NumPy dtype) when known."""
-    info = DTYPES.get(op.dtype or "")
-    return info.kind if info is not None else None
 
 
 # ---------------------------------------------------------------- both APIs
@@ -64,13 +56,16 @@ def _kind(op: Operand) -> str | None:
 @condition("accumulator-last")
 def _accumulator_last(call: MmaCall, table: MmaTable) -> list[Outcome]:
     """`mma(a, b, acc)`: told by the types (two operands of one MMA type, then an accumulator
-    type) or by the layouts (lhs, rhs, then accumulator layout)."""
+    type) or by the layouts (lhs, rhs, then an accumulator layout or an accumulator type: an
+    lhs-laid-out first argument is never an accumulator, whatever the operands' dtypes are)."""
     first, second, last = call.acc, call.a, call.b
     layouts = [op.layout.kind if op.layout is not None else None for op in (first, second, last)]
-    if layouts == ["mma_lhs", "mma_rhs", "mma_acc"]:
-        return _one(True, "b")
+    if layouts[:2] == ["mma_lhs", "mma_rhs"] and (
+        layouts[2] == "mma_acc" or (layouts[2] is None and last.element_type in ACCUMULATOR_TYPES)
+    ):
+        return one(True, "b")
     if None in (first.element_type, second.element_type, last.element_type):
-        return _one(None)
+        return one(None)
     operand_like = first.element_type in table.operand_types
     if (
         operand_like
@@ -78,8 +73,8 @@ def _accumulator_last(call: MmaCall, table: MmaTable) -> list[Outcome]:
         and last.element_type in ACCUMULATOR_TYPES
         and last.element_type != first.element_type
     ):
-        return _one(True, "b")
-    return _one(False)
+        return one(True, "b")
+    return one(False)
 
 
 # ---------------------------------------------------------------- mgpu.mma
@@ -118,65 +113,65 @@ def _fragment_is_signed(call: MmaCall, table: MmaTable) -> list[Outcome]:
 def _dtype_mismatch(call: MmaCall, table: MmaTable) -> list[Outcome]:
     a, b = call.a.element_type, call.b.element_type
     if a is None or b is None:
-        return _one(None)
-    return _one(a != b, "b")
+        return one(None)
+    return one(a != b, "b")
 
 
 @condition("unsupported-operand")
 def _unsupported_operand(call: MmaCall, table: MmaTable) -> list[Outcome]:
     a = call.a.element_type
     if a is None:
-        return _one(None)
-    return _one(a not in table.operand_types, "a")
+        return one(None)
+    return one(a not in table.operand_types, "a")
 
 
 @condition("int-acc-not-i32")
 def _int_acc_not_i32(call: MmaCall, table: MmaTable) -> list[Outcome]:
     if call.a.element_type is None:
-        return _one(None)
+        return one(None)
     if not call.a.is_int:
-        return _one(False)
+        return one(False)
     if call.acc.element_type is None:
-        return _one(None)
-    return _one(call.acc.element_type != INT_ACCUMULATOR, "acc")
+        return one(None)
+    return one(call.acc.element_type != INT_ACCUMULATOR, "acc")
 
 
 @condition("int-acc-unsigned")
 def _int_acc_unsigned(call: MmaCall, table: MmaTable) -> list[Outcome]:
     if call.a.element_type is None:
-        return _one(None)
+        return one(None)
     if not call.a.is_int:
-        return _one(False)
+        return one(False)
     if call.acc.element_type is None or call.acc.signedness is None:
-        return _one(None)
+        return one(None)
     # jax checks the signedness after the type: only an i32 accumulator gets this far, and one
     # built without is_signed never gets built at all (MMA202).
-    return _one(call.acc.element_type == INT_ACCUMULATOR and call.acc.signedness == "unsigned", "acc")
+    return one(call.acc.element_type == INT_ACCUMULATOR and call.acc.signedness == "unsigned", "acc")
 
 
 @condition("f64-acc-not-f64")
 def _f64_acc(call: MmaCall, table: MmaTable) -> list[Outcome]:
     if call.a.element_type is None:
-        return _one(None)
+        return one(None)
     if call.a.element_type != F64_ACCUMULATOR:
-        return _one(False)
+        return one(False)
     if call.acc.element_type is None:
-        return _one(None)
-    return _one(call.acc.element_type != F64_ACCUMULATOR, "acc")
+        return one(None)
+    return one(call.acc.element_type != F64_ACCUMULATOR, "acc")
 
 
 @condition("float-acc-not-f32")
 def _float_acc(call: MmaCall, table: MmaTable) -> list[Outcome]:
     if call.a.element_type is None:
-        return _one(None)
+        return one(None)
     if not call.a.is_float or call.a.element_type == "f64":
         # f64 operands: their own check where jax has them (0.12); where it does not, the
         # operand is the mistake (MMA104/MMA501), and the fix (a newer jax) wants an f64
         # accumulator, so asking for f32 would mislead.
-        return _one(False)
+        return one(False)
     if call.acc.element_type is None:
-        return _one(None)
-    return _one(call.acc.element_type != FLOAT_ACCUMULATOR, "acc")
+        return one(None)
+    return one(call.acc.element_type != FLOAT_ACCUMULATOR, "acc")
 
 
 @condition("operand-sign-vs-data")
@@ -203,12 +198,12 @@ def _sign_vs_data(call: MmaCall, table: MmaTable) -> list[Outcome]:
 @condition("pallas-dtype-mismatch")
 def _pallas_dtype_mismatch(call: MmaCall, table: MmaTable) -> list[Outcome]:
     if call.a.dtype is None or call.b.dtype is None:
-        return _one(None)
-    return _one(call.a.dtype != call.b.dtype, "b")
+        return one(None)
+    return one(call.a.dtype != call.b.dtype, "b")
 
 
 def _int_or_bool(op: Operand) -> bool | None:
-    kind = _kind(op)
+    kind = dtype_kind(op)
     return None if kind is None else kind in ("int", "uint", "bool")
 
 
@@ -216,62 +211,62 @@ def _int_or_bool(op: Operand) -> bool | None:
 def _pallas_int_acc_unsigned(call: MmaCall, table: MmaTable) -> list[Outcome]:
     integer = _int_or_bool(call.a)
     if integer is None:
-        return _one(None)
+        return one(None)
     if not integer:
-        return _one(False)
+        return one(False)
     if call.acc.dtype is None:
-        return _one(None)
-    return _one(call.acc.dtype == "uint32", "acc")
+        return one(None)
+    return one(call.acc.dtype == "uint32", "acc")
 
 
 @condition("pallas-int-acc-not-int32")
 def _pallas_int_acc(call: MmaCall, table: MmaTable) -> list[Outcome]:
     integer = _int_or_bool(call.a)
     if integer is None:
-        return _one(None)
+        return one(None)
     if not integer:
-        return _one(False)
+        return one(False)
     if call.acc.dtype is None:
-        return _one(None)
-    return _one(call.acc.dtype not in ("int32", "uint32"), "acc")
+        return one(None)
+    return one(call.acc.dtype not in ("int32", "uint32"), "acc")
 
 
 @condition("pallas-float-acc")
 def _pallas_float_acc(call: MmaCall, table: MmaTable) -> list[Outcome]:
-    kind = _kind(call.a)
+    kind = dtype_kind(call.a)
     if kind is None:
-        return _one(None)
+        return one(None)
     if kind != "float":
-        return _one(False)
+        return one(False)
     if call.acc.dtype is None:
-        return _one(None)
-    return _one(call.acc.dtype not in table.float_accumulators, "acc")
+        return one(None)
+    return one(call.acc.dtype not in table.float_accumulators, "acc")
 
 
 @condition("pallas-unsupported-operand")
 def _pallas_unsupported(call: MmaCall, table: MmaTable) -> list[Outcome]:
-    kind = _kind(call.a)
+    kind = dtype_kind(call.a)
     if kind is None:
-        return _one(None)
-    return _one(kind not in ("int", "uint", "bool", "float"), "a")
+        return one(None)
+    return one(kind not in ("int", "uint", "bool", "float"), "a")
 
 
 @condition("pallas-bool-operand")
 def _pallas_bool(call: MmaCall, table: MmaTable) -> list[Outcome]:
-    kind = _kind(call.a)
+    kind = dtype_kind(call.a)
     if kind is None:
-        return _one(None)
-    return _one(kind == "bool", "a")
+        return one(None)
+    return one(kind == "bool", "a")
 
 
 @condition("lowering-unsupported-operand")
 def _lowering_unsupported(call: MmaCall, table: MmaTable) -> list[Outcome]:
-    kind = _kind(call.a)
+    kind = dtype_kind(call.a)
     if kind is None or call.a.element_type is None:
-        return _one(None)
+        return one(None)
     if kind not in ("int", "uint", "float"):
-        return _one(False)  # bool and complex fail earlier, with their own checks
-    return _one(call.a.element_type not in table.operand_types, "a")
+        return one(False)  # bool and complex fail earlier, with their own checks
+    return one(call.a.element_type not in table.operand_types, "a")
 
 
 # ---------------------------------------------------------------- operands unknown
@@ -279,7 +274,7 @@ def _lowering_unsupported(call: MmaCall, table: MmaTable) -> list[Outcome]:
 
 def operands_unknown(call: MmaCall) -> bool:
     """Neither the type nor the kind of `a` is known: jax's checks on it cannot be replayed."""
-    return call.a.element_type is None and _kind(call.a) is None
+    return call.a.element_type is None and dtype_kind(call.a) is None
 
 
 def _no_operand_accepts(family: str) -> Condition:
@@ -294,13 +289,13 @@ def _no_operand_accepts(family: str) -> Condition:
 
     def check(call: MmaCall, table: MmaTable) -> list[Outcome]:
         if not operands_unknown(call):
-            return _one(False)
+            return one(False)
         acc = call.acc
         f64 = F64_ACCUMULATOR in table.operand_types
         if call.frontend == "pallas":
             info = DTYPES.get(acc.dtype or "")
             if info is None:
-                return _one(None)
+                return one(None)
             bad = {
                 "float": info.kind == "float" and acc.dtype not in ("float32", *(("float64",) if f64 else ())),
                 "int": info.kind in ("int", "uint") and info.bits != 32,
@@ -309,7 +304,7 @@ def _no_operand_accepts(family: str) -> Condition:
         else:
             element = IR_TYPES.get(acc.element_type or "")
             if element is None:
-                return _one(None)
+                return one(None)
             if element.is_floating:
                 bad = family == "float" and acc.element_type not in (
                     FLOAT_ACCUMULATOR, *((F64_ACCUMULATOR,) if f64 else ())
@@ -319,13 +314,13 @@ def _no_operand_accepts(family: str) -> Condition:
                     bad = element.bits != 32
                 elif family == "unsigned":
                     if acc.signedness is None:
-                        return _one(None)
+                        return one(None)
                     bad = element.bits == 32 and acc.signedness == "unsigned"
                 else:
                     bad = False
             else:
                 bad = False
-        return _one(bad, "acc", variant="any-operand")
+        return one(bad, "acc", variant="any-operand")
 
     return check
 
@@ -338,14 +333,14 @@ for _family in ("float", "int", "unsigned"):
 def _pallas_unsigned(call: MmaCall, table: MmaTable) -> list[Outcome]:
     outcomes = []
     for role in ("a", "b"):
-        kind = _kind(call.operands[role])
+        kind = dtype_kind(call.operands[role])
         outcomes.append(Outcome(None if kind is None else kind == "uint", role))
     hits = [o for o in outcomes if o.status]
     if hits:
         return hits[:1]
     if any(o.status is None for o in outcomes):
-        return _one(None)
-    return _one(False)
+        return one(None)
+    return one(False)
 
 
 # ---------------------------------------------------------------- layouts (MMA3xx)
@@ -444,7 +439,7 @@ def _relayout(role: str) -> Condition:
         op = call.operands[role]
         status = _conversion_unsupported(op.converted_from, op.layout)
         if not status or op.layout is None or op.converted_from is None:
-            return _one(status, role)
+            return one(status, role)
         desc = f"{_describe(op.layout)}, converted from {_describe(op.converted_from)} (no such relayout exists)"
         return [Outcome(True, role, {"layout_desc": desc})]
 
@@ -472,7 +467,7 @@ def _loaded_with(role: str, wrong_kind: str) -> Condition:
     def check(call: MmaCall, table: MmaTable) -> list[Outcome]:
         op = call.operands[role]
         if op.layout is None or op.how not in ("loaded", "read") or op.converted_from is not None:
-            return _one(None, role)
+            return one(None, role)
         fails = _load_fails(op.layout.kind, op.view)
         if fails is None:
             # The view is not known: the other operand's tiling is taken to fail at the load,
@@ -498,11 +493,11 @@ CONDITIONS.add("load-rhs-kind", _loaded_with("b", "mma_lhs"))
 def _acc_not_tiled(call: MmaCall, table: MmaTable) -> list[Outcome]:
     layout = call.acc.layout
     if layout is None or layout.kind == "other":
-        return _one(None)
+        return one(None)
     if layout.kind in ("splat", "strided"):
-        return _one(True, "acc")
+        return one(True, "acc")
     m_warps = acc_m_warps(call, table)
-    return _one(m_warps is None and layout.kind == "mma_rhs", "acc")
+    return one(m_warps is None and layout.kind == "mma_rhs", "acc")
 
 
 def _operand_layout(role: str) -> Condition:
@@ -510,18 +505,18 @@ def _operand_layout(role: str) -> Condition:
         op = call.operands[role]
         layout = op.layout
         if layout is None or layout.kind == "other":
-            return _one(None, role)
+            return one(None, role)
         if layout.kind != _ROLE_KIND[role]:
             return [Outcome(True, role, {"layout_desc": _describe(layout)})]
         if role == "acc":
-            return _one(False, role)
+            return one(False, role)
         bits = _bits(op)
         if layout.bits is None or bits is None:
-            return _one(None, role)
+            return one(None, role)
         if op.element_type not in table.operand_types:
             # A layout for another bit width than an unsupported operand type (f32 data in bf16
             # layouts) is the same mistake as the type itself: MMA104 reports it.
-            return _one(None, role)
+            return one(None, role)
         return [Outcome(layout.bits != bits, role, {"layout_desc": _describe(layout)})]
 
     return check
@@ -531,10 +526,10 @@ def _operand_m_warps(role: str) -> Condition:
     def check(call: MmaCall, table: MmaTable) -> list[Outcome]:
         layout = call.operands[role].layout
         if layout is None or layout.kind != _ROLE_KIND[role] or layout.m_warps is None:
-            return _one(None, role)
+            return one(None, role)
         expected = acc_m_warps(call, table)
         if expected is None:
-            return _one(None, role)
+            return one(None, role)
         fields = {"m_warps": str(layout.m_warps), "acc_m_warps": str(expected)}
         return [Outcome(layout.m_warps != expected, role, fields)]
 
@@ -556,7 +551,7 @@ def _cast_layout(role: str) -> Condition:
     def check(call: MmaCall, table: MmaTable) -> list[Outcome]:
         layout = call.operands[role].layout
         if layout is None or layout.kind not in _TILED_KINDS:
-            return _one(None, role)
+            return one(None, role)
         return inner(call, table)
 
     return check
@@ -573,7 +568,7 @@ def _wg_m_warps(call: MmaCall, table: MmaTable) -> list[Outcome]:
     hits = [o for o in outcomes if o.status]
     if hits:
         return hits[:1]
-    return _one(None if any(o.status is None for o in outcomes) else False)
+    return one(None if any(o.status is None for o in outcomes) else False)
 
 
 def _describe(layout: Any) -> str:
@@ -599,11 +594,11 @@ def _dim_check(which: str) -> Condition:
     def check(call: MmaCall, table: MmaTable) -> list[Outcome]:
         dims = _dims(call)
         if dims is None:
-            return _one(None)
+            return one(None)
         (m, k), (k2, n), (m2, n2) = dims
         x, y, subject = {"m": (m, m2, "acc"), "n": (n, n2, "acc"), "k": (k, k2, "b")}[which]
         if x is None or y is None:
-            return _one(None)
+            return one(None)
         return [Outcome(x != y, subject, {which: str(x), f"{which}2": str(y)})]
 
     return check
@@ -618,7 +613,7 @@ CONDITIONS.add("k-mismatch", _dim_check("k"))
 def _pallas_shapes(call: MmaCall, table: MmaTable) -> list[Outcome]:
     dims = _dims(call)
     if dims is None:
-        return _one(None)
+        return one(None)
     (m, k), (k2, n), (m2, n2) = dims
     pairs = [(m, m2), (n, n2), (k, k2)]
     if any(x is not None and y is not None and x != y for x, y in pairs):
@@ -628,8 +623,8 @@ def _pallas_shapes(call: MmaCall, table: MmaTable) -> list[Outcome]:
         }
         return [Outcome(True, "acc", shapes)]
     if any(x is None or y is None for x, y in pairs):
-        return _one(None)
-    return _one(False)
+        return one(None)
+    return one(False)
 
 
 # ---------------------------------------------------------------- targets (MMA5xx)
@@ -641,9 +636,9 @@ def _arch(feature: str, element_types: tuple[str, ...]) -> Condition:
     def check(call: MmaCall, table: MmaTable) -> list[Outcome]:
         element = call.a.element_type
         if element is None:
-            return _one(None)
+            return one(None)
         if element not in element_types:
-            return _one(False)
+            return one(False)
         needs = ARCH_MINIMUMS[element]
         below = None if call.target_arch is None else call.target_arch < needs
         return [Outcome(below, "a", {"needs": arch_name(needs), "feature": f"{feature} `mma.sync`"})]

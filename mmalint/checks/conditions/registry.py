@@ -13,9 +13,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from mmalint.facts.dtypes import DTYPES
+
 if TYPE_CHECKING:
     # Only for annotations: the catalog imports the conditions without loading the analysis.
-    from mmalint.checks.call import MmaCall
+    from mmalint.checks.call import MmaCall, Operand
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,17 @@ class Outcome:
     status: bool | None
     subject: str | None = None  # the operand role the finding is about: acc, a or b
     fields: dict[str, str] = field(default_factory=dict)
+
+
+def one(status: bool | None, subject: str | None = None, **fields: str) -> list[Outcome]:
+    """The answer of a condition that looks at one operand (or at the call as a whole)."""
+    return [Outcome(status, subject, dict(fields))]
+
+
+def dtype_kind(op: Operand) -> str | None:
+    """int, uint, bool, float, complex (from the operand's NumPy dtype) when known."""
+    info = DTYPES.get(op.dtype or "")
+    return info.kind if info is not None else None
 
 
 # (call, the family table of its API and jax version) -> one outcome per operand looked at

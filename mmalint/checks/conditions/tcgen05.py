@@ -12,8 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mmalint.checks.conditions.registry import Conditions, Outcome
+from mmalint.checks.conditions.registry import Conditions, Outcome, one
+from mmalint.facts.dtypes import IR_TYPES
 from mmalint.facts.tcgen05 import (
+    A_IN_TMEM_M,
     ANY_SCALE_TYPES,
     ARCH_FAMILY,
     ARCH_NAMES,
@@ -25,8 +27,19 @@ from mmalint.facts.tcgen05 import (
     NO_KIND_I8,
     OPERAND_KINDS,
     SCALABLE_TYPES,
+    SCALE_BLOCKS,
+    SCALE_ROWS,
     SCALE_TYPES,
+    SCALES_PER_K_GROUP,
     SUPPORTED_M,
+    SWIZZLES,
+    TMEM_COLUMN_MULTIPLE,
+    TMEM_MAX_PACKING,
+    V10_DEFAULT_SCALE_BLOCK,
+    V10_SCALE_BLOCK,
+    V10_SCALED_N_MULTIPLE,
+    full_packing,
+    k_group,
 )
 
 if TYPE_CHECKING:
@@ -45,14 +58,19 @@ class Tcgen05Table:
     pair_in_messages: bool = False
     # The lowering semantics of a Pallas kernel that names none (the checks do not depend on it).
     default_semantics: str | None = None
+    # How jax prints `tcgen05.tmem_default_layout(packing)` (the A layout message of MMA714),
+    # `{packing}` for the packing; 0.12's `TMEMLayout` repr has a field more.
+    tmem_default_layout: str = ""
+    # jax 0.10 derives the packing A in TMEM must have from B's element type (v10:217); 0.11+
+    # from A's own.
+    a_packing_from_b: bool = False
+    # jax 0.11 on derives the scale block from K // A's scale columns (and checks it per operand
+    # type); jax 0.10 takes it from the scale type (32 for e8m0, else 16).
+    scale_block_from_columns: bool = True
 
 
 CONDITIONS = Conditions("tcgen05", Tcgen05Table)
 condition = CONDITIONS.condition
-
-
-def _one(status: bool | None, subject: str | None = None, **fields: str) -> list[Outcome]:
-    return [Outcome(status, subject, dict(fields))]
 
 
 def _option(call: MmaCall, name: str) -> Any:
@@ -85,12 +103,12 @@ def _accumulator(call: MmaCall, element: str, scaled: bool) -> list[Outcome]:
     kind = OPERAND_KINDS.get(element)
     d = call.acc.element_type
     if kind is None or d is None:
-        return _one(None)
+        return one(None)
     accepted = kind.scaled_accumulators if scaled else kind.accumulators
     if not accepted:
-        return _one(False)  # scaling refused (or required): another check's finding
+        return one(False)  # scaling refused (or required): another check's finding
     names = " or ".join(_NUMPY_NAMES[t] for t in accepted)
-    return _one(d not in accepted, "acc", accepted=names)
+    return one(d not in accepted, "acc", accepted=names)
 
 
 # How the rules name D's accepted element types.
@@ -105,10 +123,10 @@ def _acc_check(elements: frozenset[str], scaled_case: bool | None = False) -> An
         found = _element(call, table)
         scaled = _scaled(call)
         if found is None or scaled is None:
-            return _one(None)
+            return one(None)
         element, elem = found
         if element not in elements or scaled != scaled_case:
-            return _one(False)
+            return one(False)
         outcome = _accumulator(call, element, scaled)[0]
         return [Outcome(outcome.status, outcome.subject, {**outcome.fields, "elem": elem})]
 
@@ -128,12 +146,12 @@ def _scales_one_side(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """`a_scale=` without `b_scale=`, or the reverse."""
     a, b = _option(call, "a_scale"), _option(call, "b_scale")
     if a is True and b is False:
-        return _one(True, "a", given="a_scale", missing="b_scale")
+        return one(True, "a", given="a_scale", missing="b_scale")
     if b is True and a is False:
-        return _one(True, "b", given="b_scale", missing="a_scale")
+        return one(True, "b", given="b_scale", missing="a_scale")
     if a is None or b is None:
-        return _one(None)
-    return _one(False)
+        return one(None)
+    return one(False)
 
 
 @condition("tf32-not-lowered")
@@ -142,8 +160,8 @@ def _tf32_not_lowered(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     instruction kind for them."""
     found = _element(call, table)
     if found is None or _scaled(call) is not False or call.acc.element_type is None:
-        return _one(None)
-    return _one(found[0] == "f32" and call.acc.element_type == "f32", "a", mma_type="tf32")
+        return one(None)
+    return one(found[0] == "f32" and call.acc.element_type == "f32", "a", mma_type="tf32")
 
 
 @condition("n-multiple")
@@ -153,21 +171,21 @@ def _n_multiple(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     shape = call.acc.shape
     collective = _option(call, "collective")
     if shape is None or len(shape) != 2 or None in shape or collective is None or call.acc.element_type is None:
-        return _one(None)
+        return one(None)
     m, n_total = shape
     assert m is not None and n_total is not None
     if m != 128 and not (m == 64 and collective):
-        return _one(None)
+        return one(None)
     ctas = 2 if collective else 1
     if n_total % ctas:
-        return _one(None)
+        return one(None)
     n = n_total // ctas
     multiple = N_MULTIPLE[bool(collective)]
     mode = "2 CTA" if collective else "1 CTA"
     if call.acc.element_type == "i32":
         multiple *= INTEGER_N_FACTOR
         mode += " integer"
-    return _one(n % multiple != 0, "acc", n_per_cta=str(n), multiple=str(multiple), mode=mode)
+    return one(n % multiple != 0, "acc", n_per_cta=str(n), multiple=str(multiple), mode=mode)
 
 
 @condition("unsigned-as-signed")
@@ -175,7 +193,7 @@ def _unsigned_as_signed(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """uint8 operands: the instruction descriptor always says s8, so values >= 128 are read as
     negative. Only when the call builds (int8-class operands into an int32 accumulator)."""
     if call.acc.element_type != "i32" or _element(call, table) is None:
-        return _one(None)
+        return one(None)
     outcomes: list[Outcome] = []
     for role in ("a", "b"):
         dtype = call.operands[role].dtype
@@ -194,8 +212,8 @@ def _tmem_rows(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     before the MMA (whose own M check it never reaches)."""
     shape = call.acc.shape
     if shape is None or len(shape) != 2 or shape[0] is None:
-        return _one(None)
-    return _one(shape[0] not in SUPPORTED_M, "acc", m_value=str(shape[0]))
+        return one(None)
+    return one(shape[0] not in SUPPORTED_M, "acc", m_value=str(shape[0]))
 
 
 # ---------------------------------------------------------------- operand types (MMA707-709)
@@ -218,8 +236,8 @@ def _operand_types_differ(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     int8 and uint8 are one MLIR type (i8): not a mismatch here (MMA705 reads them)."""
     a, b = call.a.element_type, call.b.element_type
     if a is None or b is None:
-        return _one(None)
-    return _one(a != b and not (a in FP8_TYPES and b in FP8_TYPES), "b")
+        return one(None)
+    return one(a != b and not (a in FP8_TYPES and b in FP8_TYPES), "b")
 
 
 @condition("mixed-fp8-unsupported")
@@ -227,9 +245,9 @@ def _mixed_fp8_unsupported(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """An e4m3 x e5m2 pair, in a jax that does not mix fp8 types yet (0.10)."""
     a, b = call.a.element_type, call.b.element_type
     if a is None or b is None:
-        return _one(None)
+        return one(None)
     pair = a != b and a in FP8_TYPES and b in FP8_TYPES
-    return _one(pair and not table.mixed_fp8, "b")
+    return one(pair and not table.mixed_fp8, "b")
 
 
 def _scaled_element(call: MmaCall, table: Tcgen05Table) -> tuple[str, str, bool] | None:
@@ -247,13 +265,13 @@ def _scaling_unsupported(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """Block scales passed for an operand type without a block-scaled MMA (f32, bf16, f16, i8)."""
     found = _scaled_element(call, table)
     if found is None:
-        return _one(None)
+        return one(None)
     element, elem, scaled = found
     if element not in OPERAND_KINDS:
-        return _one(None)
+        return one(None)
     if element == "f32" and scaled and _option(call, "sparse") is not False:
-        return _one(None)  # "Sparse MMA unsupported for f32" comes first (v11:292), not replayed
-    return _one(scaled and element not in SCALABLE_TYPES, "a", elem=elem)
+        return one(None)  # "Sparse MMA unsupported for f32" comes first (v11:292), not replayed
+    return one(scaled and element not in SCALABLE_TYPES, "a", elem=elem)
 
 
 @condition("f4-needs-scales")
@@ -261,9 +279,9 @@ def _f4_needs_scales(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """float4_e2m1fn operands without block scales: Mosaic GPU has only the block-scaled FP4 MMA."""
     found = _scaled_element(call, table)
     if found is None:
-        return _one(None)
+        return one(None)
     element, elem, scaled = found
-    return _one(element in F4_TYPES and not scaled, "a", elem=elem)
+    return one(element in F4_TYPES and not scaled, "a", elem=elem)
 
 
 # ---------------------------------------------------------------- scale types (MMA710)
@@ -274,7 +292,7 @@ def _scale_types(call: MmaCall) -> tuple[str | None, str | None]:
 
 
 def _scale_outcome(problem: str, remedy: str, **fields: str) -> list[Outcome]:
-    return _one(True, "a", problem=problem, remedy=remedy, **fields)
+    return one(True, "a", problem=problem, remedy=remedy, **fields)
 
 
 @condition("a-scale-type-any")
@@ -283,13 +301,13 @@ def _a_scale_type_any(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     found = _scaled_element(call, table)
     a_scale, _ = _scale_types(call)
     if found is None:
-        return _one(None)
+        return one(None)
     if not found[2] or found[0] not in SCALABLE_TYPES:
-        return _one(False)
+        return one(False)
     if a_scale is None:
-        return _one(None)
+        return one(None)
     if a_scale in ANY_SCALE_TYPES:
-        return _one(False)
+        return one(False)
     return _scale_outcome(
         f"block scales must be float8_e8m0fnu or float8_e4m3fn, but `a_scale` is {_name(a_scale)}",
         "allocate the scales as float8_e8m0fnu", scale_type=a_scale,
@@ -302,11 +320,11 @@ def _b_scale_type_differs(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     found = _scaled_element(call, table)
     a_scale, b_scale = _scale_types(call)
     if found is None or not found[2] or found[0] not in SCALABLE_TYPES:
-        return _one(None if found is None else False)
+        return one(None if found is None else False)
     if a_scale is None or b_scale is None:
-        return _one(None)
+        return one(None)
     if a_scale == b_scale:
-        return _one(False)
+        return one(False)
     return [Outcome(True, "b", {
         "problem": f"`a_scale` is {_name(a_scale)} but `b_scale` is {_name(b_scale)}:"
         " both scales must be of one type",
@@ -322,15 +340,15 @@ def _scale_type_check(elements: frozenset[str]) -> Any:
         found = _scaled_element(call, table)
         a_scale, _ = _scale_types(call)
         if found is None:
-            return _one(None)
+            return one(None)
         element, _elem, scaled = found
         if not scaled or element not in elements:
-            return _one(False)
+            return one(False)
         if a_scale is None:
-            return _one(None)
+            return one(None)
         accepted = SCALE_TYPES[element]
         if a_scale in accepted:
-            return _one(False)
+            return one(False)
         names = " or ".join(_name(t) for t in accepted)
         return _scale_outcome(
             f"{_name(element)} operands take {names} block scales,"
@@ -356,10 +374,10 @@ def _fp8_scale_type_v10(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     columns = _option(call, "a_scale_columns")
     shape = call.a.shape
     if columns is None or shape is None or len(shape) != 2 or shape[1] is None:
-        return _one(None)
+        return one(None)
     block = 16 if outcomes[0].fields.get("scale_type") == "f8E4M3FN" else None
     if block is None or shape[1] % block or shape[1] // block != columns:
-        return _one(None)
+        return one(None)
     return outcomes
 condition("f4-scale-type")(_scale_type_check(F4_TYPES))
 
@@ -372,9 +390,9 @@ def _tcgen05_arch(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """The target GPU has no `tcgen05.mma` (anything but sm_100a's family); silent unless the
     target was given (the family takes no default GPU)."""
     if call.target_arch is None:
-        return _one(None)
+        return one(None)
     missing = call.target_arch not in ARCH_FAMILY
-    return _one(missing, "acc", feature="`tcgen05.mma`", needs=ARCH_NAMES)
+    return one(missing, "acc", feature="`tcgen05.mma`", needs=ARCH_NAMES)
 
 
 @condition("kind-i8-arch")
@@ -382,10 +400,483 @@ def _kind_i8_arch(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """int8 operands (`.kind::i8`) on sm_103a, which has tcgen05 but not its integer kind."""
     element = call.a.element_type
     if call.target_arch is None or element is None:
-        return _one(None)
+        return one(None)
     if element != "i8" or call.target_arch not in ARCH_FAMILY:
-        return _one(False)
-    return _one(
+        return one(False)
+    return one(
         call.target_arch in NO_KIND_I8, "a", feature="integer `tcgen05.mma` (`.kind::i8`)",
         needs=KIND_I8_ARCH_NAMES,
     )
+
+
+# ---------------------------------------------------------------- A in TMEM (MMA713-715)
+#
+# An `a` allocated in tensor memory (`plgpu.TMEM`, `mgpu.TMEM`, a `TMEMRef`): `tcgen05.mma()`
+# checks it before anything else of A (v10:196-224 v11:201-225 v12:234-258). A whose memory
+# space is not known (a parameter, a ref of unknown allocation) is silent in every one.
+
+
+def _a_in_tmem(call: MmaCall) -> bool | None:
+    """Whether A is in TMEM: True, False (SMEM), None when not known."""
+    space = call.a.memory_space
+    return None if space is None else space == "tmem"
+
+
+def _bits(element: str | None) -> int | None:
+    info = IR_TYPES.get(element or "")
+    return info.bits if info is not None else None
+
+
+def _rows_cols(shape: tuple[int | None, ...] | None) -> tuple[int, int] | None:
+    if shape is None or len(shape) != 2 or shape[0] is None or shape[1] is None:
+        return None
+    return shape[0], shape[1]
+
+
+def _semantics_unsure(call: MmaCall) -> bool:
+    """A Pallas call of unknown lowering semantics whose A packing is not known to be right:
+    under Warpgroup, layout inference would fail first (`wg-a-tmem-packing`), under Lane the
+    MMA's own check; which one jax raises is not known."""
+    if call.frontend != "pallas" or call.semantics is not None:
+        return False
+    valid = _valid_packing(call)
+    return valid is None or valid[0] != valid[1]
+
+
+@condition("a-tmem-scaled-sparse")
+def _a_tmem_scaled_sparse(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """A in TMEM with block scales and sparsity metadata: jax has no such MMA (every version)."""
+    tmem, scaled, sparse = _a_in_tmem(call), _scaled(call), _option(call, "sparse")
+    if tmem is False or scaled is False or sparse is False:
+        return one(False)
+    if tmem is None or scaled is None or sparse is None or _semantics_unsure(call):
+        return one(None)
+    return one(True, "a", what="block-scaled sparse", target_jax=call.version, version_help="")
+
+
+@condition("a-tmem-scaled")
+def _a_tmem_scaled(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """jax 0.10: A in TMEM with block scales (not sparse; sparse raises first, above)."""
+    tmem, scaled, sparse = _a_in_tmem(call), _scaled(call), _option(call, "sparse")
+    if tmem is False or scaled is False or sparse is True:
+        return one(False)
+    if tmem is None or scaled is None or sparse is None or _semantics_unsure(call):
+        return one(None)
+    return one(True, "a", what="block-scaled", target_jax=call.version,
+                version_help=", or target jax 0.11 or newer, which implements it with A in TMEM")
+
+
+def _allocatable_rows(call: MmaCall, rows: int, cols: int) -> bool | None:
+    """Whether a TMEM ref of A's rows and columns can be allocated in its packing, so that
+    the MMA is reached: 128 rows always; 64 rows (a half-lane layout) need columns a multiple
+    of 16 and at most half of them per packed cell (`tmem_half_lane_layout`)."""
+    packing = call.a.tmem_packing
+    if rows == 128:
+        return True
+    if rows != 64:
+        return False
+    if packing is None:
+        return None
+    limit = TMEM_MAX_PACKING if _option(call, "collective") else cols // 2
+    return cols % TMEM_COLUMN_MULTIPLE == 0 and packing <= limit
+
+
+@condition("a-tmem-m128")
+def _a_tmem_m128(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """A in TMEM with M other than 128: only the 64-row TMEM ref (which can be allocated) is
+    claimed; other rows fail to allocate first (MMA706's message, when they are the
+    accumulator's). Pallas checks the accumulator's rows against A's first, when it traces."""
+    tmem, shape = _a_in_tmem(call), _rows_cols(call.a.shape)
+    if tmem is False:
+        return one(False)
+    if tmem is None or shape is None:
+        return one(None)
+    rows, cols = shape
+    if rows == A_IN_TMEM_M:
+        return one(False)
+    allocatable = _allocatable_rows(call, rows, cols)
+    if not allocatable or _semantics_unsure(call):
+        return one(None)
+    if call.frontend == "pallas":
+        d = _rows_cols(call.acc.shape)
+        if d is None or d[0] != rows:
+            return one(None)  # "Accumulator and LHS have incompatible shapes" first
+    return one(True, "a", m_value=str(rows))
+
+
+def _alloc_fix(call: MmaCall, expected: int) -> str:
+    """How A's TMEM is allocated fully packed, in the call's API."""
+    if call.frontend == "pallas":
+        return "`plgpu.TMEM(shape, dtype, packed=True)`"
+    return f"`mgpu.TMEM(shape, dtype, packing={expected})`"
+
+
+def _packing_fields(call: MmaCall, table: Tcgen05Table, packing: int, expected: int) -> dict[str, str]:
+    layout = table.tmem_default_layout
+    return {
+        "packing": str(packing), "expected_packing": str(expected),
+        "expected_layout": layout.format(packing=expected), "a_layout": layout.format(packing=packing),
+        "alloc_fix": _alloc_fix(call, expected),
+    }
+
+
+def _tmem_a_packing(call: MmaCall, element: str | None) -> tuple[int, int] | None:
+    """A's packing and the one `element`'s width needs (32 // bits), when both are known."""
+    bits = _bits(element)
+    packing = call.a.tmem_packing
+    if bits is None or packing is None or bits > 32:
+        return None
+    return packing, full_packing(bits)
+
+
+@condition("a-tmem-packing-invalid")
+def _a_tmem_packing_invalid(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """Raw Mosaic GPU: A's TMEM allocated with a packing that is neither 1 nor 32 // bits of its
+    dtype (`mgpu.TMEM(..., packing=2)` for int8): its TMEM layout cannot hold the type, and
+    allocating it fails (`TMEMLayout.check_type`)."""
+    if _a_in_tmem(call) is not True:
+        return one(None if _a_in_tmem(call) is None else False)
+    found = _tmem_a_packing(call, call.a.element_type)
+    shape = _rows_cols(call.a.shape)
+    if found is None or shape is None:
+        return one(None)
+    packing, full = found
+    if packing.bit_count() != 1 or packing > TMEM_MAX_PACKING or shape[1] % packing:
+        return one(None)  # "Packing must be <= 8 and a power of 2" and kin come first
+    bits = _bits(call.a.element_type)
+    return one(packing not in (1, full), "a", variant="invalid", bits=str(bits), full=str(full),
+                packing=str(packing), alloc_fix=_alloc_fix(call, full))
+
+
+def _valid_packing(call: MmaCall) -> tuple[int, int] | None:
+    """A's packing and the one its own dtype needs, when the packing is one a TMEM ref of that
+    dtype can have (1 or full: anything else fails to allocate, above)."""
+    found = _tmem_a_packing(call, call.a.element_type)
+    if found is None or found[0] not in (1, found[1]):
+        return None
+    return found
+
+
+@condition("a-tmem-layout")
+def _a_tmem_layout(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """A in TMEM (128 rows) whose packing is not 32 // bits of the element type: unpacked bf16
+    (`packed=False`, or `mgpu.TMEM`'s default packing of 1). jax compares the layouts."""
+    tmem, shape = _a_in_tmem(call), _rows_cols(call.a.shape)
+    if tmem is False:
+        return one(False)
+    valid = _valid_packing(call)
+    if tmem is None or shape is None or shape[0] != A_IN_TMEM_M or valid is None:
+        return one(None)
+    if call.frontend == "pallas" and call.semantics is None:
+        return one(None)  # under Warpgroup, `wg-a-tmem-packing` raises instead
+    packing = valid[0]
+    if table.a_packing_from_b:
+        wanted = _tmem_a_packing(call, call.b.element_type)
+        if wanted is None:
+            return one(None)
+        expected = wanted[1]
+    else:
+        expected = valid[1]
+    return one(packing != expected, "a", **_packing_fields(call, table, packing, expected))
+
+
+@condition("wg-a-tmem-packing")
+def _wg_a_tmem_packing(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """Pallas under Warpgroup semantics: layout inference gives A in TMEM the packing of its
+    element type, which contradicts the layout the ref was allocated with (the `packed=`)."""
+    tmem, shape = _a_in_tmem(call), _rows_cols(call.a.shape)
+    if tmem is False:
+        return one(False)
+    valid = _valid_packing(call)
+    if tmem is None or shape is None or shape[0] not in SUPPORTED_M or valid is None:
+        return one(None)
+    if shape[0] != A_IN_TMEM_M and not _allocatable_rows(call, shape[0], shape[1]):
+        return one(None)
+    packing, expected = valid
+    return one(packing != expected, "a", **_packing_fields(call, table, packing, expected))
+
+
+@condition("a-tmem-not-collective")
+def _a_tmem_not_collective(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """Pallas: a collective MMA (`collective_axis=`) whose A is a TMEM ref allocated without
+    `collective=True`. Only when the accumulator is known collective: otherwise its own check
+    ("Accumulator Ref must be collective") comes first."""
+    if _option(call, "collective") is False or _a_in_tmem(call) is False:
+        return one(False)
+    if _option(call, "collective") is None or _a_in_tmem(call) is None:
+        return one(None)
+    a, d = call.a.tmem_collective, call.acc.tmem_collective
+    if a is None or d is not True:
+        return one(None)
+    return one(not a, "a", variant="collective")
+
+
+# ---------------------------------------------------------------- K groups, block-scaled N and
+# the A scale's columns (MMA716-MMA718)
+
+
+@dataclass(frozen=True)
+class _Mma:
+    """A tcgen05 MMA as `mma()` has worked it out when it reaches its step 2 (the instruction
+    groups): every check before passed, or failed in a way whose fix keeps these facts."""
+
+    element: str  # A's MLIR element type
+    bits: int
+    m: int
+    n: int  # B's N: per CTA
+    k: int
+    collective: bool
+    a_swizzle: int
+    b_swizzle: int
+    scaled: bool
+
+
+def _logical(call: MmaCall, role: str) -> tuple[int, int] | None:
+    """An operand's (rows, columns) as `mma()` reads them: a Pallas ref's shape; a Mosaic GPU
+    SMEM memref's `(s0 * s2, s1 * s3)` (`mma_utils.tiled_memref_shape`, 4-D only)."""
+    shape = call.operands[role].shape
+    if shape is None or None in shape:
+        return None
+    dims = [d for d in shape if d is not None]
+    if len(dims) == 2 and call.frontend == "pallas":
+        return dims[0], dims[1]
+    if len(dims) == 4 and call.frontend == "mosaic":
+        return dims[0] * dims[2], dims[1] * dims[3]
+    return None
+
+
+def _fits(tiling: tuple[int, ...] | None, swizzle: int, bits: int) -> bool:
+    """Whether an SMEM tiling is the `(8, 8 * swizzle // bits)` Pallas's lowering checks."""
+    return tiling == (8, 8 * swizzle // bits)
+
+
+def _swizzles(call: MmaCall) -> tuple[int, int] | None:
+    """A's and B's swizzles as `mma()` gets them: Mosaic GPU's `a_swizzle=`/`b_swizzle=`;
+    Pallas's from the SMEM refs' transforms, which must be one tiling that fits one swizzle, the
+    same for A and B (Lane checks them; Warpgroup's layout inference accepts nothing else)."""
+    if call.frontend == "mosaic":
+        a, b = _option(call, "a_swizzle"), _option(call, "b_swizzle")
+        return (a, b) if a in SWIZZLES and b in SWIZZLES else None
+    a, b = call.a, call.b
+    if b.swizzle is None or b.swizzle not in SWIZZLES or b.element_type is None:
+        return None
+    b_bits = IR_TYPES[b.element_type].bits
+    a_bits = IR_TYPES[a.element_type].bits if a.element_type in IR_TYPES else None
+    if a_bits is None or not _fits(b.tiling, b.swizzle, b_bits) or a.swizzle != b.swizzle:
+        return None
+    if not _fits(a.tiling, a.swizzle, a_bits):
+        return None
+    return b.swizzle, b.swizzle
+
+
+def _mma_shape(call: MmaCall, table: Tcgen05Table) -> _Mma | None:
+    """The MMA `mma()` reaches its instruction groups with, or None when something before is
+    unknown, not replayed, or a finding whose fix may change K, the swizzles or the scaling:
+    A in SMEM (A in TMEM has layout checks of its own), A's and B's K equal, one element type,
+    D of (M, N x CTAs) at M 128 (or 64, with what it needs), in a 32-bit type (a 16-bit D's
+    TMEM layout depends on its packing), no sparsity, scales on both sides or none, block
+    scaling exactly where the type has it."""
+    found = _element(call, table)
+    scaled = _scaled(call)
+    collective = _option(call, "collective")
+    if found is None or scaled is None or collective not in (True, False):
+        return None
+    element = found[0]
+    if element not in OPERAND_KINDS or _option(call, "sparse") is not False:
+        return None
+    if call.a.memory_space != "smem" or call.acc.element_type not in ("f32", "i32"):
+        return None
+    if (scaled and element not in SCALABLE_TYPES) or (element in F4_TYPES and not scaled):
+        return None  # MMA707 / MMA708 first: their fix adds or drops the scales
+    swizzles = _swizzles(call)
+    a, b, d = _logical(call, "a"), _logical(call, "b"), call.acc.shape
+    if swizzles is None or a is None or b is None or d is None or len(d) != 2 or None in d:
+        return None
+    (m, k_a), (k, n) = a, b
+    ctas = 2 if collective else 1
+    bits = IR_TYPES[element].bits
+    if k_a != k or tuple(d) != (m, n * ctas):
+        return None
+    if m == 64 and not collective:
+        if scaled or 8 * swizzles[1] // bits > n // 2:
+            return None  # "not supported for 1CTA M=64" / "Swizzle=... is too big": not replayed
+    elif m not in SUPPORTED_M:
+        return None
+    return _Mma(element, bits, m, n, k, bool(collective), swizzles[0], swizzles[1], scaled)
+
+
+def _n_supported(mma: _Mma) -> bool:
+    """The N checks `mma()` makes between the N multiples and the K group (not replayed)."""
+    if mma.n > 256 and mma.n.bit_count() != 1:
+        return False
+    return mma.n <= (128 if mma.collective else 512)
+
+
+def _scale_block(call: MmaCall, table: Tcgen05Table, mma: _Mma) -> int | None:
+    """The scale block `mma()` works with: K // A's scale columns (jax 0.11 on; None when they
+    do not divide K, which it refuses first), or the scale type's (jax 0.10)."""
+    if table.scale_block_from_columns:
+        columns = _option(call, "a_scale_columns")
+        if not isinstance(columns, int) or columns <= 0 or mma.k % columns:
+            return None
+        return mma.k // columns
+    scale_type = _option(call, "a_scale_type")
+    if scale_type is None:
+        return None
+    return V10_SCALE_BLOCK.get(scale_type, V10_DEFAULT_SCALE_BLOCK)
+
+
+def _group(call: MmaCall, table: Tcgen05Table, mma: _Mma) -> int | None:
+    block = _scale_block(call, table, mma) if mma.scaled else None
+    if mma.scaled and block is None:
+        return None
+    return k_group(mma.a_swizzle, mma.b_swizzle, mma.bits, scale_block=block)
+
+
+@condition("k-group")
+def _k_group(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """K not a multiple of the K group: the elements of the widest swizzle row of A and B, or
+    of 4 scale blocks when block-scaled (`k_group_elems`, v11:350-366)."""
+    mma = _mma_shape(call, table)
+    if mma is None or not _n_supported(mma) or (mma.scaled and not _allocatable_scales(call)):
+        return one(None, "b")
+    group = _group(call, table, mma)
+    if group is None:
+        return one(None, "b")
+    if mma.k % group == 0:
+        return one(False, "b")
+    return one(True, "b", k_value=str(mma.k), k_group=str(group),
+                reason=_k_reason(call, table, mma, group), remedy=_k_remedy(call, mma, group))
+
+
+def _k_reason(call: MmaCall, table: Tcgen05Table, mma: _Mma, group: int) -> str:
+    swizzle_group = k_group(mma.a_swizzle, mma.b_swizzle, mma.bits)
+    if mma.scaled and group > swizzle_group:
+        block = group // SCALES_PER_K_GROUP
+        return f"a block-scaled instruction group reads {SCALES_PER_K_GROUP} scales of {block} elements"
+    swizzle = max(mma.a_swizzle, mma.b_swizzle)
+    return f"a {swizzle}-byte swizzle row holds {group} {_name(mma.element)} elements"
+
+
+def _k_remedy(call: MmaCall, mma: _Mma, group: int) -> str:
+    swizzle_group = k_group(mma.a_swizzle, mma.b_swizzle, mma.bits)
+    if mma.scaled and group > swizzle_group:
+        return (f"make K a multiple of {group} (e.g. one MMA over two K tiles), or use a wider "
+                "scale block")
+    fitting = next((s for s in SWIZZLES if mma.k % (8 * s // mma.bits) == 0), None)
+    if fitting is None:
+        return f"pad K to a multiple of {8 * min(SWIZZLES) // mma.bits} (the smallest swizzle's row)"
+    tile = f"(8, {8 * fitting // mma.bits})"
+    if call.frontend == "pallas":
+        return (f"declare A's and B's SMEM with `plgpu.SwizzleTransform({fitting})` and "
+                f"`plgpu.TilingTransform({tile})`")
+    return (f"pass `a_swizzle={fitting}, b_swizzle={fitting}` and stage A and B with that swizzle "
+            f"(tiles {tile}, in their SMEM shapes and copies)")
+
+
+def _n_per_cta_ok(call: MmaCall, mma: _Mma) -> bool:
+    """The `In ... MMA, N must be a multiple of ...` check (MMA703) passes."""
+    multiple = N_MULTIPLE[mma.collective] * (INTEGER_N_FACTOR if call.acc.element_type == "i32" else 1)
+    lane_groups = 2 if mma.m == 64 and not mma.collective else 1
+    return (mma.n // lane_groups) % multiple == 0
+
+
+@condition("scaled-n-v10")
+def _scaled_n_v10(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """jax 0.10: a block-scaled MMA whose N is not a multiple of 32 (v10:372), once the N per
+    CTA check before it passes (its fix may make N a multiple of 32, or not)."""
+    mma = _mma_shape(call, table)
+    if mma is None or not mma.scaled:
+        return one(None if mma is None else False, "b")
+    if not _n_per_cta_ok(call, mma):
+        return one(None, "b")
+    return one(mma.n % V10_SCALED_N_MULTIPLE != 0, "b", n_value=str(mma.n),
+                n_fixed=str(-(-mma.n // V10_SCALED_N_MULTIPLE) * V10_SCALED_N_MULTIPLE))
+
+
+@condition("a-scale-columns")
+def _a_scale_columns(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """jax 0.11 on: A's scale columns do not divide K (v11:360), the first use of the scales'
+    shape, before any N or K check."""
+    mma = _mma_shape(call, table)
+    columns = _option(call, "a_scale_columns")
+    if mma is None or not mma.scaled:
+        return one(None if mma is None else False, "a")
+    if not isinstance(columns, int) or columns <= 0 or not _allocatable_scales(call):
+        return one(None, "a")
+    return one(mma.k % columns != 0, "a", k_value=str(mma.k), columns=str(columns),
+                problem=f"K={mma.k} is not a whole number of blocks of A's {columns} scale columns",
+                remedy=_scale_columns_remedy(mma))
+
+
+def _allocatable_scales(call: MmaCall) -> bool:
+    """Whether A's scales are 128 rows with a multiple of 4 columns: then they allocate in the
+    scales' TMEM layout and in a packed default one alike, and the column checks below (made
+    before the scales' layout is looked at) raise the same for both. Other rows fail to
+    allocate in one of them (not replayed), or reach the layout check first: silent."""
+    rows, columns = _option(call, "a_scale_rows"), _option(call, "a_scale_columns")
+    return (rows == SCALE_ROWS and isinstance(columns, int) and columns > 0
+            and columns % SCALES_PER_K_GROUP == 0)
+
+
+def _scale_columns_remedy(mma: _Mma) -> str:
+    blocks = [b for (element, _), accepted in SCALE_BLOCKS.items() if element == mma.element for b in accepted]
+    block = max(blocks) if blocks else 32
+    return f"allocate A's scales as (128, K // {block}) = (128, {mma.k // block})"
+
+
+def _scales_reach_shapes(call: MmaCall, table: Tcgen05Table) -> tuple[_Mma, int] | None:
+    """The MMA and its scale block when `mma()` reaches the scales' shape checks with them:
+    the N and K group checks pass (a K fix would change the scales' columns), the scale types
+    are ones the operand type takes and agree (MMA710 first otherwise)."""
+    mma = _mma_shape(call, table)
+    if mma is None or not mma.scaled or not _n_supported(mma) or not _allocatable_scales(call):
+        return None
+    block = _scale_block(call, table, mma)
+    group = _group(call, table, mma)
+    a_type, b_type = _scale_types(call)
+    if block is None or group is None or mma.k % group or a_type is None or a_type != b_type:
+        return None
+    if table.scale_block_from_columns:
+        if a_type not in SCALE_TYPES.get(mma.element, ()):
+            return None
+    elif a_type not in ANY_SCALE_TYPES:
+        return None
+    return mma, block
+
+
+@condition("scale-block")
+def _scale_block_check(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """jax 0.11 on: the block A's scale columns give (K // columns) is not one the operand and
+    scale types take: 32 for MXFP8, 16 for float4 with e4m3 scales, 16 or 32 with e8m0."""
+    reached = _scales_reach_shapes(call, table)
+    if reached is None:
+        return one(None, "a")
+    mma, block = reached
+    accepted = SCALE_BLOCKS.get((mma.element, _option(call, "a_scale_type")))
+    if accepted is None:
+        return one(None, "a")
+    expected = " or ".join(str(b) for b in accepted)
+    columns = _option(call, "a_scale_columns")
+    return one(block not in accepted, "a", expected=expected, scale_block=str(block),
+                problem=f"A's {columns} scale columns make blocks of {block} elements of K; "
+                        f"{_name(mma.element)} with {_name(_option(call, 'a_scale_type'))} scales takes {expected}",
+                remedy=f"allocate A's scales as (128, K // {max(accepted)}) = (128, {mma.k // max(accepted)})")
+
+
+@condition("a-scale-shape-v10")
+def _a_scale_shape_v10(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """jax 0.10: A's scale columns are not K // block, the block its scale type implies (32 for
+    e8m0, else 16): `A scale shape mismatch` (v10:420). Later jaxes derive the block from the
+    columns and check it instead (`scale-block`)."""
+    reached = _scales_reach_shapes(call, table)
+    if reached is None:
+        return one(None, "a")
+    mma, block = reached
+    columns = _option(call, "a_scale_columns")
+    expected = (SCALE_ROWS, mma.k // block)
+    return one(columns != expected[1], "a", expected_rows=str(expected[0]),
+                expected_columns=str(expected[1]), got=f"({SCALE_ROWS}, {columns})",
+                problem=f"A's scales have {columns} columns; jax 0.10 reads {_name(_option(call, 'a_scale_type'))} "
+                        f"scales as one per {block} elements of K: ({expected[0]}, {expected[1]})",
+                remedy=f"allocate A's scales as ({expected[0]}, {expected[1]})")

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from mmalint.checks.conditions.registry import Conditions, Outcome
-from mmalint.facts.dtypes import DTYPES, IR_TYPES
+from mmalint.checks.conditions.registry import Conditions, Outcome, dtype_kind, one
+from mmalint.facts.dtypes import IR_TYPES
 from mmalint.facts.wgmma import (
     ACCUMULATOR_TEXT,
     ACCUMULATORS,
@@ -21,7 +21,10 @@ from mmalint.facts.wgmma import (
     M_MULTIPLE,
     N_MAX,
     N_MULTIPLE,
+    SWIZZLES,
     integer_n_ok,
+    k_group,
+    swizzle_for_k,
 )
 
 if TYPE_CHECKING:
@@ -50,16 +53,6 @@ ZERO = "wgmma accumulator"
 INIT = "accumulator init"
 
 
-def _one(status: bool | None, subject: str | None = None, **fields: str) -> list[Outcome]:
-    return [Outcome(status, subject, dict(fields))]
-
-
-def _kind(op: Operand) -> str | None:
-    """int, uint, bool, float... of the operand's NumPy dtype when known."""
-    info = DTYPES.get(op.dtype or "")
-    return info.kind if info is not None else None
-
-
 def operands_unknown(call: MmaCall) -> bool:
     return call.b.element_type is None and call.a.element_type is None
 
@@ -69,8 +62,8 @@ def _zero_unsigned(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     """`WGMMAAccumulator.zero(..., is_signed=False)`: TypeError before any wgmma."""
     acc = call.acc
     if acc.how != ZERO or acc.signedness is None:
-        return _one(None, "acc")
-    return _one(acc.signedness == "unsigned", "acc")
+        return one(None, "acc")
+    return one(acc.signedness == "unsigned", "acc")
 
 
 @condition("acc-allocated-unsigned")
@@ -79,9 +72,9 @@ def _allocated_unsigned(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     is False). An accumulator from `ACC.init` skips the check."""
     acc = call.acc
     if acc.how == INIT or acc.memory_space != "registers" or acc.how != "allocated":
-        return _one(None, "acc")
-    kind = _kind(acc)
-    return _one(None if kind is None else kind in ("uint", "bool"), "acc")
+        return one(None, "acc")
+    kind = dtype_kind(acc)
+    return one(None if kind is None else kind in ("uint", "bool"), "acc")
 
 
 @condition("register-a-unsigned")
@@ -89,12 +82,12 @@ def _register_a_unsigned(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     """An 8-bit integer A in registers that is not signed: `WGMMA with lhs of type u8`."""
     a, b = call.a, call.b
     if a.memory_space != "registers" or b.element_type is None:
-        return _one(None, "a")
+        return one(None, "a")
     if b.element_type != "i8":
-        return _one(False, "a")
+        return one(False, "a")
     if a.element_type != "i8" or a.signedness is None:
-        return _one(None, "a")
-    return _one(a.signedness != "signed", "a")
+        return one(None, "a")
+    return one(a.signedness != "signed", "a")
 
 
 def _pair(call: MmaCall) -> bool | None:
@@ -137,7 +130,7 @@ def _int_b_float_acc(call: MmaCall) -> bool | None:
 def _wg_int_float_acc(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     """Warpgroup lowering forces `is_signed=True` on the accumulator of integer operands: a
     floating accumulator fails as the fragment is built."""
-    return _one(_int_b_float_acc(call), "acc", type=call.acc.element_type or "?",
+    return one(_int_b_float_acc(call), "acc", type=call.acc.element_type or "?",
                 **_pair_fields(call))
 
 
@@ -175,22 +168,22 @@ def _register_a_unsigned_silent(call: MmaCall, table: WgmmaTable) -> list[Outcom
     """uint8 A in registers under Warpgroup lowering, which forces `is_signed=True`."""
     a = call.a
     if a.memory_space != "registers" or a.dtype is None:
-        return _one(None, "a")
-    return _one(a.dtype == "uint8", "a")
+        return one(None, "a")
+    return one(a.dtype == "uint8", "a")
 
 
 @condition("integer-n")
 def _integer_n(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     """An integer wgmma whose N passes jax's `n % 8` check and is not an N ptxas accepts."""
     if call.b.element_type != "i8":
-        return _one(None if call.b.element_type is None else False, "acc")
+        return one(None if call.b.element_type is None else False, "acc")
     shape = call.acc.shape
     n = shape[1] if shape is not None and len(shape) == 2 else None
     if n is None:
-        return _one(None, "acc")
+        return one(None, "acc")
     if n % N_MULTIPLE or n > N_MAX:
-        return _one(False, "acc")
-    return _one(not integer_n_ok(n), "acc", n_value=str(n))
+        return one(False, "acc")
+    return one(not integer_n_ok(n), "acc", n_value=str(n))
 
 
 def _mismatch(a: str | None, b: str | None, a_type: str | None, b_type: str | None,
@@ -206,14 +199,14 @@ def _mismatch(a: str | None, b: str | None, a_type: str | None, b_type: str | No
 def _dtype_mismatch(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     """A and B of different MLIR element types (int8 and uint8 are both i8)."""
     a, b = call.a, call.b
-    return _one(_mismatch(a.element_type, b.element_type, a.element_type, b.element_type, table), "a")
+    return one(_mismatch(a.element_type, b.element_type, a.element_type, b.element_type, table), "a")
 
 
 @condition("pallas-dtype-mismatch")
 def _pallas_dtype_mismatch(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     """A and B of different dtypes, as Pallas compares them when the call is traced."""
     a, b = call.a, call.b
-    return _one(_mismatch(a.dtype, b.dtype, a.element_type, b.element_type, table), "a")
+    return one(_mismatch(a.dtype, b.dtype, a.element_type, b.element_type, table), "a")
 
 
 def _acc_mn(call: MmaCall) -> tuple[int, int] | None:
@@ -228,12 +221,12 @@ def _zero_shape(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     """An accumulator of zeros whose M is not a multiple of 64 or N of 8 (`zero`, and the
     `plgpu.ACC` allocation under Lane semantics, which calls it)."""
     if call.acc.how not in (ZERO, "allocated"):
-        return _one(None, "acc")
+        return one(None, "acc")
     mn = _acc_mn(call)
     if mn is None:
-        return _one(None, "acc")
+        return one(None, "acc")
     m, n = mn
-    return _one(bool(m % M_MULTIPLE or n % N_MULTIPLE), "acc", m_value=str(m), n_value=str(n))
+    return one(bool(m % M_MULTIPLE or n % N_MULTIPLE), "acc", m_value=str(m), n_value=str(n))
 
 
 @condition("n-range")
@@ -242,11 +235,11 @@ def _n_range(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     the checks before this one pass."""
     mn = _acc_mn(call)
     if mn is None:
-        return _one(None, "acc")
+        return one(None, "acc")
     m, n = mn
     if m % M_MULTIPLE:
-        return _one(None, "acc")
-    return _one(bool(n > N_MAX or n % N_MULTIPLE), "acc", n_value=str(n))
+        return one(None, "acc")
+    return one(bool(n > N_MAX or n % N_MULTIPLE), "acc", n_value=str(n))
 
 
 # ---------------------------------------------------------------- operand majorness, register A
@@ -270,9 +263,9 @@ def _not_k_major(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     (K, M) buffer. jax transposes only 16-bit operands (`wgmma_m64`, `supports_transpose`)."""
     bits = _bits(call.b.element_type)
     if bits is None:
-        return _one(None, "b")
+        return one(None, "b")
     if bits == 16:
-        return _one(False, "b")
+        return one(False, "b")
     outcomes = []
     for role, wrong in (("b", "plain"), ("a", "transposed")):
         op = call.operands[role]
@@ -300,8 +293,8 @@ def _register_a_dtype(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     come from SMEM)."""
     a = call.a
     if a.memory_space != "registers" or a.element_type is None:
-        return _one(None, "a")
-    return _one(a.element_type not in REGISTER_A_TYPES, "a",
+        return one(None, "a")
+    return one(a.element_type not in REGISTER_A_TYPES, "a",
                 problem=f"as {a.display}, which wgmma reads only from SMEM (registers take float16, "
                         "bfloat16, int8 and the fp8 types)")
 
@@ -312,8 +305,8 @@ def _register_a_swizzle_32(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     a = call.a
     swizzle = call.options.get("swizzle")
     if a.memory_space != "registers" or a.element_type is None or swizzle is None:
-        return _one(None, "a")
-    return _one(a.element_type == "i8" and swizzle == 32, "a",
+        return one(None, "a")
+    return one(a.element_type == "i8" and swizzle == 32, "a",
                 problem="as int8 with swizzle=32, which jax refuses (ptxas drops instructions of it)")
 
 
@@ -328,14 +321,14 @@ def _register_a_layout(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     a = call.a
     layout = a.layout
     if a.memory_space != "registers" or layout is None:
-        return _one(None, "a")
+        return one(None, "a")
     if layout.kind in _WRONG_A_LAYOUTS:
-        return _one(True, "a", problem=_layout_problem(layout))
+        return one(True, "a", problem=_layout_problem(layout))
     if layout.kind == "mma_acc" and layout.m_warps is not None:
-        return _one(layout.m_warps != 4, "a", problem=_layout_problem(layout))
+        return one(layout.m_warps != 4, "a", problem=_layout_problem(layout))
     if layout.kind == "wgmma_8bit":
-        return _one(False, "a")
-    return _one(None, "a")
+        return one(False, "a")
+    return one(None, "a")
 
 
 def _layout_problem(layout: Layout) -> str:
@@ -360,8 +353,8 @@ def _target_arch(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     """A wgmma compiled for a GPU other than sm_90a: the instruction exists only there."""
     arch = call.target_arch_name
     if arch is None:
-        return _one(None, "acc")
-    return _one(arch != ARCH_NAME, "acc", target_arch=arch, needs=ARCH_NAME)
+        return one(None, "acc")
+    return one(arch != ARCH_NAME, "acc", target_arch=arch, needs=ARCH_NAME)
 
 
 # ---------------------------------------------------------------- operand shapes
@@ -390,10 +383,10 @@ def _pallas_shapes(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     """`plgpu.wgmma(acc, a, b)` whose acc (M, N), a (M, K) and b (K, N) disagree."""
     acc, a, b = (_logical(call, op) for op in (call.acc, call.a, call.b))
     if acc is None or a is None or b is None:
-        return _one(None, "acc")
+        return one(None, "acc")
     (m, n), (m2, k), (k2, n2) = acc, a, b
     bad = m != m2 or n != n2 or k != k2
-    return _one(bad, "acc", a_mk=_text(a), b_kn=_text(b), acc_mn=_text(acc))
+    return one(bad, "acc", a_mk=_text(a), b_kn=_text(b), acc_mn=_text(acc))
 
 
 @condition("contraction-mismatch")
@@ -401,8 +394,8 @@ def _contraction(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     """A's K (its columns) is not B's K (its rows)."""
     a, b = _logical(call, call.a), _logical(call, call.b)
     if a is None or b is None:
-        return _one(None, "a")
-    return _one(a[1] != b[0], "a", k_a=str(a[1]), k_b=str(b[0]), a_mk=_text(a), b_kn=_text(b),
+        return one(None, "a")
+    return one(a[1] != b[0], "a", k_a=str(a[1]), k_b=str(b[0]), a_mk=_text(a), b_kn=_text(b),
                 acc_mn="?")
 
 
@@ -411,9 +404,9 @@ def _acc_shape(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     """The accumulator is not (A's M, B's N)."""
     acc, a, b = (_logical(call, op) for op in (call.acc, call.a, call.b))
     if acc is None or a is None or b is None or a[1] != b[0]:
-        return _one(None, "acc")
+        return one(None, "acc")
     expected = (a[0], b[1])
-    return _one(acc != expected, "acc", expected=_text(expected), got=_text(acc), a_mk=_text(a),
+    return one(acc != expected, "acc", expected=_text(expected), got=_text(acc), a_mk=_text(a),
                 b_kn=_text(b), acc_mn=_text(acc))
 
 
@@ -423,7 +416,83 @@ def _swizzle_mismatch(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     the instruction from the refs; Mosaic GPU takes one `swizzle=` for both)."""
     a, b = call.a, call.b
     if a.memory_space != "smem" or b.memory_space != "smem":
-        return _one(None if a.memory_space is None else False, "b")
+        return one(None if a.memory_space is None else False, "b")
     if a.swizzle is None or b.swizzle is None:
-        return _one(None, "b")
-    return _one(a.swizzle != b.swizzle, "b", a_swizzle=str(a.swizzle), b_swizzle=str(b.swizzle))
+        return one(None, "b")
+    return one(a.swizzle != b.swizzle, "b", a_swizzle=str(a.swizzle), b_swizzle=str(b.swizzle))
+
+
+# ---------------------------------------------------------------- K and the swizzle (MMA612)
+
+
+def _fits(tiling: tuple[int, ...] | None, swizzle: int, bits: int) -> bool:
+    """Whether an SMEM tiling is the `(8, swizzle // itemsize)` jax's Pallas lowering checks."""
+    return tiling == (8, k_group(swizzle, bits))
+
+
+def _call_swizzle(call: MmaCall, bits: int) -> int | None:
+    """The swizzle jax's `wgmma` is given, when every check before K lets it through: Mosaic
+    GPU's `swizzle=`; Pallas's B's `SwizzleTransform`, with a tiling that fits it (Lane matches
+    the transforms, Warpgroup's layout inference accepts only that tiling), A's the same when A
+    is in SMEM (Lane checks A's tiling and that B's swizzle matches A's)."""
+    if call.frontend == "mosaic":
+        swizzle = call.options.get("swizzle")
+        return swizzle if isinstance(swizzle, int) and swizzle in SWIZZLES else None
+    b = call.b
+    if b.memory_space != "smem" or b.swizzle not in SWIZZLES or b.swizzle is None:
+        return None
+    if not _fits(b.tiling, b.swizzle, bits):
+        return None
+    a = call.a
+    if a.memory_space == "smem":
+        a_bits = _bits(a.element_type)
+        if a.swizzle != b.swizzle or a_bits is None or not _fits(a.tiling, b.swizzle, a_bits):
+            return None
+    return b.swizzle
+
+
+@condition("k-multiple")
+def _k_multiple(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
+    """K (B's rows) not a multiple of the elements one swizzle row holds (`swizzle // itemsize`
+    of B's type): jax steps through K a swizzle row at a time. Silent unless every check jax
+    makes before it passes, or fails in a way whose fix leaves K, B's type and the swizzle as
+    they are (the accumulator's type or shape, N): A and B of one element width and one K,
+    M a multiple of 64, int8 A in registers not at swizzle=32 (whose fix changes the swizzle)."""
+    a, b = call.a, call.b
+    bits = _bits(b.element_type)
+    if bits is None or a.element_type is None:
+        return one(None, "b")
+    if _bits(a.element_type) != bits:
+        return one(None, "b")  # a dtype mismatch first (MMA606); fixing it may change K's unit
+    if call.frontend == "pallas" and a.dtype != b.dtype:
+        return one(None, "b")
+    swizzle = _call_swizzle(call, bits)
+    shape_a, shape_b = _logical(call, a), _logical(call, b)
+    if swizzle is None or shape_a is None or shape_b is None:
+        return one(None, "b")
+    (m, k_a), (k, _n) = shape_a, shape_b
+    if k_a != k or m % M_MULTIPLE:
+        return one(None, "b")
+    if a.memory_space == "registers" and a.element_type == "i8" and swizzle == 32:
+        return one(None, "b")
+    if call.frontend == "pallas" and a.memory_space == "smem" and a.view != "transposed":
+        # A (M, K) tiled (8, swizzle // itemsize) in SMEM: K is a whole number of rows already.
+        return one(False if a.view == "plain" else None, "b")
+    group = k_group(swizzle, bits)
+    if k % group == 0:
+        return one(False, "b")
+    return one(True, "b", k_value=str(k), k_group=str(group), swizzle=str(swizzle),
+                remedy=_k_remedy(call, k, bits))
+
+
+def _k_remedy(call: MmaCall, k: int, bits: int) -> str:
+    fitting = swizzle_for_k(k, bits)
+    if fitting is None:
+        return (f"pad K to a multiple of {k_group(min(SWIZZLES), bits)} (the elements of the "
+                "smallest swizzle, 32 bytes)")
+    tile = f"(8, {k_group(fitting, bits)})"
+    if call.frontend == "pallas":
+        return (f"declare B's SMEM (and A's, when it is in SMEM) with "
+                f"`plgpu.SwizzleTransform({fitting})` and `plgpu.TilingTransform({tile})`")
+    return (f"pass `swizzle={fitting}` and stage A and B with that swizzle (tiles {tile}, in "
+            "their SMEM shapes and copies)")

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from mmalint.analysis.calls import MmaSite
 from mmalint.catalog import Catalog
 from mmalint.checks.call import MEMORY_SPACES, MmaCall
+from mmalint.checks.candidates import Candidates, generic
 from mmalint.checks.conditions import Conditions
 
 
@@ -55,6 +56,10 @@ class Family:
     # False for a family the default GPU does not have (tcgen05): its calls then see a target
     # only when one was given, so that Blackwell code is not checked against a Hopper default.
     default_arch: bool = True
+    # The dtypes the call's undecided operands may still have, by the kernel's own evidence
+    # (`mmalint.checks.candidates`): what any FragmentedArray says of itself, unless the family
+    # knows more (the mma family: operand layouts fix the bit width, a and b must match).
+    candidates: Callable[[MmaCall], Candidates | None] = generic
 
     def api(self, name: str) -> Api:
         for api in self.apis:

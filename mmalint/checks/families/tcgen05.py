@@ -10,7 +10,7 @@ accumulator (`call.acc`), under its own role name.
 from __future__ import annotations
 
 from mmalint.analysis.calls import MmaSite
-from mmalint.analysis.values import DType, Ref, Semantics, Value, as_shape
+from mmalint.analysis.values import Const, DType, Ref, Semantics, Value, as_int, as_shape
 from mmalint.catalog import Catalog
 from mmalint.checks.call import MmaCall, Operand, operand
 from mmalint.checks.conditions import tcgen05 as conditions
@@ -34,11 +34,20 @@ def _ref_operand(position: int, value: Value, site: MmaSite, role: Role, memory_
         return operand(position, value, op.origin, role.name, memory_space)
     dtype = value.dtype.name if isinstance(value.dtype, DType) else None
     info = DTYPES.get(dtype or "")
+    if memory_space is None and value.space in ("smem", "tmem"):
+        memory_space = value.space  # `a`: SMEM or TMEM, as its allocation says
+    tmem = memory_space == "tmem" and value.space == "tmem"
+    packing = as_int(value.packing) if tmem else None
+    collective = value.collective.value if tmem and isinstance(value.collective, Const) else None
     return Operand(
         position, value, info.mlir if info is not None else None, dtype,
         info.signedness if info is not None else None, None, as_shape(value.shape), None,
         value.origin, value.dtype.origin, value.dtype.origin, None, op.origin, "ref",
         view=value.view, role=role.name, memory_space=memory_space,
+        swizzle=value.swizzle if value.space == "smem" else None,
+        tiling=value.tiling if value.space == "smem" else None,
+        tmem_packing=packing, tmem_collective=collective if isinstance(collective, bool) else None,
+        packing_origin=value.packing.origin if packing is not None else None,
     )
 
 
@@ -46,7 +55,7 @@ def normalize(
     site: MmaSite, catalog: Catalog, version: str, target_arch: tuple[int, int] | None = None
 ) -> MmaCall:
     """The call's facts for one jax version: `d`, `a`, `b` by position; `a`'s memory space is
-    left unknown (SMEM or TMEM, which the refs do not tell)."""
+    its ref's (SMEM or TMEM scratch), unknown when its allocation is not known."""
     api = FAMILY.api(site.api)
     spaces = ("tmem", None, "smem")
     operands = [

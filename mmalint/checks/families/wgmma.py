@@ -42,7 +42,9 @@ def _operand(position: int, value: Value, site: MmaSite, role: str) -> Operand:
                          how=ALLOCATED if role == "acc" else "ref",
                          view=value.view if value.space == "smem" else None)
         op = operand(position, as_array, origin, role, "registers" if role == "acc" else "smem")
-        return replace(op, swizzle=value.swizzle) if role != "acc" and value.space == "smem" else op
+        if role == "acc" or value.space != "smem":
+            return op
+        return replace(op, swizzle=value.swizzle, tiling=value.tiling)
     if isinstance(value, Fragment | Array):
         return operand(position, value, origin, role, "registers")
     return operand(position, value, origin, role, None)

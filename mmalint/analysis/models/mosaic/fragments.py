@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import libcst as cst
 
+from mmalint.analysis import names
 from mmalint.analysis.host import (
     Bound,
     Call,
     Host,
+    Model,
     ModelFn,
+    Signature,
     attribute,
     binary,
     method,
     model,
+    pattern,
+    record_use,
     subscript,
     value_kinds,
 )
@@ -29,6 +34,8 @@ from mmalint.analysis.source import Block
 from mmalint.analysis.values import (
     NONE,
     UNKNOWN,
+    Array,
+    Const,
     DType,
     Fragment,
     IrType,
@@ -103,6 +110,77 @@ def _iota(host: Host, args: Bound, call: Call) -> Value:
     return Fragment(args["dtype"], signed_arg(args, "is_signed", call),
                     Layout("splat") if is_none(layout) else layout, as_shape_value(args["shape"]),
                     UNKNOWN, created=call.origin, how="built")
+
+
+# ---------------------------------------------------------------------- from_tensor(x)
+#
+# No jax version has it (0.10-0.12: no `from_tensor` in `fragmented_array.py`, nor on
+# `FragmentedArray`, nor in the package), but wrappers and user code do, and the mission's own
+# example builds its accumulator as `fa.from_tensor(jnp.zeros((m, n), jnp.float32))`. A helper
+# whose body the analysis reads is run as written (its body wins); this model is for a
+# `from_tensor` it cannot read: a fragment of `x`'s dtype and shape, signed as `x`'s dtype is
+# (`utils.is_signed`), in the layout passed as `layout=` (else unknown).
+
+FROM_TENSOR = "from_tensor"
+# The spellings in jax's own namespace: each is an AttributeError in every version (MMA501).
+JAX_FROM_TENSOR = ("mgpu.from_tensor", "mgpu.FragmentedArray.from_tensor")
+_FROM_TENSOR_SIGNATURE = "(x, ..., *, layout, is_signed)"
+_UNDERSTOOD_KEYWORDS = frozenset({"layout", "is_signed"})
+# Libraries whose `from_tensor` is something else (`tf.RaggedTensor.from_tensor`).
+_FOREIGN_ROOTS = frozenset({"tensorflow", "tf", "torch"})
+# A module that assigns jax's `from_tensor` itself (`fa.from_tensor = ...`, `setattr(...)`) has
+# one after all: the call is then no AttributeError.
+_MONKEYPATCHES = (".from_tensor =", ".from_tensor=", "'from_tensor'", '"from_tensor"')
+
+
+def _from_tensor(host: Host, args: Bound, call: Call) -> Value:
+    layout = args.keywords.get("layout", UNKNOWN)
+    x = args["x"]
+    understood = (
+        args.complete
+        and len(args.positional) == 1
+        and set(args.keywords) <= _UNDERSTOOD_KEYWORDS
+    )
+    if not (understood and isinstance(x, Array) and isinstance(x.dtype, DType)):
+        # Unknown `x` (or arguments a name cannot say the meaning of): an unknown fragment.
+        return Fragment(UNKNOWN, UNKNOWN, layout, UNKNOWN, UNKNOWN, created=call.origin, how="created")
+    dtype = x.dtype
+    signed: Value = Const(dtype.info.is_signed, origin=dtype.origin)
+    given = args.keywords.get("is_signed")
+    if given is not None and given != signed:
+        signed = UNKNOWN  # an `is_signed=` that says otherwise: what the helper does with it is unknown
+    return Fragment(IrType(dtype.info.mlir, origin=dtype.origin), signed, layout, x.shape, UNKNOWN,
+                    created=call.origin, how="created")
+
+
+def _jax_from_tensor(name: str) -> ModelFn:
+    def from_tensor(host: Host, args: Bound, call: Call) -> Value:
+        # Read as an attribute (`fa.from_tensor(x)`): the AttributeError is raised at the call.
+        # Imported by name, the `from ... import from_tensor` itself fails (an ImportError that
+        # is no MMA finding), before any call.
+        read = isinstance(call.node, cst.Call) and isinstance(call.node.func, cst.Attribute)
+        if read and not any(host.mentions(text) for text in _MONKEYPATCHES):
+            record_use(host, name, args, call)
+        return _from_tensor(host, args, call)
+
+    return from_tensor
+
+
+for _name in JAX_FROM_TENSOR:
+    model(_name, signature=_FROM_TENSOR_SIGNATURE)(_jax_from_tensor(_name))
+
+
+_FROM_TENSOR_MODEL = Model(_from_tensor, Signature.parse(_FROM_TENSOR_SIGNATURE))
+
+
+@pattern("")
+def _named_from_tensor(name: str) -> Model | None:
+    """`from_tensor` of a module or class the analysis cannot read (`mylib.from_tensor`,
+    `wrappers.FragmentedArray.from_tensor`): the name says what it makes."""
+    root = name.partition(".")[0]
+    if not name.endswith("." + FROM_TENSOR) or root in _FOREIGN_ROOTS or names.is_library(name):
+        return None
+    return _FROM_TENSOR_MODEL
 
 
 @attribute(Fragment)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import contextlib
 
 from mmalint.analysis.host import Args, Bound, Call, Diverges, Host, model
-from mmalint.analysis.models.arrays import as_ref, leaves
-from mmalint.analysis.values import UNKNOWN, Api, Array, TupleVal, Value
+from mmalint.analysis.models.arrays import TMEM_SCRATCH, as_ref, leaves
+from mmalint.analysis.values import UNKNOWN, Api, Array, Ref, Semantics, TupleVal, Value
 
 
 @model(
@@ -25,7 +25,8 @@ def _as_gpu_kernel(host: Host, args: Bound, call: Call) -> Value:
             break
         refs.extend(as_ref(leaf, view="plain") for leaf in found)
     if complete:
-        refs.append(scratch_tree(args["smem_scratch_shape"]))
+        scratch = scratch_tree(args["smem_scratch_shape"])
+        refs.append(scratch if _lane_semantics(args) else _without_tmem_layouts(scratch))
     with host.with_context(in_kernel=True, semantics=UNKNOWN), contextlib.suppress(Diverges):
         host.call_value(args["body"], Args(refs, {}, [], {}, complete), call.node, call.frame, call.block)
     return UNKNOWN
@@ -34,9 +35,28 @@ def _as_gpu_kernel(host: Host, args: Bound, call: Call) -> Value:
 def scratch_tree(tree: Value) -> Value:
     if isinstance(tree, TupleVal):
         return TupleVal(tuple(scratch_tree(i) for i in tree.items), tree.is_list)
-    if isinstance(tree, Array) and tree.how != "scratch":
+    if isinstance(tree, Array) and tree.how not in ("scratch", TMEM_SCRATCH):
         return as_ref(tree, view="plain", space="smem")  # a `ShapeDtypeStruct`: row-major SMEM
     return as_ref(tree)
+
+
+def _lane_semantics(args: Bound) -> bool:
+    """Whether the kernel runs under Lane semantics (`thread_semantics=`, Lane by default), where
+    a TMEM scratch entry is a `tcgen05.TMEMRef` of the layout its packing gives."""
+    if not args.given("thread_semantics"):
+        return args.complete
+    semantics = args["thread_semantics"]
+    return isinstance(semantics, Semantics) and semantics.name == "lane"
+
+
+def _without_tmem_layouts(tree: Value) -> Value:
+    """The scratch refs of a kernel of other (or unknown) semantics: a TMEM entry is then a
+    memref whose layout the dialect infers, so neither its space nor its packing is claimed."""
+    if isinstance(tree, TupleVal):
+        return TupleVal(tuple(_without_tmem_layouts(i) for i in tree.items), tree.is_list)
+    if isinstance(tree, Ref) and tree.space == "tmem":
+        return Ref(tree.dtype, tree.shape, origin=tree.origin)
+    return tree
 
 
 def when(host: Host, args: Bound, call: Call) -> Value:

@@ -16,7 +16,7 @@ from mmalint.analysis.host import (
     trigger,
     value_kinds,
 )
-from mmalint.analysis.models.arrays import to_dtype
+from mmalint.analysis.models.arrays import agreed, to_dtype
 from mmalint.analysis.values import (
     UNKNOWN,
     Const,
@@ -60,7 +60,8 @@ def element_bits(element: Value) -> tuple[Value, str | None]:
     d = to_dtype(element)
     if isinstance(d, DType):
         return Const(d.info.bits), "dtype"
-    return UNKNOWN, None
+    bits = agreed(d, lambda i: i.bits)  # one of several dtypes of one width
+    return (UNKNOWN, None) if bits is None else (Const(bits), "dtype")
 
 
 @model("mgpu.MMALayouts", signature="(element_type, m_warps=4, ...)")

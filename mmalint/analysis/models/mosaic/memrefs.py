@@ -38,7 +38,10 @@ def _memref_transpose(host: Host, args: Bound, call: Call) -> Value:
             ref.shape.items
         ):
             shape = TupleVal(tuple(ref.shape.items[i] for i in idx if i is not None))
-    return Ref(ref.dtype, shape, view=transposed_view(ref, perm), space=ref.space, swizzle=ref.swizzle)
+    if ref.space == "tmem":
+        return Ref(ref.dtype, shape)  # no MMA reads a transposed TMEM ref
+    return Ref(ref.dtype, shape, view=transposed_view(ref, perm), space=ref.space, swizzle=ref.swizzle,
+               tiling=ref.tiling)
 
 
 @model("mgpu.utils.memref_slice", signature="(ref, index)")
@@ -47,7 +50,8 @@ def _memref_slice(host: Host, args: Bound, call: Call) -> Value:
     if not isinstance(ref, Ref):
         return UNKNOWN
     index = args["index"]
-    return Ref(ref.dtype, index_shape(ref.shape, index), view=indexed_view(ref, index), space=ref.space, swizzle=ref.swizzle)
+    return Ref(ref.dtype, index_shape(ref.shape, index), view=indexed_view(ref, index), space=ref.space, swizzle=ref.swizzle,
+               tiling=ref.tiling, packing=ref.packing, collective=ref.collective)
 
 
 @model("mgpu.utils.tile_shape", signature="(shape, tiling)")
@@ -124,7 +128,11 @@ def _at_subscript(value: Value, index: Value, node: cst.CSTNode, block: Block) -
     assert isinstance(value, RefAt)
     ref = value.ref
     if isinstance(ref, Ref):
-        return Ref(ref.dtype, index_shape(ref.shape, index), view=indexed_view(ref, index), space=ref.space, swizzle=ref.swizzle)
+        # A TMEM slice keeps its allocation as where it was made (its packing is that one's).
+        origin = ref.origin if ref.space == "tmem" else None
+        return Ref(ref.dtype, index_shape(ref.shape, index), origin=origin, view=indexed_view(ref, index),
+                   space=ref.space, swizzle=ref.swizzle, tiling=ref.tiling, packing=ref.packing,
+                   collective=ref.collective)
     if isinstance(ref, Array):
         return value  # `x.at[idx]` of an array, waiting for `.set(...)`
     return UNKNOWN

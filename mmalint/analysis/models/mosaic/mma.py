@@ -66,6 +66,8 @@ def _accumulator_of(values: tuple[Value, ...]) -> Value:
     if _acc_like(values[0]) is False and _acc_like(values[1]) is False and _acc_like(values[2]):
         return values[2]
     kinds = [getattr(getattr(v, "layout", None), "kind", None) for v in values]
-    if kinds == ["mma_lhs", "mma_rhs", "mma_acc"]:
+    if kinds[:2] == ["mma_lhs", "mma_rhs"] and (
+        kinds[2] == "mma_acc" or (kinds[2] is None and _acc_like(values[2]))
+    ):
         return values[2]
     return values[0]

@@ -10,8 +10,15 @@ returns None, as jax's does: the MMA writes `d` asynchronously.
 from __future__ import annotations
 
 from mmalint.analysis.calls import MmaSite, SiteOperand
-from mmalint.analysis.host import Bound, Call, Host, model, trigger
-from mmalint.analysis.models.arrays import as_shape_value, is_none, to_dtype
+from mmalint.analysis.dtypes import dtype_of_ir_type
+from mmalint.analysis.host import Bound, Call, Host, method, model, trigger
+from mmalint.analysis.models.arrays import (
+    TMEM_SCRATCH,
+    as_shape_value,
+    index_shape,
+    is_none,
+    to_dtype,
+)
 from mmalint.analysis.values import (
     FALSE,
     NONE,
@@ -20,8 +27,12 @@ from mmalint.analysis.values import (
     Array,
     Const,
     DType,
+    IrType,
     Ref,
+    TmemLayout,
+    TupleVal,
     Value,
+    as_int,
     as_shape,
 )
 from mmalint.facts.dtypes import DTYPES
@@ -59,13 +70,18 @@ def element_type(args: Bound, name: str) -> Value:
 
 def _columns(args: Bound, name: str) -> Value:
     """The second dimension of a 2-D ref argument (a scale's K // block), UNKNOWN otherwise."""
+    return _dimension(args, name, 1)
+
+
+def _dimension(args: Bound, name: str, axis: int) -> Value:
+    """One dimension of a 2-D ref argument (a scale's rows or columns), UNKNOWN otherwise."""
     if not args.given(name):
         return UNKNOWN
     value = args[name]
     shape = as_shape(value.shape) if isinstance(value, (Ref, Array)) else None
-    if shape is None or len(shape) != 2 or shape[1] is None:
+    if shape is None or len(shape) != 2 or shape[axis] is None:
         return UNKNOWN
-    return Const(shape[1])
+    return Const(shape[axis])
 
 
 def scale_options(args: Bound) -> tuple[tuple[str, Value], ...]:
@@ -77,6 +93,10 @@ def scale_options(args: Bound) -> tuple[tuple[str, Value], ...]:
         ("a_scale_type", element_type(args, "a_scale")),
         ("b_scale_type", element_type(args, "b_scale")),
         ("a_scale_columns", _columns(args, "a_scale")),
+        # The scales' shapes jax checks after the K and N checks (MMA718, MMA719).
+        ("a_scale_rows", _dimension(args, "a_scale", 0)),
+        ("b_scale_rows", _dimension(args, "b_scale", 0)),
+        ("b_scale_columns", _dimension(args, "b_scale", 1)),
     )
 
 
@@ -118,11 +138,105 @@ def _mma(host: Host, args: Bound, call: Call) -> Value:
 
 @model("mgpu.TMEM", signature="(shape, dtype, *, layout=None, collective=False, packing=None)")
 def _tmem(host: Host, args: Bound, call: Call) -> Value:
-    """`mgpu.TMEM((m, n), dtype)` in a kernel's scratch: the body gets a TMEM ref of that dtype."""
+    """`mgpu.TMEM((m, n), dtype, packing=, layout=)` in a kernel's scratch: the body gets a TMEM
+    ref of that dtype (`tcgen05.TMEMRef`), laid out with the packing given, the packing of the
+    `layout=` given, or 1: jax does not derive it from the dtype (`core.py`, v10:525 v11:521
+    v12:612, Lane semantics)."""
     dtype = to_dtype(args["dtype"])
     if is_none(dtype):
         dtype = UNKNOWN
-    return Array(dtype, as_shape_value(args["shape"]), UNKNOWN, created=call.origin, how="scratch")
+    packing = _layout_packing(args, call, "packing")
+    return Array(dtype, as_shape_value(args["shape"]), UNKNOWN, created=call.origin, how=TMEM_SCRATCH,
+                 packing=packing, collective=tmem_flag(args, "collective", call))
+
+
+def tmem_flag(args: Bound, name: str, call: Call) -> Value:
+    """A TMEM allocation's boolean option (`collective=`): its Const when written, False when
+    not passed (for both APIs None and False mean the same), UNKNOWN otherwise."""
+    if args.given(name):
+        value = args[name]
+        if isinstance(value, Const) and value.value in (True, False, None):
+            return Const(bool(value.value), origin=call.origin_of(args.node(name)))
+        return UNKNOWN
+    return Const(False, origin=call.origin) if args.complete else UNKNOWN
+
+
+def _layout_packing(args: Bound, call: Call, packing_name: str | None) -> Value:
+    """The packing of a raw TMEM ref's layout: that of a default-kind `layout=`, else the
+    `packing=` given (when the API has one), else 1; UNKNOWN for any other layout or value."""
+    layout = args["layout"] if args.given("layout") else (NONE if args.complete else UNKNOWN)
+    if isinstance(layout, TmemLayout):
+        return layout.packing if layout.kind == "default" else UNKNOWN
+    if not is_none(layout):
+        return UNKNOWN
+    if packing_name is not None and args.given(packing_name):
+        value = args[packing_name]
+        if is_none(value):
+            return Const(1, origin=call.origin_of(args.node(packing_name)))
+        known = as_int(value)
+        return Const(known, origin=call.origin_of(args.node(packing_name))) if known is not None else UNKNOWN
+    return Const(1, origin=call.origin) if args.complete else UNKNOWN
+
+
+@model("mgpu.tcgen05.tmem_default_layout", signature="(packing=1)")
+def _tmem_default_layout(host: Host, args: Bound, call: Call) -> Value:
+    """`tcgen05.tmem_default_layout(packing)`: the layout of a 128-row TMEM ref."""
+    known = as_int(args["packing"])
+    at = call.origin_of(args.node("packing")) if args.given("packing") else call.origin
+    return TmemLayout("default", Const(known, origin=at) if known is not None else UNKNOWN)
+
+
+@model("mgpu.tcgen05.tmem_half_lane_layout", "mgpu.tcgen05.tmem_m64_collective_layout",
+       "mgpu.tcgen05.scales_layout", "mgpu.tcgen05.sparse_meta_layout", signature="(...)")
+def _other_tmem_layout(host: Host, args: Bound, call: Call) -> Value:
+    """The TMEM layouts of 64-row refs, block scales and sparsity metadata."""
+    return TmemLayout("other")
+
+
+def _ref_dtype(value: Value) -> Value:
+    """A TMEMRef's dtype, given as a dtype or as an MLIR type (`ir.BF16Type.get()`: a float
+    type names its dtype; an integer one does not say its signedness)."""
+    if isinstance(value, IrType):
+        name = dtype_of_ir_type(value.name, None)
+        return DType(name, origin=value.origin) if name is not None else UNKNOWN
+    dtype = to_dtype(value)
+    return dtype if isinstance(dtype, DType) else UNKNOWN
+
+
+@model("mgpu.tcgen05.TMEMRef", signature="(address, shape, dtype, layout)")
+def _tmem_ref(host: Host, args: Bound, call: Call) -> Value:
+    """`tcgen05.TMEMRef(address, shape, dtype, layout)`: a TMEM ref built by hand."""
+    return _built_tmem_ref(args, call, UNKNOWN)
+
+
+@model("mgpu.tcgen05.TMEMRef.from_alloc", signature="(tmem_addr_ref, shape, dtype, collective=None, layout=None)")
+def _tmem_ref_from_alloc(host: Host, args: Bound, call: Call) -> Value:
+    """`TMEMRef.from_alloc(addr_ref, shape, dtype, collective=, layout=)`: packing 1 unless a
+    layout is given (`_infer_tmem_layout(shape, collective, packing=1)`). Without either jax
+    raises ("collective argument must be provided when TMEM layout is inferred"): no ref."""
+    layout_given = args.given("layout") and not is_none(args["layout"])
+    collective_given = args.given("collective") and not is_none(args["collective"])
+    if not (layout_given or collective_given):
+        return UNKNOWN
+    return _built_tmem_ref(args, call, tmem_flag(args, "collective", call))
+
+
+def _built_tmem_ref(args: Bound, call: Call, collective: Value) -> Value:
+    return Ref(_ref_dtype(args["dtype"]), as_shape_value(args["shape"]), origin=call.origin, space="tmem",
+               packing=_layout_packing(args, call, None), collective=collective)
+
+
+@method(Ref, "slice", signature="(*idxs)")
+def _tmem_slice(host: Host, receiver: Value, args: Bound, call: Call) -> Value:
+    """`tmem_ref.slice(slice(None), ds(0, k))`: a TMEM ref of the columns sliced, in the same
+    layout (jax slices TMEM along columns only)."""
+    assert isinstance(receiver, Ref)
+    if receiver.space != "tmem":
+        return UNKNOWN
+    index = TupleVal(tuple(args.positional)) if len(args.positional) != 1 else args.positional[0]
+    shape = index_shape(receiver.shape, index) if args.complete else UNKNOWN
+    return Ref(receiver.dtype, shape, origin=receiver.origin, space="tmem", packing=receiver.packing,
+               collective=receiver.collective)
 
 
 @model("mgpu.Barrier", "mgpu.TMABarrier", "mgpu.ClusterBarrier", signature="(...)")

@@ -245,7 +245,7 @@ def _block_spec(host: Host, args: Bound, call: Call) -> Value:
     return BlockSpecVal(args["block_shape"])
 
 
-@model("plgpu.GMEM", "plgpu.TMEM", "pl.MemoryRef", signature="(shape, dtype=None, ...)")
+@model("plgpu.GMEM", "pl.MemoryRef", signature="(shape, dtype=None, ...)")
 def _scratch(host: Host, args: Bound, call: Call) -> Value:
     dtype = to_dtype(args["dtype"])
     if is_none(dtype):
@@ -260,7 +260,8 @@ def _smem(host: Host, args: Bound, call: Call) -> Value:
     if is_none(dtype):
         dtype = UNKNOWN
     return Array(dtype, as_shape_value(args["shape"]), UNKNOWN, created=call.origin, how=SMEM_SCRATCH,
-                 swizzle=_swizzle(args["transforms"]) if args.given("transforms") else None)
+                 swizzle=_swizzle(args["transforms"]) if args.given("transforms") else None,
+                 tiling=smem_tiling(args["transforms"]) if args.given("transforms") else None)
 
 
 def _swizzle(transforms: Value) -> int | None:
@@ -279,6 +280,32 @@ def _swizzle_transform(host: Host, args: Bound, call: Call) -> Value:
 
 # How `plgpu.SwizzleTransform(s)` reads: a tagged pair, as `pl.ds` is.
 SWIZZLE_TRANSFORM = "swizzle transform"
+
+
+def smem_tiling(transforms: Value) -> tuple[int, ...] | None:
+    """The tile of the one `TilingTransform` among `transforms`, when every transform is known
+    (a tiling or a swizzle): what Pallas hands the MMA lowering as the ref's untiling."""
+    if not isinstance(transforms, TupleVal):
+        return None
+    tags = [t.items[0] if isinstance(t, TupleVal) and len(t.items) == 2 else None for t in transforms.items]
+    if any(tag not in (Const(SWIZZLE_TRANSFORM), Const(TILING_TRANSFORM)) for tag in tags):
+        return None
+    tilings = [t.items[1] for t, tag in zip(transforms.items, tags, strict=True)
+               if isinstance(t, TupleVal) and tag == Const(TILING_TRANSFORM)]
+    tiling = tilings[0] if len(tilings) == 1 else None
+    if not isinstance(tiling, TupleVal):
+        return None
+    tile = [as_int(d) for d in tiling.items]
+    return tuple(d for d in tile if d is not None) if None not in tile and tile else None
+
+
+@model("plgpu.TilingTransform", signature="(tiling)")
+def _tiling_transform(host: Host, args: Bound, call: Call) -> Value:
+    return TupleVal((Const(TILING_TRANSFORM), args["tiling"]))
+
+
+# How `plgpu.TilingTransform(t)` reads: a tagged pair like the swizzle's.
+TILING_TRANSFORM = "tiling transform"
 
 
 @model("pl.run_scoped", signature="(f, *types, **kw_types)")

@@ -19,7 +19,7 @@ from mmalint.analysis.host import (
     trigger,
     value_kinds,
 )
-from mmalint.analysis.models.arrays import index_shape, is_none, load_view, to_dtype
+from mmalint.analysis.models.arrays import agreed, index_shape, is_none, load_view
 from mmalint.analysis.models.mosaic.layouts import named_layout
 from mmalint.analysis.values import (
     NONE,
@@ -27,7 +27,6 @@ from mmalint.analysis.values import (
     Array,
     BlockSpecVal,
     CompilerParams,
-    DType,
     Layout,
     LayoutKind,
     Ref,
@@ -76,8 +75,7 @@ def _layout_member(name: str) -> Model | None:
 
     def mma_layout(host: Host, args: Bound, call: Call) -> Value:
         record_use(host, name, args, call)
-        d = to_dtype(args["dtype"])
-        bits = d.info.bits if isinstance(d, DType) else None
+        bits = agreed(args["dtype"], lambda i: i.bits)
         return Layout(
             _MMA_MEMBERS[member],
             bits if member != "MMA_ACC" else None,

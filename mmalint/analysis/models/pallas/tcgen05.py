@@ -9,9 +9,20 @@ calls with the same refs, under either lowering semantics), with `collective_axi
 from __future__ import annotations
 
 from mmalint.analysis.host import Bound, Call, Host, model
-from mmalint.analysis.models.arrays import is_none
-from mmalint.analysis.models.mosaic.tcgen05 import given, record, scale_options
-from mmalint.analysis.values import FALSE, NONE, TRUE, UNKNOWN, Const, Ref, Value
+from mmalint.analysis.models.arrays import TMEM_SCRATCH, as_shape_value, is_none, to_dtype
+from mmalint.analysis.models.mosaic.tcgen05 import given, record, scale_options, tmem_flag
+from mmalint.analysis.values import (
+    FALSE,
+    NONE,
+    TRUE,
+    UNKNOWN,
+    Array,
+    Const,
+    DType,
+    Ref,
+    TmemLayout,
+    Value,
+)
 
 PLGPU_API = "plgpu.tcgen05_mma"
 
@@ -41,3 +52,29 @@ def _barrier(host: Host, args: Bound, call: Call) -> Value:
     be a ref (of no dtype), so that a kernel's scratch list with a barrier still binds the other
     refs (`plgpu.tcgen05_mma(acc, a, b, barrier)` needs one)."""
     return Ref(UNKNOWN, UNKNOWN)
+
+
+@model("plgpu.TMEM", signature="(shape, dtype, *, transforms=(), packed=None, collective=None, layout=None)")
+def _tmem(host: Host, args: Bound, call: Call) -> Value:
+    """`plgpu.TMEM(shape, dtype, packed=, collective=)` in a kernel's scratch: the body gets a
+    TMEM ref of that dtype, laid out by jax's `infer_tmem_layout` (`_src/pallas/mosaic_gpu/
+    core.py`): packing `32 // bits` when `packed=True`, 1 when `packed=False` (the default for a
+    32-bit dtype; narrower dtypes without `packed=` or `layout=` fail to allocate, and nothing
+    is claimed of them). A `layout=` (a `plgpu.TMEMLayout` member) has a packing of its own."""
+    dtype = to_dtype(args["dtype"])
+    if is_none(dtype):
+        dtype = UNKNOWN
+    packing: Value = UNKNOWN
+    layout = args["layout"] if args.given("layout") else (NONE if args.complete else UNKNOWN)
+    packed = args["packed"] if args.given("packed") else (NONE if args.complete else UNKNOWN)
+    bits = dtype.info.bits if isinstance(dtype, DType) else None
+    if isinstance(layout, TmemLayout) and layout.kind == "default":
+        packing = layout.packing
+    elif is_none(layout) and isinstance(packed, Const) and bits:
+        at = call.origin_of(args.node("packed")) if args.given("packed") else call.origin
+        if packed.value is True:
+            packing = Const(32 // bits, origin=at)
+        elif packed.value is False or (packed.value is None and bits == 32):
+            packing = Const(1, origin=at)
+    return Array(dtype, as_shape_value(args["shape"]), UNKNOWN, created=call.origin, how=TMEM_SCRATCH,
+                 packing=packing, collective=tmem_flag(args, "collective", call))

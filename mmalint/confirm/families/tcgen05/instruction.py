@@ -3,9 +3,11 @@ issuing it (for ptxas).
 
 Mosaic's template (`tcgen05.py`, `_do_mma`): `tcgen05.mma.cta_group::{1,2}.kind::{kind}
 [d], a_desc, b_desc, idesc, enable_input_d`, the kind from A's element type (bf16/f16 `f16`,
-f32 `tf32`, fp8 `f8f6f4`, block-scaled fp8 `mxf8f6f4.block_scale`, i8 `i8`). D, A and B types,
-M and N travel in the instruction descriptor `idesc`, a 32-bit register: ptxas sees the kind,
-never the types, so a type pair is never ptxas's to reject. Integer A/B are always encoded S8
+f32 `tf32`, fp8 `f8f6f4`, block-scaled fp8 `mxf8f6f4.block_scale`, block-scaled float4
+`mxf4`/`mxf4nvf4`, i8 `i8`). D, A and B types, M and N (and a scaled MMA's scale type) travel
+in the instruction descriptor `idesc`, a 32-bit register: ptxas sees the kind, never the types,
+so a type pair is never ptxas's to reject; a kind with `.block_scale` that has no block-scaled
+form (f16, tf32, i8) is. Integer A/B are always encoded S8
 (`create_instr_descriptor`, "Only s8 for now").
 """
 
@@ -18,8 +20,18 @@ from mmalint.confirm.call import Call, Operand
 from mmalint.confirm.families.tcgen05.descriptor import describe, encode
 
 KERNEL_NAME = "mmalint_tcgen05"
+# Unscaled float4 is PTX's `kind::f8f6f4` (fp8, fp6 and fp4 operands); Mosaic emits FP4 only
+# block-scaled (`tcgen05.mma()` refuses it unscaled: MMA708).
 _KINDS = {"f16": "f16", "bf16": "f16", "f32": "tf32", "f8E4M3FN": "f8f6f4",
-          "f8E5M2": "f8f6f4", "i8": "i8"}
+          "f8E5M2": "f8f6f4", "i8": "i8", "f4E2M1FN": "f8f6f4"}
+# The block-scaled kinds Mosaic emits (`_do_mma`): fp8 `mxf8f6f4.block_scale.scale_vec::1X`;
+# float4 with e8m0 scales `mxf4.block_scale.scale_vec::2X` (jax 0.10; `mxf4nvf4 ... ::2X` from
+# 0.11, the same MMA), with e4m3 scales `mxf4nvf4.block_scale.scale_vec::4X`. The other kinds
+# (f16, tf32, i8) have no block-scaled form: written as `kind::f16.block_scale`, which ptxas
+# refuses ("Modifier '.kind::f16' cannot be combined with modifier '.block_scale'").
+_SCALED_FP8_KIND = "mxf8f6f4.block_scale.scale_vec::1X"
+_SCALED_F4_KINDS = {"f8E8M0FNU": "mxf4.block_scale.scale_vec::2X",
+                    "f8E4M3FN": "mxf4nvf4.block_scale.scale_vec::4X"}
 _D_NAMES = {"f16": "f16", "f32": "f32", "i32": "s32"}
 _AB_NAMES = {"f16": "f16", "bf16": "bf16", "f32": "tf32", "f8E4M3FN": "e4m3", "f8E5M2": "e5m2",
              "i8": "s8"}
@@ -34,12 +46,17 @@ class Tcgen05Instruction:
     kind: str
     descriptor: str | None = None
     block_scale: bool = False
+    # With `block_scale`, the kind as Mosaic writes it (`mxf8f6f4.block_scale.scale_vec::1X`),
+    # when the kind has a block-scaled form.
+    scaled_kind: str | None = None
 
     @property
     def opcode(self) -> str:
-        scale = ".block_scale" if self.block_scale else ""
-        kind = f"mx{self.kind}" if self.block_scale and not self.kind.startswith("mx") else self.kind
-        return f"tcgen05.mma.cta_group::{self.cta}.kind::{kind}{scale}"
+        if not self.block_scale:
+            kind = self.kind
+        else:
+            kind = self.scaled_kind or f"{self.kind}.block_scale"
+        return f"tcgen05.mma.cta_group::{self.cta}.kind::{kind}"
 
     @property
     def text(self) -> str:
@@ -67,6 +84,18 @@ def _scaled(call: Call) -> bool:
     return bool(call.option("a_scale")) and bool(call.option("b_scale"))
 
 
+def _scaled_kind(call: Call) -> str | None:
+    """The block-scaled kind Mosaic emits for the call's A and scale type (None: no such
+    kind, or the call is not block-scaled)."""
+    if not _scaled(call):
+        return None
+    mlir = call.a.mlir or ""
+    if mlir == "f4E2M1FN":
+        return _SCALED_F4_KINDS.get(call.option("a_scale_type") or "", _SCALED_F4_KINDS[
+            "f8E8M0FNU"])
+    return _SCALED_FP8_KIND if _KINDS.get(mlir) == "f8f6f4" else None
+
+
 def emitted_instruction(call: Call) -> Tcgen05Instruction:
     """The instruction for the call as written, with the descriptor jax would encode for it."""
     d = _D_NAMES.get(call.acc.mlir or "")
@@ -74,7 +103,7 @@ def emitted_instruction(call: Call) -> Tcgen05Instruction:
         cta=_cta(call), kind=_kind(call.a),
         descriptor=_descriptor(d, _AB_NAMES.get(call.a.mlir or ""),
                                _AB_NAMES.get(call.b.mlir or ""), _kind(call.a)),
-        block_scale=_scaled(call))
+        block_scale=_scaled(call), scaled_kind=_scaled_kind(call))
 
 
 def data_instruction(call: Call) -> Tcgen05Instruction:
@@ -92,7 +121,7 @@ def data_instruction(call: Call) -> Tcgen05Instruction:
         cta=_cta(call), kind=_kind(call.a),
         descriptor=_descriptor("s32" if integer else "f32", data_type(call.a),
                                data_type(call.b), _kind(call.a)),
-        block_scale=_scaled(call))
+        block_scale=_scaled(call), scaled_kind=_scaled_kind(call))
 
 
 def ptx_module(instr: Tcgen05Instruction, arch: str, version: str) -> str:

@@ -13,6 +13,7 @@ from mmalint.confirm.families.wgmma.fixes import (
     CODES,
     FIX_DESCRIPTIONS,
     TILES,
+    call_swizzle,
     fixed_call,
     unmasked_call,
 )
@@ -54,6 +55,15 @@ def _kernel_spec(call: Call, code: str, *, conform: bool = False) -> SmemSpec:
             values[1]["shape"] = list(a)
         if b is not None:
             values[2]["shape"] = list(b)
+    if code == "MMA612":
+        # As the call reads them: B N-major when it was not passed transposed, A M-major when
+        # it was; A in registers is loaded from an SMEM buffer of its own shape (untiled, as a
+        # (M, K) of fewer than a swizzle row's columns cannot be tiled by it).
+        values[1]["transposed"] = call.a.transposed is True
+        values[2]["transposed"] = call.b.transposed is not False
+        data["a_untiled"] = call.a.memory_space == "registers"
+        data["swizzle"] = call_swizzle(call)
+        data["b_swizzle"] = int(call.b.swizzle or data["swizzle"])
     if code == "MMA609" and (arch := _arch(call.target_arch)) is not None:
         data["arch"] = arch
         if arch != list(TILES.arch):
@@ -83,7 +93,7 @@ FAMILY = Family(
     # imm-trans), A in registers and the target are in the instruction.
     instruction_code_prefixes=("MMA601", "MMA602", "MMA603", "MMA605", "MMA606", "MMA607",
                                "MMA608", "MMA609"),
-    jax_only_code_prefixes=("MMA604", "MMA607", "MMA608", "MMA610", "MMA611"),
+    jax_only_code_prefixes=("MMA604", "MMA607", "MMA608", "MMA610", "MMA611", "MMA612"),
     not_in_instruction={
         "MMA604": "Mosaic tiles M into m64 instructions and checks N itself, so the "
                   "instruction it would emit does not show the shape",
@@ -92,6 +102,8 @@ FAMILY = Family(
                   "disagreement",
         "MMA611": "the swizzle lives in the SMEM matrix descriptors, runtime values ptxas "
                   "never sees",
+        "MMA612": "each m64nNk16 instruction is legal: K is split into instructions per "
+                  "swizzle row by Mosaic, and the swizzle lives in the SMEM descriptors",
     },
     not_on_gpu={"MMA609": "a GPU compiles the kernel for its own architecture (the wgmma "
                           "family runs on sm_90a), so it cannot show what ptxas says for "

@@ -28,6 +28,8 @@ FIX_DESCRIPTIONS: dict[str, str] = {
     "MMA609": "target sm_90a",
     "MMA610": "accumulator -> (A's rows, B's columns), B's rows -> A's columns",
     "MMA611": "A's swizzle -> B's (the one jax takes for both)",
+    "MMA612": "the swizzle -> the widest whose row divides K (64 bytes for K = 32 bf16), on A "
+              "and B alike; K padded to the 32-byte row when none does",
 }
 # What jax reads from registers for A (`wgmma`: f16, bf16, i8, f8e5m2, f8e4m3fn).
 REGISTER_A_TYPES = ("f16", "bf16", "i8", "f8E5M2", "f8E4M3FN")
@@ -100,7 +102,35 @@ def fixed_call(call: Call, code: str) -> Call | None:
     if code == "MMA611":
         swizzle = call.b.swizzle or call.option("swizzle") or TILES.swizzle
         return replace(call, a=replace(call.a, swizzle=swizzle))
+    if code == "MMA612":
+        return k_multiple_fixed(call)
     return None
+
+
+def call_swizzle(call: Call) -> int:
+    """The swizzle jax's `wgmma` is given: Mosaic GPU's `swizzle=`, Pallas's B's."""
+    return int(call.option("swizzle") or call.b.swizzle or TILES.swizzle)
+
+
+def k_multiple_fixed(call: Call) -> Call | None:
+    """MMA612: the widest swizzle whose row divides K, for the call and both SMEM operands
+    (Pallas) or its `swizzle=` (Mosaic GPU); K padded to a 32-byte row when none does."""
+    a, b = logical_shape(call.a), logical_shape(call.b)
+    bits = call.b.bits
+    if a is None or b is None or bits is None:
+        return None
+    k = b[0]
+    swizzle = facts.swizzle_for_k(k, bits)
+    if swizzle is None:
+        padded = _round_up(k, facts.k_group(min(facts.SWIZZLES), bits))
+        return replace(call, a=replace(call.a, shape=(a[0], padded)),
+                       b=replace(call.b, shape=(padded, b[1])))
+    options = dict(call.options)
+    if "swizzle" in options:
+        options["swizzle"] = swizzle
+    a_swizzle = swizzle if call.a.swizzle is not None else None
+    return replace(call, options=tuple(sorted(options.items())),
+                   a=replace(call.a, swizzle=a_swizzle), b=replace(call.b, swizzle=swizzle))
 
 
 def register_a_problem(call: Call) -> str | None:

@@ -20,8 +20,6 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 import jax
-import jax.numpy as jnp
-import numpy as np
 
 from mmalint.confirm.families.mma.kernels import (
     _module,
@@ -29,6 +27,16 @@ from mmalint.confirm.families.mma.kernels import (
     lowered_text,
     memory_shape,
     mlir_context,
+)
+from mmalint.confirm.families.smem_kernels import (
+    as_device_array,
+    input_structs,
+    itemsize,
+    jnp_dtype,
+    out_struct,
+    probe_api,
+    tile_shape,
+    tiling,
 )
 from mmalint.confirm.families.wgmma import MGPU_API, PALLAS_API
 
@@ -110,30 +118,16 @@ def build_context(spec: Spec) -> AbstractContextManager[None]:
     return arch
 
 
-def _jnp(dtype: str) -> Any:
-    return jnp.dtype(dtype)
 
 
-def _itemsize(dtype: str) -> int:
-    return int(jnp.dtype(dtype).itemsize)
 
 
-def input_structs(spec: Spec) -> list[jax.ShapeDtypeStruct]:
-    return [jax.ShapeDtypeStruct(memory_shape(spec["values"][i]), _jnp(spec["values"][i]["dtype"]))
-            for i in loaded_positions(spec)]
 
 
-def out_struct(spec: Spec) -> jax.ShapeDtypeStruct:
-    acc = spec["values"][spec["intended"][0]]
-    return jax.ShapeDtypeStruct(tuple(acc["shape"]), _jnp(acc["dtype"]))
 
 
-def _tiling(dtype: str, swizzle: int) -> tuple[int, int]:
-    return (8, swizzle // _itemsize(dtype))
 
 
-def _tile_shape(shape: Sequence[int], tiling: tuple[int, int]) -> tuple[int, ...]:
-    return (shape[0] // tiling[0], shape[1] // tiling[1], *tiling)
 
 
 def build_mgpu(spec: Spec, in_shapes: Sequence[Any]) -> Callable[..., Any]:
@@ -148,7 +142,7 @@ def build_mgpu(spec: Spec, in_shapes: Sequence[Any]) -> Callable[..., Any]:
     m, n = acc_v["shape"]
     swizzle = int(spec["swizzle"])
     a_in_registers = a_v["memory_space"] == "registers"
-    a_tiles, b_tiles = _tiling(a_v["dtype"], swizzle), _tiling(b_v["dtype"], swizzle)
+    a_tiles, b_tiles = tiling(a_v["dtype"], swizzle), tiling(b_v["dtype"], swizzle)
 
     def body(ctx: Any, a_gmem: Any, b_gmem: Any, out: Any, scratch: Any) -> None:
         a_smem, b_smem, barriers = scratch
@@ -160,10 +154,10 @@ def build_mgpu(spec: Spec, in_shapes: Sequence[Any]) -> Callable[..., Any]:
         if not a_in_registers:
             barriers[0].wait()
         barriers[1].wait()
-        acc_type = utils.dtype_to_ir_type(_jnp(acc_v["dtype"]))
+        acc_type = utils.dtype_to_ir_type(jnp_dtype(acc_v["dtype"]))
         acc = mgpu.WGMMAAccumulator.zero(m, n, acc_type, is_signed=acc_v["is_signed"])
         if a_in_registers:
-            layout = fa.WGMMA_LAYOUT_8BIT if _itemsize(a_v["dtype"]) == 1 else fa.WGMMA_LAYOUT
+            layout = fa.WGMMA_LAYOUT_8BIT if itemsize(a_v["dtype"]) == 1 else fa.WGMMA_LAYOUT
             layout = getattr(fa, spec.get("a_layout") or "", layout)
             a = mgpu.FragmentedArray.load_untiled(a_gmem, layout=layout,
                                                   is_signed=a_v["is_signed"], optimized=False)
@@ -180,9 +174,12 @@ def build_mgpu(spec: Spec, in_shapes: Sequence[Any]) -> Callable[..., Any]:
 
     barrier = (mgpu.TMABarrier(2) if hasattr(mgpu, "TMABarrier")
                else mgpu.Barrier(arrival_count=1, num_barriers=2))
+    # A in registers is loaded from GMEM: its scratch is unused, and need not fit the tiling.
+    a_scratch = (memory_shape(a_v) if spec.get("a_untiled")
+                 else tile_shape(memory_shape(a_v), a_tiles))
     scratch = (
-        jax.ShapeDtypeStruct(_tile_shape(memory_shape(a_v), a_tiles), _jnp(a_v["dtype"])),
-        jax.ShapeDtypeStruct(_tile_shape(memory_shape(b_v), b_tiles), _jnp(b_v["dtype"])),
+        jax.ShapeDtypeStruct(a_scratch, jnp_dtype(a_v["dtype"])),
+        jax.ShapeDtypeStruct(tile_shape(memory_shape(b_v), b_tiles), jnp_dtype(b_v["dtype"])),
         barrier,
     )
     return mgpu.as_gpu_kernel(body, (1, 1, 1), (128, 1, 1), tuple(in_shapes), out_struct(spec),
@@ -206,7 +203,7 @@ def build_pallas(spec: Spec) -> Callable[..., Any]:
     b_swizzle = int(spec.get("b_swizzle") or swizzle)
 
     def transforms(dtype: str, swizzle: int = swizzle) -> tuple[Any, ...]:
-        return (plgpu.TilingTransform(_tiling(dtype, swizzle)), plgpu.SwizzleTransform(swizzle))
+        return (plgpu.TilingTransform(tiling(dtype, swizzle)), plgpu.SwizzleTransform(swizzle))
 
     def body(a_gmem: Any, b_gmem: Any, o_gmem: Any, a_smem: Any, b_smem: Any, o_smem: Any,
              barrier: Any) -> None:
@@ -216,7 +213,7 @@ def build_pallas(spec: Spec) -> Callable[..., Any]:
 
         def scope(acc_ref: Any) -> Any:
             if a_in_registers:
-                layout = (plgpu.Layout.WGMMA_8BIT if _itemsize(a_v["dtype"]) == 1
+                layout = (plgpu.Layout.WGMMA_8BIT if itemsize(a_v["dtype"]) == 1
                           else plgpu.Layout.WGMMA)
                 a = plgpu.load(a_smem, (), layout=layout, optimized=False) if _load_takes_index(
                     plgpu) else plgpu.load(a_smem, layout=layout, optimized=False)
@@ -228,23 +225,23 @@ def build_pallas(spec: Spec) -> Callable[..., Any]:
             plgpu.wgmma(acc_ref, a, b)
             return acc_ref[...]
 
-        o_smem[...] = pl.run_scoped(scope, plgpu.ACC((m, n), _jnp(acc_v["dtype"])))
+        o_smem[...] = pl.run_scoped(scope, plgpu.ACC((m, n), jnp_dtype(acc_v["dtype"])))
         plgpu.commit_smem()
         plgpu.copy_smem_to_gmem(o_smem, o_gmem)
         plgpu.wait_smem_to_gmem(0)
 
     # The result goes out through swizzled SMEM where its N allows (an unswizzled store of a
     # WGMMA-layout array has no bank-conflict-free plan in jax 0.12's Lane lowering).
-    out_tiling = _tiling(acc_v["dtype"], swizzle)
+    out_tiling = tiling(acc_v["dtype"], swizzle)
     out_transforms = transforms(acc_v["dtype"]) if n % out_tiling[1] == 0 else ()
     return plgpu.kernel(
         body, out_type=out_struct(spec),
         scratch_types=[
-            plgpu.SMEM(tuple(memory_shape(a_v)), _jnp(a_v["dtype"]),
-                       transforms=transforms(a_v["dtype"], a_swizzle)),
-            plgpu.SMEM(tuple(memory_shape(b_v)), _jnp(b_v["dtype"]),
+            plgpu.SMEM(tuple(memory_shape(a_v)), jnp_dtype(a_v["dtype"]),
+                       transforms=() if spec.get("a_untiled") else transforms(a_v["dtype"], a_swizzle)),
+            plgpu.SMEM(tuple(memory_shape(b_v)), jnp_dtype(b_v["dtype"]),
                        transforms=transforms(b_v["dtype"], b_swizzle)),
-            plgpu.SMEM((m, n), _jnp(acc_v["dtype"]), transforms=out_transforms),
+            plgpu.SMEM((m, n), jnp_dtype(acc_v["dtype"]), transforms=out_transforms),
             plgpu.Barrier(num_arrivals=2),
         ],
         compiler_params=plgpu.CompilerParams(lowering_semantics=semantics),
@@ -264,12 +261,3 @@ def build(spec: Spec) -> tuple[Callable[..., Any], list[jax.ShapeDtypeStruct]]:
     if spec["api"] == PALLAS_API:
         return build_pallas(spec), structs
     return build_mgpu(spec, structs), structs
-
-
-def as_device_array(values: np.ndarray, dtype: str) -> np.ndarray:
-    return np.asarray(values).astype(jnp.dtype(dtype))
-
-
-def probe_api(probe: str) -> dict[str, Any]:
-    raise KeyError(f"unknown API probe {probe!r}")
-

@@ -1,0 +1,30 @@
+"""Raw Mosaic GPU: a 64-row tile with A in TMEM (packed)."""
+
+import jax
+import jax.numpy as jnp
+from jax.experimental.mosaic import gpu as mgpu
+from jax.experimental.mosaic.gpu import tcgen05, utils
+
+M, N, K = 64, 128, 64
+
+
+def kernel(ctx, lhs, rhs, out, scratch):
+  rhs_smem, _barrier, mma_barrier, acc, lhs_tmem = scratch
+  with mgpu.single_thread():
+    tcgen05.mma(acc, lhs_tmem, utils.memref_transpose(rhs_smem, (1, 0, 3, 2)), accumulate=False)
+    tcgen05.commit_arrive(mma_barrier)
+
+
+def run(x, y):
+  scratch = [
+      jax.ShapeDtypeStruct(mgpu.tile_shape((N, K), (8, 64)), jnp.bfloat16),
+      mgpu.Barrier(1),
+      mgpu.Barrier(1),
+      mgpu.TMEM((M, N), jnp.float32),
+      mgpu.TMEM((M, K), jnp.bfloat16, packing=2),
+  ]
+  out = jax.ShapeDtypeStruct((M, N), jnp.float32)
+  return mgpu.as_gpu_kernel(kernel, (1, 1, 1), (128, 1, 1), (x, y), out, scratch)(x, y)
+
+
+run(jnp.ones((M, K), jnp.bfloat16), jnp.ones((N, K), jnp.bfloat16))
