@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mmalint.facts.swizzle import row_elements
+
 
 @dataclass(frozen=True)
 class OperandKind:
@@ -92,8 +94,8 @@ KIND_I8_ARCH_NAMES = "sm_100a or sm_110a"
 
 # ---------------------------------------------------------------- K groups and block scales
 
-# The swizzles (bytes) `tcgen05.mma()` takes (16, "no swizzle", it refuses: v11:192).
-SWIZZLES: tuple[int, ...] = (128, 64, 32)
+# The swizzles `tcgen05.mma()` takes are `swizzle.SWIZZLES` (16, "no swizzle", it refuses:
+# v11:192).
 # Sparse A: the K group is at least this many elements (v11:352).
 SPARSE_MIN_K_GROUP = 64
 # One instruction reads 4 scales along K: a block-scaled K group spans 4 blocks (v11:363).
@@ -121,7 +123,7 @@ def k_group(a_swizzle: int, b_swizzle: int, bits: int, sparse: bool = False,
             scale_block: int | None = None) -> int:
     """The elements of K one group of instructions covers: what `tcgen05.mma()`'s K must be a
     multiple of (v11:350-363)."""
-    group = 8 * max(a_swizzle * (1 + sparse), b_swizzle) // bits
+    group = max(row_elements(a_swizzle * (1 + sparse), bits), row_elements(b_swizzle, bits))
     if sparse:
         group = max(group, SPARSE_MIN_K_GROUP)
     if scale_block is not None:

@@ -5,6 +5,8 @@ Matrix Multiply-Accumulate", jax's `mosaic/gpu/wgmma.py`)."""
 
 from __future__ import annotations
 
+from mmalint.facts.swizzle import row_elements
+
 # The accumulator element types jax's `wgmma` accepts per operand (B) element type, in MLIR
 # spelling (`wgmma.py` v11:385-406): tf32 (f32 refs) and bf16 accumulate in f32 only; f16 and
 # both fp8 types in f32 or f16; i8 in signed i32 only. `_supported_wgmma_types` agrees.
@@ -47,18 +49,7 @@ def integer_n_ok(n: int) -> bool:
 ARCH: tuple[int, int] = (9, 0)
 ARCH_NAME = "sm_90a"
 
-# The swizzles (bytes) a wgmma operand may be tiled with; 16 ("no swizzle") jax refuses
-# (`wgmma.py` v11:335). jax issues the instructions of one K step per swizzle row, so K must be
-# a whole number of rows: `swizzle // itemsize` elements (v10:401 v11:421).
-SWIZZLES: tuple[int, ...] = (128, 64, 32)
-
-
-def k_group(swizzle: int, bits: int) -> int:
-    """The elements of K one swizzle row holds: what jax's K must be a multiple of."""
-    return swizzle * 8 // bits
-
-
-def swizzle_for_k(k: int, bits: int) -> int | None:
-    """The widest swizzle whose row divides K (the one a fix picks), None when even 32 bytes
-    do not."""
-    return next((s for s in SWIZZLES if k % k_group(s, bits) == 0), None)
+# The swizzles a wgmma operand may be tiled with, and the K they allow (`swizzle.py`): jax
+# issues the instructions of one K step per swizzle row, so K must be a whole number of rows,
+# `swizzle // itemsize` elements (v10:401 v11:421): wgmma's K group is one swizzle row.
+k_group = row_elements
