@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mmalint.facts.swizzle import row_elements
-
 
 @dataclass(frozen=True)
 class OperandKind:
@@ -123,7 +121,7 @@ def k_group(a_swizzle: int, b_swizzle: int, bits: int, sparse: bool = False,
             scale_block: int | None = None) -> int:
     """The elements of K one group of instructions covers: what `tcgen05.mma()`'s K must be a
     multiple of (v11:350-363)."""
-    group = max(row_elements(a_swizzle * (1 + sparse), bits), row_elements(b_swizzle, bits))
+    group = 8 * max(a_swizzle * (1 + sparse), b_swizzle) // bits
     if sparse:
         group = max(group, SPARSE_MIN_K_GROUP)
     if scale_block is not None:

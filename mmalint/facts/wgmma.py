@@ -5,8 +5,6 @@ Matrix Multiply-Accumulate", jax's `mosaic/gpu/wgmma.py`)."""
 
 from __future__ import annotations
 
-from mmalint.facts.swizzle import row_elements
-
 # The accumulator element types jax's `wgmma` accepts per operand (B) element type, in MLIR
 # spelling (`wgmma.py` v11:385-406): tf32 (f32 refs) and bf16 accumulate in f32 only; f16 and
 # both fp8 types in f32 or f16; i8 in signed i32 only. `_supported_wgmma_types` agrees.
@@ -49,7 +47,6 @@ def integer_n_ok(n: int) -> bool:
 ARCH: tuple[int, int] = (9, 0)
 ARCH_NAME = "sm_90a"
 
-# The swizzles a wgmma operand may be tiled with, and the K they allow (`swizzle.py`): jax
+# The swizzles a wgmma operand may be tiled with and the K they allow are `swizzle.py`'s: jax
 # issues the instructions of one K step per swizzle row, so K must be a whole number of rows,
-# `swizzle // itemsize` elements (v10:401 v11:421): wgmma's K group is one swizzle row.
-k_group = row_elements
+# `swizzle // itemsize` elements (v10:401 v11:421).

@@ -19,7 +19,7 @@ from mmalint.checks.conditions.registry import (
     matrix_shape,
     one,
 )
-from mmalint.facts.swizzle import SWIZZLES, swizzle_for_k, tiling_fits
+from mmalint.facts.swizzle import SWIZZLES, row_elements, swizzle_for_k, tiling_fits
 from mmalint.facts.wgmma import (
     ACCUMULATOR_TEXT,
     ACCUMULATORS,
@@ -29,7 +29,6 @@ from mmalint.facts.wgmma import (
     N_MAX,
     N_MULTIPLE,
     integer_n_ok,
-    k_group,
 )
 
 if TYPE_CHECKING:
@@ -466,7 +465,7 @@ def _k_multiple(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     if call.frontend == "pallas" and a.memory_space == "smem" and a.view != "transposed":
         # A (M, K) tiled (8, swizzle // itemsize) in SMEM: K is a whole number of rows already.
         return one(False if a.view == "plain" else None, "b")
-    group = k_group(swizzle, bits)
+    group = row_elements(swizzle, bits)
     if k % group == 0:
         return one(False, "b")
     return one(True, "b", k_value=str(k), k_group=str(group), swizzle=str(swizzle),
@@ -476,9 +475,9 @@ def _k_multiple(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
 def _k_remedy(call: MmaCall, k: int, bits: int) -> str:
     fitting = swizzle_for_k(k, bits)
     if fitting is None:
-        return (f"pad K to a multiple of {k_group(min(SWIZZLES), bits)} (the elements of the "
+        return (f"pad K to a multiple of {row_elements(min(SWIZZLES), bits)} (the elements of the "
                 "smallest swizzle, 32 bytes)")
-    tile = f"(8, {k_group(fitting, bits)})"
+    tile = f"(8, {row_elements(fitting, bits)})"
     if call.frontend == "pallas":
         return (f"declare B's SMEM (and A's, when it is in SMEM) with "
                 f"`plgpu.SwizzleTransform({fitting})` and `plgpu.TilingTransform({tile})`")
