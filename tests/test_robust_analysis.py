@@ -234,6 +234,32 @@ def test_hostile_constants_and_paths_stay_bounded(name: str, tmp_path: Path) -> 
     assert_well_behaved(check(path))
 
 
+@pytest.mark.parametrize("slowdown", [1.0, 2.0, 3.0])
+@pytest.mark.parametrize("name", ["world_fanout", "helper_fanout_blind", "helper_fanout"])
+def test_findings_do_not_depend_on_the_machine_speed(
+    name: str, slowdown: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A runaway root ends on its budget of steps, and time is only the last guard: on a CPU
+    up to 3x slower (CI's two busy cores) the kernel after the hostile roots is still analysed.
+    The sweep of 256 worlds once cost 0.2 s unstepped per pass (its covering rows) and started
+    every world after its root's share was gone; the finding came or not with the load."""
+    from mmalint.analysis import budget
+    from mmalint.engine import check_text
+    from mmalint.settings import Settings
+
+    real = budget.Budget.for_text
+
+    def slowed(cls, text, limits=None):  # type: ignore[no-untyped-def]
+        made = real(text, limits)
+        start = time.thread_time()
+        made._clock = lambda: start + (time.thread_time() - start) * slowdown
+        return made
+
+    monkeypatch.setattr(budget.Budget, "for_text", classmethod(slowed))
+    report = check_text(f"{name}.py", with_kernel(EVALUATION[name]), Settings(target_jax="0.12"))
+    assert [d.code for d in report.diagnostics].count("MMA101") == 1, report.diagnostics
+
+
 def test_fix_verification_does_not_rerun_a_runaway(tmp_path: Path) -> None:
     """Fixes are verified by checking the fixed text again, once a fix: not for a file whose
     analysis ran out, whose fixes are then not offered."""

@@ -116,6 +116,12 @@ class Budget:
         seconds = max(outer.deadline - now, 0.0) / max(parts, 1)
         return Window(self.steps + steps, now + seconds)
 
+    def spent(self, window: Window) -> bool:
+        """Whether `window` has nothing left: a run entered in it would stop at once, after
+        whatever its start costs (the worlds of a sweep bind their parameters unstepped)."""
+        return self.steps >= min(window.end, self.file.end) or self._clock() >= min(
+            window.deadline, self.file.deadline)
+
     def enter(self, window: Window) -> None:
         """Start a run that may go on until `window` (or the file's own) ends."""
         self.window = Window(min(window.end, self.file.end), min(window.deadline, self.file.deadline))

@@ -14,6 +14,7 @@ the product off after its first worlds, as before, kept only the first values of
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -85,7 +86,7 @@ def combine_axes(axes: Sequence[Sequence[World]]) -> list[World]:
         total *= len(axis)
     if total <= EXHAUSTIVE_WORLDS:
         return [_joined((World(), *row)) for row in itertools.product(*axes)]
-    return [_joined((World(), *(axes[i][v] for i, v in enumerate(row)))) for row in _pairwise([len(a) for a in axes])]
+    return [_joined((World(), *(axes[i][v] for i, v in enumerate(row)))) for row in _pairwise(tuple(len(a) for a in axes))]
 
 
 def _joined(parts: Sequence[World]) -> World:
@@ -95,27 +96,31 @@ def _joined(parts: Sequence[World]) -> World:
     return world
 
 
-def _pairwise(sizes: Sequence[int]) -> list[tuple[int, ...]]:
+@functools.lru_cache(maxsize=64)
+def _pairwise(sizes: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
     """Rows (one value index per axis) in which every pair of values of two axes appears at
-    least once; greedy and deterministic (AETG-style), at most `MAX_WORLDS` rows."""
+    least once; greedy and deterministic (AETG-style), at most `MAX_WORLDS` rows. A sweep's
+    rows depend on its sizes only: both passes over the roots, and every test with the same
+    sweep, share them."""
     k = len(sizes)
-    uncovered: set[tuple[int, int, int, int]] = {
-        (i, a, j, b)
-        for i in range(k)
-        for j in range(i + 1, k)
-        for a in range(sizes[i])
-        for b in range(sizes[j])
-    }
     if k == 1:
-        return [tuple[int, ...]((v,)) for v in range(sizes[0])][:MAX_WORLDS]
+        return tuple((v,) for v in range(sizes[0]))[:MAX_WORLDS]
+    uncovered: set[tuple[int, int, int, int]] = set()
+    # How many uncovered pairs each (axis, value) is in: the first value of the next row.
+    open_pairs: dict[tuple[int, int], int] = {(i, a): 0 for i in range(k) for a in range(sizes[i])}
+    for i in range(k):
+        for j in range(i + 1, k):
+            for a in range(sizes[i]):
+                for b in range(sizes[j]):
+                    uncovered.add((i, a, j, b))
+                    open_pairs[i, a] += 1
+                    open_pairs[j, b] += 1
     rows: list[tuple[int, ...]] = []
     while uncovered and len(rows) < MAX_WORLDS:
-        # Start from a value with the most uncovered pairs, then fill the other axes in order,
-        # each with the value that covers the most new pairs with those already chosen.
-        first = max(
-            ((i, a) for i in range(k) for a in range(sizes[i])),
-            key=lambda ia: sum(1 for p in uncovered if (p[0], p[1]) == ia or (p[2], p[3]) == ia),
-        )
+        # Start from a value with the most uncovered pairs (the first such, in axis order),
+        # then fill the other axes in order, each with the value that covers the most new pairs
+        # with those already chosen.
+        first = max(open_pairs, key=open_pairs.__getitem__)
         row: dict[int, int] = {first[0]: first[1]}
         for axis in range(k):
             if axis in row:
@@ -133,9 +138,13 @@ def _pairwise(sizes: Sequence[int]) -> list[tuple[int, ...]]:
         chosen_row = tuple(row[i] for i in range(k))
         for i in range(k):
             for j in range(i + 1, k):
-                uncovered.discard((i, chosen_row[i], j, chosen_row[j]))
+                pair = (i, chosen_row[i], j, chosen_row[j])
+                if pair in uncovered:
+                    uncovered.remove(pair)
+                    open_pairs[i, chosen_row[i]] -= 1
+                    open_pairs[j, chosen_row[j]] -= 1
         rows.append(chosen_row)
-    return rows
+    return tuple(rows)
 
 
 def _cases(

@@ -109,8 +109,10 @@ def evaluate(call: MmaCall, catalog: Catalog) -> list[Finding]:
     swapped = call.order != "acc_a_b"
     candidates = None if swapped else family(call.family).candidates(call)
     plain = {f.rule.code for f in findings if f.check.stage != "any-operand"}
+    # What each dtype the kernel's evidence leaves fails, once for both uses below.
+    failing = None if candidates is None else _candidate_failures(candidates, checks, table, conditions)
     by_candidates, stops_first = ([], None) if candidates is None else _every_candidate(
-        catalog, call, candidates, checks, table, conditions, plain)
+        catalog, call, candidates, failing, plain)
     resolved: list[Finding] = []
     for f in findings:
         if stops_first and f.check.raises and f.masked_by is None and f.rule.code != stops_first:
@@ -118,7 +120,7 @@ def evaluate(call: MmaCall, catalog: Catalog) -> list[Finding]:
         if f.check.stage == "any-operand":
             if by_candidates:
                 continue  # what the kernel's evidence leaves says more than "any operand"
-            by_operand = _by_operand(call, checks, table, conditions, candidates)
+            by_operand = _by_operand(call, checks, table, conditions, candidates, failing)
             if by_operand is None:
                 continue  # some operand dtype would not fail after all: no claim to make
             f = replace(f, by_operand=by_operand)
@@ -142,22 +144,14 @@ REPRESENTATIVE_OPERANDS = (("bfloat16", "bf16", "signless"), ("int8", "i8", "sig
 def _by_operand(
     call: MmaCall, checks: list[Check], table: dict[str, object], conditions: Conditions,
     candidates: Candidates | None = None,
+    failing: Failing | None = None,
 ) -> tuple[tuple[str, str, Predicted], ...] | None:
     """The first error jax raises for the call with each representative operand dtype (each
     dtype the kernel's evidence leaves, when it says anything of the operands); None when one
     of them raises nothing (the claim that every operand dtype fails would be false)."""
     if candidates is not None and {"a", "b"} & set(candidates.roles):
-        entries = []
-        for candidate in candidates.items:
-            failures = _failures(candidate.call, checks, table, conditions)
-            if not failures:
-                return None
-            if candidate.label in candidates.unsure:
-                continue  # it fails, but where first is not known: nothing to predict
-            check, outcome = failures[0]
-            entries.append((candidate.label, check.rule,
-                            _predicted(check, outcome, candidate.call, call.version)))
-        return tuple(dict.fromkeys(entries))
+        # `failing` is None when some candidate raises nothing.
+        return None if failing is None else _first_errors(failing, candidates, call.version)
     results = []
     for dtype, element, signedness in REPRESENTATIVE_OPERANDS:
         a, b = (
@@ -180,6 +174,10 @@ def _applies(check: Check, call: MmaCall) -> bool:
     return call.semantics == check.semantics
 
 
+# Each candidate of the undecided roles with the checks it fails, in jax's order.
+Failing = list[tuple[Candidate, list[tuple[Check, Outcome]]]]
+
+
 def _failures(
     call: MmaCall, checks: list[Check], table: dict[str, object], conditions: Conditions
 ) -> list[tuple[Check, Outcome]]:
@@ -195,21 +193,43 @@ def _failures(
     return failed
 
 
+def _candidate_failures(
+    candidates: Candidates, checks: list[Check], table: dict[str, object], conditions: Conditions
+) -> Failing | None:
+    """Each candidate with the checks it fails, in jax's order; None when one candidate passes
+    every check jax makes (then nothing holds for every dtype the kernel allows)."""
+    results = []
+    for candidate in candidates.items:
+        failures = _failures(candidate.call, checks, table, conditions)
+        if not failures:
+            return None
+        results.append((candidate, failures))
+    return results
+
+
+def _first_errors(
+    results: Failing, candidates: Candidates,
+    version: str,
+) -> tuple[tuple[str, str, Predicted], ...]:
+    """What each candidate raises first, by its dtype label; not for a candidate whose first
+    error is not known (`candidates.unsure`): it fails, but nothing is predicted for it."""
+    return tuple(dict.fromkeys(
+        (cand.label, f[0][0].rule, _predicted(f[0][0], f[0][1], cand.call, version))
+        for cand, f in results if cand.label not in candidates.unsure
+    ))
+
+
 def _every_candidate(
-    catalog: Catalog, call: MmaCall, candidates: Candidates, checks: list[Check],
-    table: dict[str, object], conditions: Conditions, reported: set[str],
+    catalog: Catalog, call: MmaCall, candidates: Candidates,
+    results: Failing | None, reported: set[str],
 ) -> tuple[list[Finding], str | None]:
     """The findings that hold whatever dtype the undecided roles have among those the kernel
     allows: none when one candidate passes every check jax makes. A rule is reported when it
     fails for every candidate the MMA takes as an operand (those it never takes fail too, at
     `Unsupported operand type`), and not already reported from what is known. Also the rule
     every candidate fails first, when they agree."""
-    results: list[tuple[Candidate, list[tuple[Check, Outcome]]]] = []
-    for candidate in candidates.items:
-        failures = _failures(candidate.call, checks, table, conditions)
-        if not failures:
-            return [], None  # some dtype the kernel allows passes: nothing is certain
-        results.append((candidate, failures))
+    if results is None:
+        return [], None  # some dtype the kernel allows passes: nothing is certain
     taken = [r for r in results if r[0].label not in candidates.unsure
              and not any(c.condition in candidates.unsupported for c, _ in r[1])]
     pool = taken or results
@@ -220,10 +240,7 @@ def _every_candidate(
     version = call.version
     # What each candidate raises first, by the operands' dtype (`mmalint confirm` rebuilds the
     # call with each); not when the accumulator's dtype was filled in too, which it cannot.
-    by_operand = () if "acc" in candidates.roles else tuple(dict.fromkeys(
-        (cand.label, f[0][0].rule, _predicted(f[0][0], f[0][1], cand.call, version))
-        for cand, f in results if cand.label not in candidates.unsure
-    ))
+    by_operand = () if "acc" in candidates.roles else _first_errors(results, candidates, version)
     found = []
     for code in common:
         hits = [(cand, next((c, o) for c, o in f if c.rule == code)) for cand, f in pool]
@@ -240,8 +257,8 @@ def _every_candidate(
 def _candidate_finding(
     catalog: Catalog, call: MmaCall, candidates: Candidates,
     hits: list[tuple[Candidate, tuple[Check, Outcome]]],
-    results: list[tuple[Candidate, list[tuple[Check, Outcome]]]],
-    pool: list[tuple[Candidate, list[tuple[Check, Outcome]]]],
+    results: Failing,
+    pool: Failing,
     masked_by: str | None, by_operand: tuple[tuple[str, str, Predicted], ...],
 ) -> Finding:
     """One rule's finding over every candidate: its message with each fact that differs
@@ -292,8 +309,8 @@ _ROLE_DTYPE = {"acc": "the accumulator dtype", "a": "the operand dtype", "b": "t
 
 def _evidence_text(
     candidates: Candidates,
-    pool: list[tuple[Candidate, list[tuple[Check, Outcome]]]],
-    results: list[tuple[Candidate, list[tuple[Check, Outcome]]]],
+    pool: Failing,
+    results: Failing,
 ) -> str:
     """` (the operand dtype is not known here, but is_signed=True and a 8-bit ... leave only
     int8)`: what was undecided, the evidence, and what it leaves."""

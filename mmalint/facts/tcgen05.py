@@ -92,8 +92,8 @@ KIND_I8_ARCH_NAMES = "sm_100a or sm_110a"
 
 # ---------------------------------------------------------------- K groups and block scales
 
-# The swizzles (bytes) `tcgen05.mma()` takes (16, "no swizzle", it refuses: v11:192).
-SWIZZLES: tuple[int, ...] = (128, 64, 32)
+# The swizzles `tcgen05.mma()` takes are `swizzle.SWIZZLES` (16, "no swizzle", it refuses:
+# v11:192).
 # Sparse A: the K group is at least this many elements (v11:352).
 SPARSE_MIN_K_GROUP = 64
 # One instruction reads 4 scales along K: a block-scaled K group spans 4 blocks (v11:363).

@@ -47,18 +47,6 @@ def integer_n_ok(n: int) -> bool:
 ARCH: tuple[int, int] = (9, 0)
 ARCH_NAME = "sm_90a"
 
-# The swizzles (bytes) a wgmma operand may be tiled with; 16 ("no swizzle") jax refuses
-# (`wgmma.py` v11:335). jax issues the instructions of one K step per swizzle row, so K must be
-# a whole number of rows: `swizzle // itemsize` elements (v10:401 v11:421).
-SWIZZLES: tuple[int, ...] = (128, 64, 32)
-
-
-def k_group(swizzle: int, bits: int) -> int:
-    """The elements of K one swizzle row holds: what jax's K must be a multiple of."""
-    return swizzle * 8 // bits
-
-
-def swizzle_for_k(k: int, bits: int) -> int | None:
-    """The widest swizzle whose row divides K (the one a fix picks), None when even 32 bytes
-    do not."""
-    return next((s for s in SWIZZLES if k % k_group(s, bits) == 0), None)
+# The swizzles a wgmma operand may be tiled with and the K they allow are `swizzle.py`'s: jax
+# issues the instructions of one K step per swizzle row, so K must be a whole number of rows,
+# `swizzle // itemsize` elements (v10:401 v11:421).

@@ -10,7 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mmalint.checks.conditions.registry import Condition, Conditions, Outcome, dtype_kind, one
+from mmalint.checks.conditions.registry import (
+    Condition,
+    Conditions,
+    Outcome,
+    dtype_kind,
+    element_bits,
+    one,
+)
 from mmalint.facts.dtypes import DTYPES, IR_TYPES
 from mmalint.facts.mma import (
     ACCUMULATOR_TYPES,
@@ -350,11 +357,6 @@ _TILED_KINDS = frozenset({"mma_lhs", "mma_rhs", "mma_acc", "wgmma_8bit"})
 _ROLE_KIND = {"a": "mma_lhs", "b": "mma_rhs", "acc": "mma_acc"}
 
 
-def _bits(op: Operand) -> int | None:
-    info = IR_TYPES.get(op.element_type or "")
-    return info.bits if info is not None else None
-
-
 def acc_m_warps(call: MmaCall, table: MmaTable) -> int | None:
     """The m_warps jax reads off the accumulator layout (fixed at 4 before jax 0.11)."""
     if not table.infers_m_warps:
@@ -510,7 +512,7 @@ def _operand_layout(role: str) -> Condition:
             return [Outcome(True, role, {"layout_desc": _describe(layout)})]
         if role == "acc":
             return one(False, role)
-        bits = _bits(op)
+        bits = element_bits(op.element_type)
         if layout.bits is None or bits is None:
             return one(None, role)
         if op.element_type not in table.operand_types:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from mmalint.facts.dtypes import DTYPES
+from mmalint.facts.dtypes import DTYPES, IR_TYPES
 
 if TYPE_CHECKING:
     # Only for annotations: the catalog imports the conditions without loading the analysis.
@@ -36,6 +36,19 @@ def dtype_kind(op: Operand) -> str | None:
     """int, uint, bool, float, complex (from the operand's NumPy dtype) when known."""
     info = DTYPES.get(op.dtype or "")
     return info.kind if info is not None else None
+
+
+def element_bits(element_type: str | None) -> int | None:
+    """The bit width of an MLIR element type (`i8` -> 8), when known."""
+    info = IR_TYPES.get(element_type or "")
+    return info.bits if info is not None else None
+
+
+def matrix_shape(shape: tuple[int | None, ...] | None) -> tuple[int, int] | None:
+    """(rows, columns) of a 2-D shape whose both dimensions are known."""
+    if shape is None or len(shape) != 2 or shape[0] is None or shape[1] is None:
+        return None
+    return shape[0], shape[1]
 
 
 # (call, the family table of its API and jax version) -> one outcome per operand looked at

@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from mmalint.checks.conditions.registry import Conditions, Outcome, one
+from mmalint.checks.conditions.registry import Conditions, Outcome, element_bits, matrix_shape, one
 from mmalint.facts.dtypes import IR_TYPES
+from mmalint.facts.swizzle import SWIZZLES, row_elements, swizzle_for_k, tiling_fits
 from mmalint.facts.tcgen05 import (
     A_IN_TMEM_M,
     ANY_SCALE_TYPES,
@@ -32,7 +33,6 @@ from mmalint.facts.tcgen05 import (
     SCALE_TYPES,
     SCALES_PER_K_GROUP,
     SUPPORTED_M,
-    SWIZZLES,
     TMEM_COLUMN_MULTIPLE,
     TMEM_MAX_PACKING,
     V10_DEFAULT_SCALE_BLOCK,
@@ -422,17 +422,6 @@ def _a_in_tmem(call: MmaCall) -> bool | None:
     return None if space is None else space == "tmem"
 
 
-def _bits(element: str | None) -> int | None:
-    info = IR_TYPES.get(element or "")
-    return info.bits if info is not None else None
-
-
-def _rows_cols(shape: tuple[int | None, ...] | None) -> tuple[int, int] | None:
-    if shape is None or len(shape) != 2 or shape[0] is None or shape[1] is None:
-        return None
-    return shape[0], shape[1]
-
-
 def _semantics_unsure(call: MmaCall) -> bool:
     """A Pallas call of unknown lowering semantics whose A packing is not known to be right:
     under Warpgroup, layout inference would fail first (`wg-a-tmem-packing`), under Lane the
@@ -486,7 +475,7 @@ def _a_tmem_m128(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """A in TMEM with M other than 128: only the 64-row TMEM ref (which can be allocated) is
     claimed; other rows fail to allocate first (MMA706's message, when they are the
     accumulator's). Pallas checks the accumulator's rows against A's first, when it traces."""
-    tmem, shape = _a_in_tmem(call), _rows_cols(call.a.shape)
+    tmem, shape = _a_in_tmem(call), matrix_shape(call.a.shape)
     if tmem is False:
         return one(False)
     if tmem is None or shape is None:
@@ -498,7 +487,7 @@ def _a_tmem_m128(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     if not allocatable or _semantics_unsure(call):
         return one(None)
     if call.frontend == "pallas":
-        d = _rows_cols(call.acc.shape)
+        d = matrix_shape(call.acc.shape)
         if d is None or d[0] != rows:
             return one(None)  # "Accumulator and LHS have incompatible shapes" first
     return one(True, "a", m_value=str(rows))
@@ -522,7 +511,7 @@ def _packing_fields(call: MmaCall, table: Tcgen05Table, packing: int, expected: 
 
 def _tmem_a_packing(call: MmaCall, element: str | None) -> tuple[int, int] | None:
     """A's packing and the one `element`'s width needs (32 // bits), when both are known."""
-    bits = _bits(element)
+    bits = element_bits(element)
     packing = call.a.tmem_packing
     if bits is None or packing is None or bits > 32:
         return None
@@ -537,13 +526,13 @@ def _a_tmem_packing_invalid(call: MmaCall, table: Tcgen05Table) -> list[Outcome]
     if _a_in_tmem(call) is not True:
         return one(None if _a_in_tmem(call) is None else False)
     found = _tmem_a_packing(call, call.a.element_type)
-    shape = _rows_cols(call.a.shape)
+    shape = matrix_shape(call.a.shape)
     if found is None or shape is None:
         return one(None)
     packing, full = found
     if packing.bit_count() != 1 or packing > TMEM_MAX_PACKING or shape[1] % packing:
         return one(None)  # "Packing must be <= 8 and a power of 2" and kin come first
-    bits = _bits(call.a.element_type)
+    bits = element_bits(call.a.element_type)
     return one(packing not in (1, full), "a", variant="invalid", bits=str(bits), full=str(full),
                 packing=str(packing), alloc_fix=_alloc_fix(call, full))
 
@@ -561,7 +550,7 @@ def _valid_packing(call: MmaCall) -> tuple[int, int] | None:
 def _a_tmem_layout(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """A in TMEM (128 rows) whose packing is not 32 // bits of the element type: unpacked bf16
     (`packed=False`, or `mgpu.TMEM`'s default packing of 1). jax compares the layouts."""
-    tmem, shape = _a_in_tmem(call), _rows_cols(call.a.shape)
+    tmem, shape = _a_in_tmem(call), matrix_shape(call.a.shape)
     if tmem is False:
         return one(False)
     valid = _valid_packing(call)
@@ -584,7 +573,7 @@ def _a_tmem_layout(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
 def _wg_a_tmem_packing(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """Pallas under Warpgroup semantics: layout inference gives A in TMEM the packing of its
     element type, which contradicts the layout the ref was allocated with (the `packed=`)."""
-    tmem, shape = _a_in_tmem(call), _rows_cols(call.a.shape)
+    tmem, shape = _a_in_tmem(call), matrix_shape(call.a.shape)
     if tmem is False:
         return one(False)
     valid = _valid_packing(call)
@@ -645,11 +634,6 @@ def _logical(call: MmaCall, role: str) -> tuple[int, int] | None:
     return None
 
 
-def _fits(tiling: tuple[int, ...] | None, swizzle: int, bits: int) -> bool:
-    """Whether an SMEM tiling is the `(8, 8 * swizzle // bits)` Pallas's lowering checks."""
-    return tiling == (8, 8 * swizzle // bits)
-
-
 def _swizzles(call: MmaCall) -> tuple[int, int] | None:
     """A's and B's swizzles as `mma()` gets them: Mosaic GPU's `a_swizzle=`/`b_swizzle=`;
     Pallas's from the SMEM refs' transforms, which must be one tiling that fits one swizzle, the
@@ -661,10 +645,10 @@ def _swizzles(call: MmaCall) -> tuple[int, int] | None:
     if b.swizzle is None or b.swizzle not in SWIZZLES or b.element_type is None:
         return None
     b_bits = IR_TYPES[b.element_type].bits
-    a_bits = IR_TYPES[a.element_type].bits if a.element_type in IR_TYPES else None
-    if a_bits is None or not _fits(b.tiling, b.swizzle, b_bits) or a.swizzle != b.swizzle:
+    a_bits = element_bits(a.element_type)
+    if a_bits is None or not tiling_fits(b.tiling, b.swizzle, b_bits) or a.swizzle != b.swizzle:
         return None
-    if not _fits(a.tiling, a.swizzle, a_bits):
+    if not tiling_fits(a.tiling, a.swizzle, a_bits):
         return None
     return b.swizzle, b.swizzle
 
@@ -763,10 +747,10 @@ def _k_remedy(call: MmaCall, mma: _Mma, group: int) -> str:
     if mma.scaled and group > swizzle_group:
         return (f"make K a multiple of {group} (e.g. one MMA over two K tiles), or use a wider "
                 "scale block")
-    fitting = next((s for s in SWIZZLES if mma.k % (8 * s // mma.bits) == 0), None)
+    fitting = swizzle_for_k(mma.k, mma.bits)
     if fitting is None:
-        return f"pad K to a multiple of {8 * min(SWIZZLES) // mma.bits} (the smallest swizzle's row)"
-    tile = f"(8, {8 * fitting // mma.bits})"
+        return f"pad K to a multiple of {row_elements(min(SWIZZLES), mma.bits)} (the smallest swizzle's row)"
+    tile = f"(8, {row_elements(fitting, mma.bits)})"
     if call.frontend == "pallas":
         return (f"declare A's and B's SMEM with `plgpu.SwizzleTransform({fitting})` and "
                 f"`plgpu.TilingTransform({tile})`")

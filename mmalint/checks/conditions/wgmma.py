@@ -11,8 +11,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from mmalint.checks.conditions.registry import Conditions, Outcome, dtype_kind, one
-from mmalint.facts.dtypes import IR_TYPES
+from mmalint.checks.conditions.registry import (
+    Conditions,
+    Outcome,
+    dtype_kind,
+    element_bits,
+    matrix_shape,
+    one,
+)
+from mmalint.facts.swizzle import SWIZZLES, row_elements, swizzle_for_k, tiling_fits
 from mmalint.facts.wgmma import (
     ACCUMULATOR_TEXT,
     ACCUMULATORS,
@@ -21,10 +28,7 @@ from mmalint.facts.wgmma import (
     M_MULTIPLE,
     N_MAX,
     N_MULTIPLE,
-    SWIZZLES,
     integer_n_ok,
-    k_group,
-    swizzle_for_k,
 )
 
 if TYPE_CHECKING:
@@ -209,20 +213,13 @@ def _pallas_dtype_mismatch(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     return one(_mismatch(a.dtype, b.dtype, a.element_type, b.element_type, table), "a")
 
 
-def _acc_mn(call: MmaCall) -> tuple[int, int] | None:
-    shape = call.acc.shape
-    if shape is None or len(shape) != 2 or shape[0] is None or shape[1] is None:
-        return None
-    return shape[0], shape[1]
-
-
 @condition("zero-shape")
 def _zero_shape(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     """An accumulator of zeros whose M is not a multiple of 64 or N of 8 (`zero`, and the
     `plgpu.ACC` allocation under Lane semantics, which calls it)."""
     if call.acc.how not in (ZERO, "allocated"):
         return one(None, "acc")
-    mn = _acc_mn(call)
+    mn = matrix_shape(call.acc.shape)
     if mn is None:
         return one(None, "acc")
     m, n = mn
@@ -233,7 +230,7 @@ def _zero_shape(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
 def _n_range(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     """N (the accumulator's) above 256 or not a multiple of 8; M a multiple of 64, so that
     the checks before this one pass."""
-    mn = _acc_mn(call)
+    mn = matrix_shape(call.acc.shape)
     if mn is None:
         return one(None, "acc")
     m, n = mn
@@ -243,11 +240,6 @@ def _n_range(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
 
 
 # ---------------------------------------------------------------- operand majorness, register A
-
-
-def _bits(element_type: str | None) -> int | None:
-    info = IR_TYPES.get(element_type or "")
-    return info.bits if info is not None else None
 
 
 def _tiled_rank(call: MmaCall) -> int:
@@ -261,7 +253,7 @@ def _not_k_major(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     """An 8- or 32-bit SMEM operand whose contraction axis is not the contiguous one: B seen
     as the (K, N) row-major buffer it was allocated as, or A through a transposed view of a
     (K, M) buffer. jax transposes only 16-bit operands (`wgmma_m64`, `supports_transpose`)."""
-    bits = _bits(call.b.element_type)
+    bits = element_bits(call.b.element_type)
     if bits is None:
         return one(None, "b")
     if bits == 16:
@@ -425,11 +417,6 @@ def _swizzle_mismatch(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
 # ---------------------------------------------------------------- K and the swizzle (MMA612)
 
 
-def _fits(tiling: tuple[int, ...] | None, swizzle: int, bits: int) -> bool:
-    """Whether an SMEM tiling is the `(8, swizzle // itemsize)` jax's Pallas lowering checks."""
-    return tiling == (8, k_group(swizzle, bits))
-
-
 def _call_swizzle(call: MmaCall, bits: int) -> int | None:
     """The swizzle jax's `wgmma` is given, when every check before K lets it through: Mosaic
     GPU's `swizzle=`; Pallas's B's `SwizzleTransform`, with a tiling that fits it (Lane matches
@@ -441,12 +428,12 @@ def _call_swizzle(call: MmaCall, bits: int) -> int | None:
     b = call.b
     if b.memory_space != "smem" or b.swizzle not in SWIZZLES or b.swizzle is None:
         return None
-    if not _fits(b.tiling, b.swizzle, bits):
+    if not tiling_fits(b.tiling, b.swizzle, bits):
         return None
     a = call.a
     if a.memory_space == "smem":
-        a_bits = _bits(a.element_type)
-        if a.swizzle != b.swizzle or a_bits is None or not _fits(a.tiling, b.swizzle, a_bits):
+        a_bits = element_bits(a.element_type)
+        if a.swizzle != b.swizzle or a_bits is None or not tiling_fits(a.tiling, b.swizzle, a_bits):
             return None
     return b.swizzle
 
@@ -459,10 +446,10 @@ def _k_multiple(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     they are (the accumulator's type or shape, N): A and B of one element width and one K,
     M a multiple of 64, int8 A in registers not at swizzle=32 (whose fix changes the swizzle)."""
     a, b = call.a, call.b
-    bits = _bits(b.element_type)
+    bits = element_bits(b.element_type)
     if bits is None or a.element_type is None:
         return one(None, "b")
-    if _bits(a.element_type) != bits:
+    if element_bits(a.element_type) != bits:
         return one(None, "b")  # a dtype mismatch first (MMA606); fixing it may change K's unit
     if call.frontend == "pallas" and a.dtype != b.dtype:
         return one(None, "b")
@@ -478,7 +465,7 @@ def _k_multiple(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     if call.frontend == "pallas" and a.memory_space == "smem" and a.view != "transposed":
         # A (M, K) tiled (8, swizzle // itemsize) in SMEM: K is a whole number of rows already.
         return one(False if a.view == "plain" else None, "b")
-    group = k_group(swizzle, bits)
+    group = row_elements(swizzle, bits)
     if k % group == 0:
         return one(False, "b")
     return one(True, "b", k_value=str(k), k_group=str(group), swizzle=str(swizzle),
@@ -488,9 +475,9 @@ def _k_multiple(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
 def _k_remedy(call: MmaCall, k: int, bits: int) -> str:
     fitting = swizzle_for_k(k, bits)
     if fitting is None:
-        return (f"pad K to a multiple of {k_group(min(SWIZZLES), bits)} (the elements of the "
+        return (f"pad K to a multiple of {row_elements(min(SWIZZLES), bits)} (the elements of the "
                 "smallest swizzle, 32 bytes)")
-    tile = f"(8, {k_group(fitting, bits)})"
+    tile = f"(8, {row_elements(fitting, bits)})"
     if call.frontend == "pallas":
         return (f"declare B's SMEM (and A's, when it is in SMEM) with "
                 f"`plgpu.SwizzleTransform({fitting})` and `plgpu.TilingTransform({tile})`")

@@ -16,6 +16,7 @@ import numpy as np
 
 from mmalint.confirm import dtypes
 from mmalint.confirm.families.mma.kernels import loaded_positions, memory_shape
+from mmalint.facts.swizzle import row_elements
 
 Spec = dict[str, Any]
 
@@ -46,7 +47,7 @@ def out_struct(spec: Spec) -> jax.ShapeDtypeStruct:
 
 def tiling(dtype: str, swizzle: int) -> tuple[int, int]:
     """(8, one swizzle row of elements): 4-bit types (float4_e2m1fn) pack two per byte."""
-    return (8, 8 * swizzle // bits(dtype))
+    return (8, row_elements(swizzle, bits(dtype)))
 
 
 def tile_shape(shape: Sequence[int], tiles: tuple[int, int]) -> tuple[int, ...]:

@@ -12,6 +12,7 @@ from mmalint.confirm import dtypes
 from mmalint.confirm.call import Call
 from mmalint.confirm.families.smem_cases import Tiles, as_dtype, logical_shape
 from mmalint.facts import tcgen05 as facts
+from mmalint.facts.swizzle import SWIZZLES, row_elements, swizzle_for_k
 
 FIX_DESCRIPTIONS: dict[str, str] = {
     "MMA701": "accumulator `d` -> the one the operands take (f32; int32 for int8)",
@@ -201,9 +202,10 @@ def group_fixed(call: Call, code: str, m: int, n: int) -> Call | None:
         return replace(call, options=tuple(sorted(options.items())))
     if scaled:
         return None  # a block-scaled K group: the scales' shapes change with K
-    fitting = next((s for s in facts.SWIZZLES if k % (8 * s // bits) == 0), None)
+    fitting = swizzle_for_k(k, bits)
     if fitting is None:
-        padded = -(-k // (8 * min(facts.SWIZZLES) // bits)) * (8 * min(facts.SWIZZLES) // bits)
+        row = row_elements(min(SWIZZLES), bits)
+        padded = -(-k // row) * row
         return replace(call, a=replace(call.a, shape=(a[0], padded)),
                        b=replace(call.b, shape=(padded, b[1])))
     options = dict(call.options)

@@ -12,6 +12,7 @@ from mmalint.confirm import dtypes
 from mmalint.confirm.call import Call, Layout
 from mmalint.confirm.families.smem_cases import Tiles, as_dtype, logical_shape, with_operand
 from mmalint.facts import wgmma as facts
+from mmalint.facts.swizzle import SWIZZLES, row_elements, swizzle_for_k
 
 FIX_DESCRIPTIONS: dict[str, str] = {
     "MMA601": "accumulator -> the one the operands take (f32; int32 is_signed=True for int8)",
@@ -120,9 +121,9 @@ def k_multiple_fixed(call: Call) -> Call | None:
     if a is None or b is None or bits is None:
         return None
     k = b[0]
-    swizzle = facts.swizzle_for_k(k, bits)
+    swizzle = swizzle_for_k(k, bits)
     if swizzle is None:
-        padded = _round_up(k, facts.k_group(min(facts.SWIZZLES), bits))
+        padded = _round_up(k, row_elements(min(SWIZZLES), bits))
         return replace(call, a=replace(call.a, shape=(a[0], padded)),
                        b=replace(call.b, shape=(padded, b[1])))
     options = dict(call.options)
