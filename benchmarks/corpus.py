@@ -25,9 +25,10 @@ from mmalint.catalog import Catalog, load_catalog
 from mmalint.checks.families import normalize
 from mmalint.config import find_project_root
 from mmalint.engine import reported_here
-from mmalint.pipeline.file import LintOptions, check_bytes, program_for, tree_spec, worth_checking
+from mmalint.pipeline.file import LintOptions, check_bytes, program_for, worth_checking
 from mmalint.pipeline.text import InputError, decode_source
 from mmalint.settings import Settings
+from mmalint.tree import tree_spec
 
 
 def known_by_api(

@@ -46,6 +46,7 @@ KEYS = (
     "fixable",
     "unfixable",
     "src",
+    "cache-dir",
 )
 # A configuration file is a few hundred bytes; anything this large is not one.
 MAX_CONFIG_BYTES = 1024 * 1024
@@ -262,6 +263,8 @@ def validate(section: dict[str, Any], path: Path, catalog: Catalog) -> None:
             raise ConfigError(f"{path}: `extend` must be the path of a configuration file, got {value!r}")
         elif key == "src" and (not isinstance(value, list) or not all(isinstance(v, str) and v for v in value)):
             raise ConfigError(f"{path}: `src` must be a list of directories (relative to the configuration's), got {value!r}")
+        elif key == "cache-dir" and (not isinstance(value, str) or not value):
+            raise ConfigError(f"{path}: `cache-dir` must be a directory (relative to the configuration's), got {value!r}")
 
 
 def explicit_target(config: ConfigFile | None, overrides: Overrides, catalog: Catalog) -> TargetJax | None:
@@ -328,6 +331,7 @@ def settings_from(
         unfixable=unfixable,
         unsafe_fixes=bool(values.get("unsafe-fixes", False)),
         src=tuple(values["src"]) if "src" in values else None,
+        cache_dir=str(root / values["cache-dir"]) if "cache-dir" in values and root is not None else None,
     )
 
 
@@ -518,6 +522,7 @@ def describe(settings: Settings) -> str:
         f"extend-exclude = {_toml_list(settings.extend_exclude)}",
         f"respect-gitignore = {'true' if settings.respect_gitignore else 'false'}",
         f"src = {_toml_list(settings.src if settings.src is not None else DEFAULT_SRC)}",
+        *([f"cache-dir = {json.dumps(settings.cache_dir)}"] if settings.cache_dir else []),
     ]
     return "\n".join(lines) + "\n"
 

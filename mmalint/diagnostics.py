@@ -7,7 +7,10 @@ hold libcst nodes.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mmalint.tree import Observed
 
 
 @dataclass(frozen=True, order=True)
@@ -198,3 +201,20 @@ class Diagnostic:
             "noqa_row": self.noqa_row(),
             "call": self.call,
         }
+
+
+@dataclass(frozen=True)
+class FileReport:
+    filename: str
+    diagnostics: tuple[Diagnostic, ...] = ()
+    parsed: bool = False  # False when the prefilter skipped it
+    calls: int = 0  # distinct MMA call sites reached
+    known_calls: int = 0  # ... with every operand's element type and signedness known
+    error: str | None = None  # the input error, when the file could not be read
+    calls_by_api: dict[str, int] = field(default_factory=dict)
+    # False when the analysis stopped early somewhere (its budget, a block nested too deeply):
+    # what it did not reach is unknown, and reported as nothing.
+    complete: bool = True
+    # What the check read of the tree besides the file (`tree.Observed`, when the run keeps a
+    # result cache): not part of the result.
+    observed: Observed | None = field(default=None, compare=False, repr=False)

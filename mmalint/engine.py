@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import overload
 
 import libcst as cst
@@ -21,6 +21,7 @@ from mmalint.checks.families import family, normalize
 from mmalint.checks.rules import Finding, Predicted, evaluate
 from mmalint.diagnostics import (
     Diagnostic,
+    FileReport,
     Fix,
     Location,
     OperandPrediction,
@@ -33,20 +34,6 @@ from mmalint.fixes.plan import plan_fix
 # The text stage's names, for `source_io` and `notebook`, which still import them from here.
 from mmalint.positions import range_of
 from mmalint.settings import Settings
-
-
-@dataclass(frozen=True)
-class FileReport:
-    filename: str
-    diagnostics: tuple[Diagnostic, ...] = ()
-    parsed: bool = False  # False when the prefilter skipped it
-    calls: int = 0  # distinct MMA call sites reached
-    known_calls: int = 0  # ... with every operand's element type and signedness known
-    error: str | None = None  # the input error, when the file could not be read
-    calls_by_api: dict[str, int] = field(default_factory=dict)
-    # False when the analysis stopped early somewhere (its budget, a block nested too deeply):
-    # what it did not reach is unknown, and reported as nothing.
-    complete: bool = True
 
 
 def check_text(

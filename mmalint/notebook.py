@@ -29,9 +29,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from typing import Any
 
-from mmalint.analysis.source import split_lines
-from mmalint.diagnostics import Diagnostic, Location, Range
-from mmalint.engine import FileReport
+from mmalint.diagnostics import Diagnostic, FileReport, Location, Range
+from mmalint.lines import split_lines
 from mmalint.pipeline.text import InputError
 from mmalint.source_io import SourceText
 

@@ -42,6 +42,7 @@ class Settings:
     # Where imports of the checked tree's own modules are looked for, relative to the project
     # root (ruff's `src`); None: `DEFAULT_SRC`.
     src: tuple[str, ...] | None = None
+    cache_dir: str | None = None  # `cache-dir`: where `mmalint check` keeps its results (`pipeline.cache`)
 
     def may_fix(self, code: str | None) -> bool:
         """Whether `fixable`/`unfixable` let fixes of this rule be offered and applied."""

@@ -20,9 +20,9 @@ import tokenize
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
-from mmalint.analysis.source import split_lines as source_lines
 from mmalint.catalog import Catalog, Rule
 from mmalint.diagnostics import Diagnostic, Edit, Fix, Location, Range
+from mmalint.lines import split_lines as source_lines
 
 UNUSED_NOQA = "MMA001"
 

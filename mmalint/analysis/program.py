@@ -21,15 +21,18 @@ parses and runs only the blocks whose names it reads. Whether a module can lead 
 at all is decided first from the text: its import statements (a line scan) and the trigger
 words, so a module that imports nothing that reaches an MMA call is never indexed for it.
 
+A program may keep a record of what it reads of the tree (`tree.Observed`): each text with the
+hash of its bytes, each path it asks about, each scan over the whole tree with its answer. The
+result cache (`pipeline/cache.py`) keeps it beside a file's result, as that result's inputs;
+such a program checks one file, so that its record is that file's alone.
+
 Nothing here imports or runs what it reads.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
-import stat
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -39,42 +42,25 @@ from mmalint.analysis import names
 from mmalint.analysis.prefilter import TRIGGER_TEXT
 from mmalint.analysis.relevance import NOTHING, Closure, Leading, modelled, relevant, uses_api
 from mmalint.analysis.source import Block, SourceFile, SourceSyntaxError, index_source
-from mmalint.inputs import read_regular
+from mmalint.tree import (
+    SCAN_IMPORTS,
+    SCAN_TRIGGERED,
+    Decode,
+    Observed,
+    ProgramSpec,
+    digest,
+    is_dir,
+    is_file,
+    read_text,
+    utf8,
+    walk,
+)
 
-# A module of the tree is read only up to this size (jax's largest test file is ~0.5 MB).
-MAX_MODULE_BYTES = 4 * 1024 * 1024
-# A tree walked for the callers of a checked file stops after this many files or bytes: a home
-# directory checked by mistake costs a bounded scan, and what lies beyond is unknown.
-MAX_TREE_FILES = 20_000
-MAX_TREE_BYTES = 256 * 1024 * 1024
 # How far up the import graph callers of a checked file are looked for: a test that calls an
 # op that calls the kernel module is two steps up.
 MAX_CALLER_DEPTH = 3
-# Directories a walk of the tree never enters (virtual environments, caches, VCS metadata).
-_SKIPPED_DIRS = frozenset({
-    ".bzr", ".direnv", ".eggs", ".git", ".hg", ".ipynb_checkpoints", ".mypy_cache", ".nox",
-    ".pants.d", ".pytest_cache", ".ruff_cache", ".mmalint_cache", ".svn", ".tox", ".venv",
-    "__pypackages__", "__pycache__", "buck-out", "node_modules", "site-packages", "venv",
-})
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) - {"__main__"}
 _IDENTIFIER = re.compile(r"[^\W\d]\w*\Z")
-
-
-@dataclass(frozen=True)
-class ProgramSpec:
-    """What a run (or a worker process of it) needs to see the tree: plain data, picklable."""
-
-    roots: tuple[str, ...] = ()  # source roots, real paths, in search order (ruff's `src`)
-    tree: tuple[str, ...] = ()  # directories walked for callers of a checked file
-    checked: frozenset[str] = frozenset()  # real paths of the files this run checks
-    overlays: tuple[tuple[str, str], ...] = ()  # real path -> text (an editor's open buffers)
-    absolute: bool = False  # name the tree's files by absolute path (the language server)
-    # The run this is the tree of: a process keeps a program (what it read of the disk) for
-    # the files of one run, never into the next (`pipeline.file.program_for`).
-    run: str = ""
-    # Those of `checked` that the prefilter passed, as the run found them (no file is scanned
-    # for MMA words twice); a file of the tree not checked is scanned when asked about.
-    triggered: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -120,9 +106,13 @@ _INDEX_CACHE_LIMIT = 4096
 class Program:
     """The modules of the checked tree, as one run of the analysis reads them."""
 
-    def __init__(self, spec: ProgramSpec, decode: Decode | None = None) -> None:
+    def __init__(self, spec: ProgramSpec, decode: Decode | None = None, observed: Observed | None = None) -> None:
         self.spec = spec
-        self._decode = decode or _utf8
+        # What this program reads of the tree, for the result cache (`tree.Observed`): kept by
+        # a program that checks one file, so that its record is that file's alone.
+        self.observed = observed
+        self._digests: dict[str, str | None] = {}  # real path -> hash of the bytes read
+        self._decode = decode or utf8
         self._overlays = dict(spec.overlays)
         self._paths: dict[int, str | None] = {}  # id(SourceFile) -> its real path
         self._sources: dict[str, SourceFile | None] = {}  # real path -> indexed module
@@ -138,6 +128,8 @@ class Program:
         self._near: dict[str, list[str]] = {}
         self._bases: dict[str, str] = {}  # directory -> its base directory (`_base_dir`)
         self._word_files: dict[str, dict[str, list[str]]] = {}  # import words -> files, per tree
+        self._snapshots: dict[str, dict[str, str | None]] = {}  # per tree, the files the word scan read
+        self._scan_of_unchecked = Observed()
         self._cannot_reach: set[str] = set()  # files that reach no unchecked MMA call
         self._unchecked_triggered: set[str] | None = None  # files of the tree that name an MMA API, not checked
         self._displayed: dict[str, str] = {}  # display name -> real path
@@ -158,6 +150,8 @@ class Program:
         real = _real(source.filename)
         self._paths[id(source)] = real
         self._keep.append(source)
+        if self.observed is not None and self.observed.own is None:
+            self.observed.own = real
         if real is None:
             yield
             return
@@ -205,7 +199,12 @@ class Program:
     def is_checked(self, source: SourceFile) -> bool:
         """Whether this run checks the file of `source` itself (then it reports what is in it)."""
         path = self.path_of(source)
-        return path is not None and path in self.spec.checked
+        if path is None:
+            return False
+        answer = path in self.spec.checked
+        if self.observed is not None:
+            self.observed.is_checked(path, answer)
+        return answer
 
     def module_name(self, source: SourceFile) -> str | None:
         path = self.path_of(source)
@@ -222,7 +221,7 @@ class Program:
                 base = root
                 break
         if base is None:
-            base = _base_dir(path, self._bases)
+            base = _base_dir(path, self._bases, self._is_file)
         relative = os.path.relpath(path, base)
         parts = relative.split(os.sep)
         parts[-1] = parts[-1][: -len(".py")] if parts[-1].endswith(".py") else parts[-1]
@@ -249,7 +248,7 @@ class Program:
         if not parts or not all(_IDENTIFIER.match(p) for p in parts) or parts[0] in _STDLIB:
             return None
         path = self.path_of(importer) if importer is not None else None
-        dirs = ([_base_dir(path, self._bases)] if path is not None else []) + list(self.spec.roots)
+        dirs = ([_base_dir(path, self._bases, self._is_file)] if path is not None else []) + list(self.spec.roots)
         seen: set[str] = set()
         for directory in dirs:
             if directory in seen:
@@ -271,13 +270,13 @@ class Program:
             package_dir = os.path.join(current, part)
             init = os.path.join(package_dir, "__init__.py")
             module_file = package_dir + ".py"
-            if _is_file(init):
+            if self._is_file(init):
                 if last:
                     result = ModuleRef(".".join(parts), init, True)
                 current = package_dir
-            elif last and _is_file(module_file):
+            elif last and self._is_file(module_file):
                 result = ModuleRef(".".join(parts), module_file, False)
-            elif _is_dir(package_dir):
+            elif self._is_dir(package_dir):
                 if last:
                     result = ModuleRef(".".join(parts), package_dir, True)
                 current = package_dir
@@ -285,6 +284,18 @@ class Program:
                 break
         self._found[key] = result
         return result
+
+    def _is_file(self, path: str) -> bool:
+        answer = is_file(path)
+        if self.observed is not None:
+            self.observed.probe("f", path, answer)
+        return answer
+
+    def _is_dir(self, path: str) -> bool:
+        answer = is_dir(path)
+        if self.observed is not None:
+            self.observed.probe("d", path, answer)
+        return answer
 
     def ref(self, name: str, path: str) -> ModuleRef:
         """The module of the tree a `ProjectModule` value names."""
@@ -325,7 +336,7 @@ class Program:
         text = self._text(path)
         found: SourceFile | None = None
         if text is not None:
-            key = (path, hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest())
+            key = (path, digest(text.encode("utf-8", "surrogatepass")))
             if key in _INDEX_CACHE:
                 found = _INDEX_CACHE[key]
             else:
@@ -348,12 +359,26 @@ class Program:
 
     def _text(self, path: str) -> str | None:
         if path in self._texts:
-            return self._texts[path]
-        text = self._overlays.get(path)
-        if text is None:
-            text = _read_text(path, self._decode)
-        self._texts[path] = text
+            text = self._texts[path]
+        else:
+            text = self._overlays.get(path)
+            if text is None:
+                text, self._digests[path] = read_text(path, self._decode)
+            self._texts[path] = text
+        if self.observed is not None:
+            self._observe_text(path)
         return text
+
+    def _observe_text(self, path: str) -> None:
+        """The file's text is an input of the result being computed (every time it is asked
+        for: what a scan read first is not the scan's alone afterwards)."""
+        assert self.observed is not None
+        if self.observed.scanning:
+            return
+        if path in self._overlays or (path not in self._digests and path != self.observed.own):
+            self.observed.cacheable = False  # a text no hash of the disk stands for
+            return
+        self.observed.text(path, self._digests.get(path))
 
     # ------------------------------------------------------------------ the import graph
 
@@ -362,7 +387,9 @@ class Program:
         found = self._imports.get(path)
         if found is None:
             text = self._text(path)
-            found = self._imports[path] = scan_imports(text) if text is not None else ()
+            found = self._imports[path] = _scanned(text) if text is not None else ()
+        elif self.observed is not None:
+            self._observe_text(path)
         return found
 
     def resolve(self, importer: SourceFile | str, stmt: ImportStmt) -> list[Binding]:
@@ -435,9 +462,13 @@ class Program:
     def _triggered(self, path: str) -> bool:
         """Whether a file's text names an MMA API (the prefilter's words), once per text."""
         found = self._trigger_seen.get(path)
+        if found is not None and self.observed is not None:
+            self._observe_text(path)
         if found is None:
             if path in self.spec.checked and path not in self._overlays and self.spec.triggered:
                 found = path in self.spec.triggered
+                if self.observed is not None:
+                    self._text(path)  # its text decided it (the run checks the hash it read is this)
             else:
                 text = self._text(path)
                 found = text is not None and TRIGGER_TEXT.search(text) is not None
@@ -447,6 +478,8 @@ class Program:
     def _uses_api(self, path: str) -> bool:
         """`_triggered`, and the words in code, not in a comment or string (`relevance.uses_api`)."""
         found = self._api_seen.get(path)
+        if found is not None and self.observed is not None:
+            self._observe_text(path)
         if found is None:
             text = self._text(path)
             found = self._api_seen[path] = self._triggered(path) and text is not None and uses_api(text)
@@ -624,14 +657,35 @@ class Program:
         index = self._word_files.get(key)
         if index is None:
             index = self._word_files[key] = {}
-            for path in self.tree_files(near):
-                words: set[str] = set()
-                for stmt in self.imports(path):
-                    words.update(stmt.module.split("."))
-                    words.update(name for name, _ in stmt.names)
-                for found in words:
-                    index.setdefault(found, []).append(path)
-        return index.get(word, [])
+            with self._scanning():
+                for path in self.tree_files(near):
+                    for found in import_words(self.imports(path)):
+                        index.setdefault(found, []).append(path)
+                self._snapshots[key] = {p: self._digests.get(p) for p in self.tree_files(near)}
+        found_files = index.get(word, [])
+        if self.observed is not None:
+            own = self.observed.own
+            self.observed.scan(SCAN_IMPORTS, self._walk_of(near), word,
+                               tuple(p for p in found_files if p != own), self._snapshots[key])
+        return found_files
+
+    @contextmanager
+    def _scanning(self) -> Iterator[None]:
+        """Reads of every file of a walk: the scan's snapshot, not inputs of the result."""
+        if self.observed is None:
+            yield
+            return
+        self.observed.scanning += 1
+        try:
+            yield
+        finally:
+            self.observed.scanning -= 1
+
+    def _walk_of(self, near: str) -> tuple[tuple[str, ...], bool]:
+        """`tree.walk`'s arguments for `tree_files(near)`."""
+        if self.spec.tree:
+            return (self.spec.tree, False)
+        return ((_base_dir(near, self._bases, self._is_file),), True)
 
     def tree_files(self, near: str) -> list[str]:
         """The Python files of the tree (`spec.tree`), walked once, bounded; without a project
@@ -639,11 +693,11 @@ class Program:
         import it from: its base directory and the packages in it."""
         if self.spec.tree:
             if self._tree_files is None:
-                self._tree_files = list(_walk(self.spec.tree))
+                self._tree_files = list(walk(self.spec.tree))
             return self._tree_files
-        base = _base_dir(near, self._bases)
+        base = _base_dir(near, self._bases, self._is_file)
         if base not in self._near:
-            self._near[base] = list(_walk((base,), packages_only=True))
+            self._near[base] = list(walk((base,), packages_only=True))
         return self._near[base]
 
     def worth_running(self, path: str | None, text: str) -> bool:
@@ -656,11 +710,19 @@ class Program:
             # Every module an import can name lies in the tree: when each of its files that
             # names an MMA API is checked by the run, no other file need be.
             if self._unchecked_triggered is None:
-                self._unchecked_triggered = {
-                    p for p in self.tree_files(path) if p not in self.spec.checked and self._triggered(p)
-                }
+                with self._scanning():
+                    unchecked = [p for p in self.tree_files(path) if p not in self.spec.checked]
+                    self._unchecked_triggered = {p for p in unchecked if self._triggered(p)}
+                self._scan_of_unchecked = Observed()
+                self._scan_of_unchecked.scan(SCAN_TRIGGERED, (self.spec.tree, False), "", tuple(self._unchecked_triggered),
+                                             {p: self._digests.get(p) for p in unchecked})
+            if self.observed is not None:
+                self.observed.merge(self._scan_of_unchecked)
             if not self._unchecked_triggered and all(r.startswith(self.spec.tree) for r in self.spec.roots):
                 return False
+        if self.observed is not None:
+            # What follows reads the import graph through state shared by the run's files.
+            self.observed.cacheable = False
         if self._texts.get(path, text) != text:
             self._forget(path)
         self._texts[path] = text
@@ -681,6 +743,9 @@ class Program:
 
 
 # ---------------------------------------------------------------------- text scans
+
+_IMPORTS_CACHE: dict[str, tuple[ImportStmt, ...]] = {}  # by text
+_IMPORTS_CACHE_LIMIT = 50_000
 
 _IMPORT_START = re.compile(r"^[ \t]*(from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import\b|import[ \t]+)", re.MULTILINE)
 
@@ -716,6 +781,26 @@ def scan_imports(text: str) -> tuple[ImportStmt, ...]:
                 elif len(words) == 3 and words[1] == "as" and _dotted(words[0]) and _IDENTIFIER.match(words[2]):
                     found.append(ImportStmt(0, words[0], (), words[2]))
     return tuple(found)
+
+
+def _scanned(text: str) -> tuple[ImportStmt, ...]:
+    """`scan_imports`, once per text in a process (a program per checked file reads the same)."""
+    found = _IMPORTS_CACHE.get(text)
+    if found is None:
+        if len(_IMPORTS_CACHE) >= _IMPORTS_CACHE_LIMIT:
+            _IMPORTS_CACHE.clear()
+        found = _IMPORTS_CACHE[text] = scan_imports(text)
+    return found
+
+
+def import_words(stmts: Iterable[ImportStmt]) -> set[str]:
+    """The words import statements name (a module's or a package's parts, imported names):
+    a file may import a module only when its statements name the module's last name."""
+    words: set[str] = set()
+    for stmt in stmts:
+        words.update(stmt.module.split("."))
+        words.update(name for name, _ in stmt.names)
+    return words
 
 
 def _dotted(text: str) -> bool:
@@ -769,21 +854,7 @@ def _real(filename: str) -> str | None:
         return None
 
 
-def _is_file(path: str) -> bool:
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except (OSError, ValueError):
-        return False
-
-
-def _is_dir(path: str) -> bool:
-    try:
-        return stat.S_ISDIR(os.stat(path).st_mode)
-    except (OSError, ValueError):
-        return False
-
-
-def _base_dir(path: str, cache: dict[str, str] | None = None) -> str:
+def _base_dir(path: str, cache: dict[str, str] | None = None, probe: Callable[[str], bool] = is_file) -> str:
     """The first directory above a file that is not a package: what Python puts on `sys.path`
     for a script there, and pytest (rootdir-less `prepend`) for a test."""
     start = os.path.dirname(path)
@@ -791,7 +862,7 @@ def _base_dir(path: str, cache: dict[str, str] | None = None) -> str:
     if found is not None:
         return found
     directory = start
-    while _is_file(os.path.join(directory, "__init__.py")):
+    while probe(os.path.join(directory, "__init__.py")):
         parent = os.path.dirname(directory)
         if parent == directory:
             break
@@ -801,79 +872,4 @@ def _base_dir(path: str, cache: dict[str, str] | None = None) -> str:
     return directory
 
 
-# Texts read, by real path, with the modification time and size they were read at: a later
-# run in the same process (the language server's child) reads again only what changed.
-_TEXT_CACHE: dict[str, tuple[int, int, str | None]] = {}
-_TEXT_CACHE_LIMIT = 50_000
-
-
-Decode = Callable[[bytes], str]
-
-
-def _utf8(data: bytes) -> str:
-    """Python source as UTF-8 (a BOM dropped): the program's reading unless told another
-    (`pipeline.file.program_for` hands it the text stage's, which honours PEP 263)."""
-    return data.decode("utf-8").removeprefix("\ufeff")
-
-
-def _read_text(path: str, decode: Decode = _utf8) -> str | None:
-    """A module's text: a regular file, at most `MAX_MODULE_BYTES`, decoded as Python source
-    (None when it cannot be read or decoded)."""
-    try:
-        info = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    cached = _TEXT_CACHE.get(path)
-    if cached is not None and cached[:2] == (info.st_mtime_ns, info.st_size):
-        return cached[2]
-    try:
-        text: str | None = decode(read_regular(path, MAX_MODULE_BYTES))
-    except Exception:  # unreadable, undecodable: whatever it is, that module is unknown
-        text = None
-    if len(_TEXT_CACHE) >= _TEXT_CACHE_LIMIT:
-        _TEXT_CACHE.clear()
-    _TEXT_CACHE[path] = (info.st_mtime_ns, info.st_size, text)
-    return text
-
-
-def _walk(tops: tuple[str, ...], packages_only: bool = False) -> Iterator[str]:
-    """The `.py` files under `tops`, sorted per directory, symlinked directories not followed
-    (nor, with `packages_only`, directories without an `__init__.py`), at most
-    `MAX_TREE_FILES` files and `MAX_TREE_BYTES` bytes."""
-    count = 0
-    size = 0
-    seen: set[str] = set()
-    for top in tops:
-        stack = [top]
-        while stack:
-            directory = stack.pop()
-            if directory in seen:
-                continue
-            seen.add(directory)
-            try:
-                entries = sorted(os.scandir(directory), key=lambda e: e.name)
-            except OSError:
-                continue
-            subdirs = []
-            for entry in entries:
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        if entry.name in _SKIPPED_DIRS or entry.name.startswith("."):
-                            continue
-                        if _is_file(os.path.join(entry.path, "pyvenv.cfg")):
-                            continue  # a virtual environment
-                        if packages_only and not _is_file(os.path.join(entry.path, "__init__.py")):
-                            continue
-                        subdirs.append(entry.path)
-                    elif entry.name.endswith(".py") and entry.is_file():
-                        count += 1
-                        size += entry.stat().st_size
-                        if count > MAX_TREE_FILES or size > MAX_TREE_BYTES:
-                            return
-                        yield os.path.realpath(entry.path)
-                except OSError:
-                    continue
-            stack.extend(reversed(subdirs))
-
-
-__all__ = ["Binding", "ImportStmt", "ModuleRef", "Program", "ProgramSpec", "scan_imports"]
+__all__ = ["Binding", "ImportStmt", "ModuleRef", "Program", "ProgramSpec", "import_words", "scan_imports"]

@@ -19,6 +19,8 @@ from typing import Literal
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from mmalint.lines import split_lines as split_lines  # the rows the analysis counts
+
 BlockKind = Literal["def", "class", "stmt"]
 
 
@@ -166,17 +168,10 @@ class SourceFile:
             yield from block.members
 
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 # Indentation up to its last form feed: Python's tokenizer starts counting the indentation
 # again after one (`\f    def f():` is indented by 4), libcst does not (it reads `\fdef f():` at
 # the top of a module, then drops the form feed from the code it prints).
 _FORM_FEED_INDENT = re.compile(r"[ \t\f]*\f")
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines as Python, libcst and LSP count them: `str.splitlines` also splits on form feeds and
-    U+2028, which would shift every row after them."""
-    return _LINE.findall(text)
 
 
 def indent_of(line: str) -> int:

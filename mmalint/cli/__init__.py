@@ -1,4 +1,4 @@
-"""The `mmalint` command: check, rule, rules, confirm, server; one module per command.
+"""The `mmalint` command: check, clean, rule, rules, confirm, server; one module per command.
 
 Exit codes (like ruff): 0 no findings, 1 findings, 2 bad usage or unreadable input.
 """
@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from mmalint import __version__
 from mmalint.catalog import CatalogError
-from mmalint.cli import check, confirm, rules, server
+from mmalint.cli import check, clean, confirm, rules, server
 from mmalint.cli.console import EXIT_CLEAN, EXIT_ERROR, print_error
 from mmalint.config import UsageError
 
@@ -25,6 +25,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"mmalint {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     check.add_parser(sub)
+    clean.add_parser(sub)
     rules.add_parsers(sub)
     confirm.add_parser(sub)
     server.add_parser(sub)

@@ -56,8 +56,18 @@ def add_check_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--statistics", action="store_true", help="print the number of findings per rule instead of the findings")
     p.add_argument("--color", choices=COLOR_CHOICES, default="auto", help=COLOR_HELP)
     p.add_argument("--jobs", "-j", type=int, default=None, help="worker processes (default: all cores)")
+    add_cache_arguments(p, no_cache=True)
     p.add_argument("--quiet", "-q", action="store_true", help="print only the findings")
     _add_ruff_options(p, fixes)
+
+
+def add_cache_arguments(p: argparse.ArgumentParser, no_cache: bool) -> None:
+    """Where the result cache is (`check` and `clean` find it alike)."""
+    p.add_argument("--cache-dir", metavar="DIR", default=None,
+                   help="where results are cached (default: $MMALINT_CACHE_DIR, else the configuration's "
+                        "`cache-dir`, else .mmalint_cache in the project root, else in the working directory)")
+    if no_cache:
+        p.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache")
 
 
 def _add_ruff_options(parser: argparse.ArgumentParser, fixes: argparse._ArgumentGroup) -> None:

@@ -28,6 +28,7 @@ from mmalint.config import (
 if TYPE_CHECKING:
     from mmalint.discover import Discovered
     from mmalint.fixes.write import Snapshot
+    from mmalint.pipeline.cache import Cache
     from mmalint.pipeline.file import LintOptions
     from mmalint.pipeline.files import FileOutcome, RunResult
     from mmalint.settings import Settings
@@ -113,6 +114,7 @@ def _run_check(args: argparse.Namespace) -> int:
     paths = args.paths or ["."]
     stdin_name: str | None = None
     stdin_text: str | None = None
+    cache: Cache | None = None  # standard input is never cached
     result: RunResult
     if paths == ["-"]:
         stdin_name = args.stdin_filename or "-"
@@ -138,7 +140,7 @@ def _run_check(args: argparse.Namespace) -> int:
             # Standard input as the file it names, in that file's tree (its imports, its callers).
             from dataclasses import replace
 
-            from mmalint.pipeline.file import tree_spec
+            from mmalint.tree import tree_spec
 
             tree = tree_spec(settings, (stdin_name,), ((stdin_name, stdin_text),))
             stdin_options = replace(options, program=tree)
@@ -173,7 +175,8 @@ def _run_check(args: argparse.Namespace) -> int:
         if args.show_files:
             return _show_files(files, errors)
         seen = _snapshots(files) if (args.fix and not args.diff) or args.add_noqa else {}
-        result = run(files, settings_for, jobs=args.jobs, options=options, fix=fix_mode)
+        cache = _cache(args, resolver)
+        result = run(files, settings_for, jobs=args.jobs, options=options, fix=fix_mode, cache=cache)
         result.input_errors[:0] = errors
         if args.add_noqa:
             from mmalint.cli.add_noqa import run_add_noqa
@@ -184,15 +187,30 @@ def _run_check(args: argparse.Namespace) -> int:
         print(f"mmalint: warning: the fixes for {name} did not settle after repeated passes; "
               "the file is left as the last pass made it (please report this)", file=sys.stderr)
     if args.diff:
-        return write_diff(args, result)
+        code = write_diff(args, result)
+        if cache is not None:
+            cache.prune()
+        return code
     if args.fix:
-        _write_fixes(result, seen, settings_for, options)
+        _write_fixes(result, seen, settings_for, options, cache)
+    if cache is not None:
+        cache.prune()
     code = write_report(args, result, stdin_name, stdin_text)
     if args.confirm:
         from mmalint.cli.confirm import confirm_findings
 
         code = max(code, confirm_findings(args, result))
     return code
+
+
+def _cache(args: argparse.Namespace, resolver: Resolver) -> Cache | None:
+    """The result cache of this run (`pipeline.cache`), unless --no-cache."""
+    if args.no_cache:
+        return None
+    from mmalint.cli.clean import cache_dir
+    from mmalint.pipeline.cache import Cache
+
+    return Cache(cache_dir(args, resolver), lambda message: print(f"mmalint: warning: {message}", file=sys.stderr))
 
 
 def _snapshots(files: Sequence[Discovered]) -> dict[str, Snapshot | None]:
@@ -207,10 +225,13 @@ def _write_fixes(
     seen: dict[str, Snapshot | None],
     settings_for: dict[str, Settings],
     options: LintOptions,
+    cache: Cache | None = None,
 ) -> None:
     """Write each fixed file that is still what was read (`mmalint.fixes.write`); a file left
-    alone keeps the findings of the text that was read, and its fixes are not counted."""
+    alone keeps the findings of the text that was read, and its fixes are not counted. A file
+    written gets the cache entry of its new text (whose report the fix loop computed last)."""
     from mmalint.fixes.write import NotWritten, cleanup_on_termination, write_fixed
+    from mmalint.pipeline.files import keep_fixed
     from mmalint.source_io import encode
 
     with cleanup_on_termination():
@@ -220,6 +241,8 @@ def _write_fixes(
                 data = outcome.fixed_data()
                 assert data is not None
                 write_fixed(entry.path, encode(outcome.source.text, outcome.source), data, seen.get(entry.display))
+                if cache is not None:
+                    keep_fixed(cache, result, entry, outcome)
             except NotWritten as exc:
                 print(f"mmalint: warning: {entry.display}: {exc.reason}", file=sys.stderr)
                 _not_fixed(result, entry.display, outcome, settings_for[entry.display], options)

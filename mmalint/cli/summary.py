@@ -84,8 +84,8 @@ def _emit(args: argparse.Namespace, text: str) -> None:
 def write_report(
     args: argparse.Namespace, result: RunResult, stdin_name: str | None, stdin_text: str | None
 ) -> int:
-    from mmalint.analysis.source import split_lines
     from mmalint.inputs import UnreadableInput, read_regular
+    from mmalint.lines import split_lines
     from mmalint.pipeline.text import InputError
     from mmalint.report import REPORTERS
     from mmalint.source_io import decode

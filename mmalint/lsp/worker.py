@@ -32,10 +32,11 @@ from mmalint.config import resolve_target_jax
 from mmalint.engine import FileReport
 from mmalint.fixes.fixer import fix_text
 from mmalint.inputs import UnreadableInput, read_regular
-from mmalint.pipeline.file import LintOptions, lint_text, tree_spec
+from mmalint.pipeline.file import LintOptions, lint_text
 from mmalint.pipeline.text import InputError
 from mmalint.settings import Settings
 from mmalint.source_io import decode
+from mmalint.tree import tree_spec
 
 _SIZE = struct.Struct(">Q")
 

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
-import uuid
 import warnings
-from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from mmalint.analysis import Program, ProgramSpec
@@ -20,8 +18,9 @@ from mmalint.diagnostics import Diagnostic
 from mmalint.engine import FileReport, check_text
 from mmalint.fixes.verify import verify_fixes
 from mmalint.pipeline.text import InputError, decode_source, worth_running
-from mmalint.settings import DEFAULT_SRC, Settings
+from mmalint.settings import Settings
 from mmalint.suppress import NoqaOptions, apply_suppressions
+from mmalint.tree import Observed
 
 
 @dataclass(frozen=True)
@@ -32,44 +31,9 @@ class LintOptions:
     report_unused_noqa: bool = False
     ignore_noqa: bool = False  # `--ignore-noqa`: report the findings that noqa comments hide
     program: ProgramSpec | None = None
-
-
-def tree_spec(
-    settings: Settings,
-    checked: Iterable[str] = (),
-    overlays: Iterable[tuple[str, str]] = (),
-    absolute: bool = False,
-    run: str | None = None,
-    triggered: Iterable[str] = (),
-) -> ProgramSpec:
-    """The checked tree of a file with these settings: its project root (the configuration's
-    directory, else the nearest directory above with a pyproject.toml or `.git`:
-    `config.find_project_root`) and the source roots `src` names below it (ruff's default:
-    the root and its `src/`). Without a project root, a file's imports are looked for beside it
-    only (`program.Program.find`). `checked` and `overlays` are paths as given."""
-    roots: list[str] = []
-    tree: tuple[str, ...] = ()
-    if settings.project_root is not None:
-        root = os.path.realpath(settings.project_root)
-        tree = (root,)
-        for entry in settings.src if settings.src is not None else DEFAULT_SRC:
-            candidate = os.path.realpath(os.path.join(root, entry))
-            if os.path.isdir(candidate) and candidate not in roots:
-                roots.append(candidate)
-    return ProgramSpec(
-        roots=tuple(roots),
-        tree=tree,
-        checked=frozenset(os.path.realpath(p) for p in checked),
-        overlays=tuple((os.path.realpath(p), t) for p, t in overlays),
-        absolute=absolute,
-        run=run if run is not None else new_run(),
-        triggered=frozenset(os.path.realpath(p) for p in triggered),
-    )
-
-
-def new_run() -> str:
-    """A name for one run of the checks (its files share what the program read of the disk)."""
-    return uuid.uuid4().hex
+    # Keep a record of what each file's check reads of the tree (`FileReport.observed`), for
+    # the result cache: each file is then checked by a program of its own.
+    observe: bool = False
 
 
 # The program of the last specs seen in this process: a worker checks many files of one run.
@@ -109,7 +73,11 @@ def _lint_text(
 ) -> FileReport:
     catalog = catalog or load_catalog()
     options = options or LintOptions()
-    program = program_for(options.program) if options.program is not None else None
+    program: Program | None = None
+    if options.program is not None:
+        # A program shared by the files of a run answers from what other files' checks read:
+        # a record of one file's inputs needs one of its own (what it indexes is shared still).
+        program = Program(options.program, decode_source, Observed()) if options.observe else program_for(options.program)
     report = check_text(filename, text, settings, catalog, program)
     # Findings at MMA calls in other files of the tree (this file's code reached them; the run
     # does not check theirs): that file's noqa comments decide, and no fix edits it from here.
@@ -141,7 +109,8 @@ def _lint_text(
     # neither `--fix`, the `[*]` counts nor an editor's quick fix offers one.
     diagnostics = [d if settings.may_fix(d.code) else replace(d, fix=None) for d in diagnostics]
     diagnostics.sort(key=lambda d: d.sort_key())
-    return replace(report, diagnostics=tuple(diagnostics))
+    observed = (program.observed if program is not None else Observed()) if options.observe else None
+    return replace(report, diagnostics=tuple(diagnostics), observed=observed)
 
 
 def _enabled(settings: Settings, filename: str, code: str) -> bool:

@@ -18,24 +18,21 @@ from collections.abc import Iterable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
-from mmalint.analysis import ProgramSpec
-from mmalint.diagnostics import Diagnostic
+from mmalint.diagnostics import Diagnostic, FileReport
 from mmalint.discover import Discovered
-from mmalint.engine import FileReport
 from mmalint.inputs import UnreadableInput, read_regular
-from mmalint.notebook import Notebook, NotebookError, decode_notebook, is_notebook, read_notebook
-from mmalint.pipeline.file import (
-    LintOptions,
-    lint_bytes,
-    lint_text,
-    new_run,
-    reaches_elsewhere,
-    tree_spec,
-)
-from mmalint.pipeline.text import InputError, worth_running
+from mmalint.notebook import is_notebook
+from mmalint.pipeline.cache import result_key
 from mmalint.settings import Settings
-from mmalint.source_io import SourceText, decode, encode
+from mmalint.tree import Observed, ProgramSpec, digest, new_run, tree_spec
+
+if TYPE_CHECKING:
+    from mmalint.notebook import Notebook
+    from mmalint.pipeline.cache import Cache
+    from mmalint.pipeline.file import LintOptions
+    from mmalint.source_io import SourceText
 
 # Below this many files that pass the prefilter, starting worker processes costs more than it saves.
 PARALLEL_THRESHOLD = 4
@@ -55,6 +52,8 @@ class FileOutcome:
     def fixed_data(self) -> bytes | None:
         if self.fixed_text is None or self.source is None:
             return None
+        from mmalint.source_io import encode
+
         return encode(self.fixed_text, self.source)
 
     def diff(self, name: str) -> list[str]:
@@ -79,13 +78,16 @@ class RunResult:
     changed: list[tuple[Discovered, FileOutcome]] = field(default_factory=list)
     fixed: Counter[str] = field(default_factory=Counter)
     not_converged: list[str] = field(default_factory=list)
+    # Per file checked with a cache: its real path and its result's key but the content hash,
+    # for keeping the result of its fixed text once that is written (`keep_fixed`).
+    keys: dict[str, tuple[str, tuple[object, ...]]] = field(default_factory=dict)
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
         return [d for r in self.reports for d in r.diagnostics]
 
 
-Job = tuple[str, bytes, Settings, LintOptions, FixMode]
+Job = tuple[str, bytes, Settings, "LintOptions", FixMode]
 
 
 def work(item: Job) -> FileOutcome:
@@ -106,12 +108,16 @@ def internal_error(exc: BaseException | str) -> str:
 
 
 def _work(item: Job) -> FileOutcome:
+    from mmalint.fixes.fixer import fix_text
+    from mmalint.pipeline.file import lint_bytes
+    from mmalint.pipeline.text import InputError
+    from mmalint.source_io import decode
+
     filename, data, settings, options, fix = item
     if is_notebook(filename):
         return _work_notebook(item)
     if not fix:
         return FileOutcome(lint_bytes(filename, data, settings, options))
-    from mmalint.fixes.fixer import fix_text
 
     try:
         source = decode(data)
@@ -123,6 +129,11 @@ def _work(item: Job) -> FileOutcome:
 
 
 def _work_notebook(item: Job) -> FileOutcome:
+    from mmalint.fixes.fixer import fix_text
+    from mmalint.notebook import NotebookError, decode_notebook, read_notebook
+    from mmalint.pipeline.file import lint_text
+    from mmalint.pipeline.text import worth_running
+
     filename, data, settings, options, fix = item
     try:
         source = decode_notebook(data)
@@ -133,7 +144,6 @@ def _work_notebook(item: Job) -> FileOutcome:
         if not worth_running(notebook.python.encode("utf-8"), options.report_unused_noqa):
             return FileOutcome(FileReport(filename))
         return FileOutcome(notebook.place(lint_text(filename, notebook.python, settings, options)))
-    from mmalint.fixes.fixer import fix_text
 
     result = fix_text(filename, notebook.python, settings, options, unsafe=fix == "unsafe")
     report = notebook.place(result.report, result.text)
@@ -149,6 +159,8 @@ def _work_notebook(item: Job) -> FileOutcome:
 def lint_as_read(filename: str, outcome: FileOutcome, settings: Settings, options: LintOptions) -> FileReport:
     """The report of the text `outcome` was fixed from, as it was read (for a file whose fixes
     were not written): a notebook's through its cells."""
+    from mmalint.pipeline.file import lint_text
+
     assert outcome.source is not None
     if outcome.notebook is not None:
         python = outcome.notebook.python
@@ -159,6 +171,8 @@ def lint_as_read(filename: str, outcome: FileOutcome, settings: Settings, option
 def _notebook_code(data: bytes) -> bytes:
     """What the prefilter reads in a notebook: its code cells (JSON escapes such as the `\\n` of
     `"x\\nmma(..."` hide a word from a scan of the bytes), or NotebookError."""
+    from mmalint.notebook import decode_notebook, read_notebook
+
     return read_notebook(decode_notebook(data).text).python.encode("utf-8")
 
 
@@ -191,65 +205,191 @@ def _alone(item: Job) -> FileOutcome:
             "the process analysing it died, e.g. a crash in a native parser")))
 
 
+@dataclass
+class _File:
+    """One file of a run, from its bytes to its outcome."""
+
+    entry: Discovered
+    data: bytes
+    settings: Settings
+    real: str
+    hash: str = ""  # of `data`, with a cache
+    key_parts: tuple[object, ...] = ()  # its result's key, but for the content hash (`result_key`)
+    triggered: bool | None = None  # the prefilter's say, when known
+    outcome: FileOutcome | None = None
+    hit: bool = False  # the outcome is the cache's
+    keep: bool = True  # the outcome computed may be kept in the cache
+
+
 def run(
     files: Iterable[Discovered],
     settings: Settings | dict[str, Settings],
     jobs: int | None = None,
     options: LintOptions | None = None,
     fix: FixMode = "",
+    cache: Cache | None = None,
 ) -> RunResult:
+    """Every file's report (in the order of `files`), and with a fix mode the fixes. With a
+    `cache`, a file whose entry still holds is not checked again (`pipeline.cache`), and each
+    result computed is kept there."""
+    from mmalint.pipeline.file import LintOptions
+
     options = options or LintOptions()
+    if cache is not None:
+        options = replace(options, observe=True)
     result = RunResult()
-    pending: list[tuple[Discovered, Job]] = []
     files = list(files)
-    read: list[tuple[Discovered, bytes, bytes, bool]] = []  # entry, data, code, prefilter's say
+    items: list[_File] = []
     for entry in files:
         try:
             data = read_regular(entry.path)
         except UnreadableInput as exc:
             result.input_errors.append(f"{entry.display}: {exc}")
             continue
-        try:
-            code = _notebook_code(data) if is_notebook(entry.display) else data
-        except NotebookError as exc:
-            result.reports.append(FileReport(entry.display, error=str(exc)))
-            continue
-        read.append((entry, data, code, worth_running(code, options.report_unused_noqa)))
-    # The run's files are its program's checked files; those the prefilter passed are known to
-    # name an MMA API, so no process scans them again.
-    checked = [str(entry.path) for entry in files]
-    triggered = [str(entry.path) for entry, _, _, hit in read if hit and not is_notebook(entry.display)]
-    this_run = new_run()
-    specs: dict[tuple[str | None, tuple[str, ...] | None], ProgramSpec] = {}
-    for entry, data, code, hit in read:
         file_settings = settings[entry.display] if isinstance(settings, dict) else settings
-        tree = (file_settings.project_root, file_settings.src)
-        if tree not in specs:
-            specs[tree] = tree_spec(file_settings, checked, run=this_run, triggered=triggered)
-        file_options = replace(options, program=specs[tree]) if not is_notebook(entry.display) else options
-        if not hit and not reaches_elsewhere(entry.display, code, file_options):
-            result.reports.append(FileReport(entry.display))
-            continue
-        pending.append((entry, (entry.display, data, file_settings, file_options, fix)))
+        items.append(_File(entry, data, file_settings, os.path.realpath(entry.path), digest(data) if cache else ""))
+    if cache is not None:
+        _look_up(cache, items, options, fix)
+        result.keys = {f.entry.display: (f.real, f.key_parts) for f in items}
+    pending = _prepare(files, items, options, fix) if any(f.outcome is None for f in items) else []
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
-    items = [job for _, job in pending]
+    jobs_of = [job for _, job in pending]
     outcomes: list[FileOutcome]
     if workers > 1 and len(pending) >= PARALLEL_THRESHOLD:
-        outcomes = _in_pool(items, min(workers, len(pending)))
+        outcomes = _in_pool(jobs_of, min(workers, len(pending)))
     else:
-        outcomes = [work(item) for item in items]
-    for (entry, _), outcome in zip(pending, outcomes, strict=True):
+        outcomes = [work(job) for job in jobs_of]
+    for (f, _), computed in zip(pending, outcomes, strict=True):
+        f.outcome = computed
+    known = {f.real: f.hash for f in items}
+    for f in items:
+        assert f.outcome is not None
+        outcome = f.outcome
+        if cache is not None and not f.hit:
+            if f.keep and outcome.fixed_text is None and outcome.converged:
+                cache.save(f.real, result_key((known[f.real], *f.key_parts)), bool(f.triggered), outcome.report, known)
+            # What a hit gives back, so that a miss and a hit print the same bytes.
+            outcome = replace(outcome, report=_as_kept(outcome.report))
         result.reports.append(outcome.report)
         result.fixed.update(outcome.fixed)
         if outcome.fixed_text is not None:
-            result.changed.append((entry, outcome))
+            result.changed.append((f.entry, outcome))
         if not outcome.converged:
-            result.not_converged.append(entry.display)
+            result.not_converged.append(f.entry.display)
     _once(result.reports)
     for report in result.reports:
         if report.error is not None:
             result.input_errors.append(f"{report.filename}: {report.error}")
     return result
+
+
+def _look_up(cache: Cache, items: list[_File], options: LintOptions, fix: FixMode) -> None:
+    """Each file's entry: its outcome when the entry still holds (and, with a fix mode, offers
+    no fix to apply: fixes are computed afresh, never applied from an entry)."""
+    from mmalint.pipeline.cache import Validator, decode_report
+
+    validator = Validator(cache, frozenset(f.real for f in items), {f.real: f.hash for f in items})
+    cwd = os.getcwd()
+    shapes: dict[tuple[str | None, tuple[str, ...] | None], ProgramSpec] = {}  # the tree, but the run's files
+    for f in items:
+        tree = (f.settings.project_root, f.settings.src)
+        if tree not in shapes:
+            shapes[tree] = tree_spec(f.settings, run="")
+        shape = shapes[tree]
+        f.key_parts = (
+            f.entry.display, f.real, cwd, f.settings, options.report_unused_noqa, options.ignore_noqa,
+            shape.roots, shape.tree, is_notebook(f.entry.display),
+        )
+        found = cache.load(f.real)
+        if found is None or found.get("key") != result_key((f.hash, *f.key_parts)):
+            continue
+        f.triggered = found.get("triggered") is True
+        if not validator.valid(found):
+            continue
+        report = decode_report(found)
+        if report is None or report.filename != f.entry.display or (fix and _fixable(report, fix)):
+            continue
+        f.outcome = FileOutcome(report)
+        f.hit = True
+
+
+def _prepare(
+    files: list[Discovered], items: list[_File], options: LintOptions, fix: FixMode
+) -> list[tuple[_File, Job]]:
+    """The prefilter and the checked tree for the files without an outcome yet: the outcome of
+    those not worth running, and the jobs of the others."""
+    from mmalint.notebook import NotebookError
+    from mmalint.pipeline.file import program_for, reaches_elsewhere
+    from mmalint.pipeline.text import worth_running
+
+    codes: dict[int, bytes] = {}
+    for f in items:
+        if f.outcome is not None:
+            continue
+        try:
+            codes[id(f)] = _notebook_code(f.data) if is_notebook(f.entry.display) else f.data
+        except NotebookError as exc:
+            f.outcome = FileOutcome(FileReport(f.entry.display, error=str(exc), observed=Observed(own=f.real)))
+            continue
+        if f.triggered is None:
+            f.triggered = worth_running(codes[id(f)], options.report_unused_noqa)
+    # The run's files are its program's checked files; those the prefilter passed are known to
+    # name an MMA API, so no process scans them again.
+    checked = [str(entry.path) for entry in files]
+    triggered = [str(f.entry.path) for f in items if f.triggered and not is_notebook(f.entry.display)]
+    this_run = new_run()
+    specs: dict[tuple[str | None, tuple[str, ...] | None], ProgramSpec] = {}
+    pending: list[tuple[_File, Job]] = []
+    for f in items:
+        if f.outcome is not None:
+            continue
+        tree = (f.settings.project_root, f.settings.src)
+        if tree not in specs:
+            specs[tree] = tree_spec(f.settings, checked, run=this_run, triggered=triggered)
+        file_options = replace(options, program=specs[tree]) if not is_notebook(f.entry.display) else options
+        if not f.triggered:
+            # Not worth running, unless it leads to an MMA call in a file the run does not
+            # check: what this process read to decide it is the empty result's input.
+            observed = Observed(own=f.real) if options.observe else None
+            program = program_for(specs[tree]) if file_options.program is not None else None
+            if program is not None:
+                program.observed = observed
+            try:
+                elsewhere = reaches_elsewhere(f.entry.display, codes[id(f)], file_options)
+            finally:
+                if program is not None:
+                    program.observed = None
+            if not elsewhere:
+                f.outcome = FileOutcome(FileReport(f.entry.display, observed=observed))
+                continue
+            f.keep = False  # its check runs because of what other files hold now
+        pending.append((f, (f.entry.display, f.data, f.settings, file_options, fix)))
+    return pending
+
+
+def keep_fixed(cache: Cache, result: RunResult, entry: Discovered, outcome: FileOutcome) -> None:
+    """Once a file's fixes are written, its entry is the fixed text's (its report is of that
+    text, computed by the fix loop's last pass)."""
+    from mmalint.pipeline.text import worth_running
+
+    data = outcome.fixed_data()
+    if data is None or entry.display not in result.keys or outcome.notebook is not None or not outcome.converged:
+        return
+    real, parts = result.keys[entry.display]
+    cache.save(real, result_key((digest(data), *parts)), worth_running(data, False), outcome.report)
+
+
+def _as_kept(report: FileReport) -> FileReport:
+    from mmalint.pipeline.cache import round_trip
+
+    return replace(round_trip(report), observed=report.observed)
+
+
+def _fixable(report: FileReport, fix: FixMode) -> bool:
+    """Whether `--fix` would apply one of the report's fixes (`fixes.apply.applicable`)."""
+    from mmalint.fixes.apply import applicable
+
+    return any(applicable(d.fix, fix == "unsafe") for d in report.diagnostics)
 
 
 def _once(reports: list[FileReport]) -> None:

@@ -10,8 +10,6 @@ from __future__ import annotations
 import io
 import tokenize
 
-from mmalint.analysis import may_contain_mma
-
 
 class InputError(Exception):
     """A file that cannot be read or decoded: reported, never a traceback."""
@@ -20,6 +18,10 @@ class InputError(Exception):
 def worth_running(data: bytes, report_unused_noqa: bool = False) -> bool:
     """Whether a file's bytes may hold a finding: an MMA call's trigger words, or (when unused
     noqa directives are reported) a `noqa` comment that may suppress nothing."""
+    # The trigger words are the models' (`analysis.prefilter`): loaded when a file is first
+    # scanned, so that reading and decoding source (a run answered from its cache) needs none.
+    from mmalint.analysis import may_contain_mma
+
     return may_contain_mma(data) or (report_unused_noqa and b"noqa" in data.lower())
 
 

@@ -1,0 +1,259 @@
+"""The checked tree as the file system shows it: what a run needs to see it (`ProgramSpec`),
+the walk that lists its files, and the record of what one file's check looked at
+(`Observed`), which the result cache (`pipeline/cache.py`) keeps as that result's inputs.
+
+This module imports nothing of the analysis, so that a run whose results all come from the
+cache can tell, without loading the analysis, whether the tree still shows what they read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import uuid
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+
+from mmalint.inputs import read_regular
+from mmalint.settings import DEFAULT_SRC, Settings
+
+# A module of the tree is read only up to this size (jax's largest test file is ~0.5 MB).
+MAX_MODULE_BYTES = 4 * 1024 * 1024
+# A tree walked for the callers of a checked file stops after this many files or bytes: a home
+# directory checked by mistake costs a bounded scan, and what lies beyond is unknown.
+MAX_TREE_FILES = 20_000
+MAX_TREE_BYTES = 256 * 1024 * 1024
+# Directories a walk of the tree never enters (virtual environments, caches, VCS metadata).
+SKIPPED_DIRS = frozenset({
+    ".bzr", ".direnv", ".eggs", ".git", ".hg", ".ipynb_checkpoints", ".mypy_cache", ".nox",
+    ".pants.d", ".pytest_cache", ".ruff_cache", ".mmalint_cache", ".svn", ".tox", ".venv",
+    "__pypackages__", "__pycache__", "buck-out", "node_modules", "site-packages", "venv",
+})
+
+
+@dataclass(frozen=True)
+class ProgramSpec:
+    """What a run (or a worker process of it) needs to see the tree: plain data, picklable."""
+
+    roots: tuple[str, ...] = ()  # source roots, real paths, in search order (ruff's `src`)
+    tree: tuple[str, ...] = ()  # directories walked for callers of a checked file
+    checked: frozenset[str] = frozenset()  # real paths of the files this run checks
+    overlays: tuple[tuple[str, str], ...] = ()  # real path -> text (an editor's open buffers)
+    absolute: bool = False  # name the tree's files by absolute path (the language server)
+    # The run this is the tree of: a process keeps a program (what it read of the disk) for
+    # the files of one run, never into the next (`pipeline.file.program_for`).
+    run: str = ""
+    # Those of `checked` that the prefilter passed, as the run found them (no file is scanned
+    # for MMA words twice); a file of the tree not checked is scanned when asked about.
+    triggered: frozenset[str] = frozenset()
+
+
+def tree_spec(
+    settings: Settings,
+    checked: Iterable[str] = (),
+    overlays: Iterable[tuple[str, str]] = (),
+    absolute: bool = False,
+    run: str | None = None,
+    triggered: Iterable[str] = (),
+) -> ProgramSpec:
+    """The checked tree of a file with these settings: its project root (the configuration's
+    directory, else the nearest directory above with a pyproject.toml or `.git`:
+    `config.find_project_root`) and the source roots `src` names below it (ruff's default:
+    the root and its `src/`). Without a project root, a file's imports are looked for beside it
+    only (`analysis.program.Program.find`). `checked` and `overlays` are paths as given."""
+    roots: list[str] = []
+    tree: tuple[str, ...] = ()
+    if settings.project_root is not None:
+        root = os.path.realpath(settings.project_root)
+        tree = (root,)
+        for entry in settings.src if settings.src is not None else DEFAULT_SRC:
+            candidate = os.path.realpath(os.path.join(root, entry))
+            if os.path.isdir(candidate) and candidate not in roots:
+                roots.append(candidate)
+    return ProgramSpec(
+        roots=tuple(roots),
+        tree=tree,
+        checked=frozenset(os.path.realpath(p) for p in checked),
+        overlays=tuple((os.path.realpath(p), t) for p, t in overlays),
+        absolute=absolute,
+        run=run if run is not None else new_run(),
+        triggered=frozenset(os.path.realpath(p) for p in triggered),
+    )
+
+
+def new_run() -> str:
+    """A name for one run of the checks (its files share what the program read of the disk)."""
+    return uuid.uuid4().hex
+
+
+def digest(data: bytes) -> str:
+    """The content hash the cache compares files by."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def fingerprint(path: str) -> str | None:
+    """A module's bytes as the program reads them (`read_text`), hashed; None when
+    it cannot be read (not a regular file, too large, gone)."""
+    try:
+        return digest(read_regular(path, MAX_MODULE_BYTES))
+    except Exception:  # whatever it is, the program saw no text there
+        return None
+
+
+def is_file(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def is_dir(path: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+def walk(tops: tuple[str, ...], packages_only: bool = False) -> Iterator[str]:
+    """The `.py` files under `tops`, sorted per directory, symlinked directories not followed
+    (nor, with `packages_only`, directories without an `__init__.py`), at most
+    `MAX_TREE_FILES` files and `MAX_TREE_BYTES` bytes."""
+    count = 0
+    size = 0
+    seen: set[str] = set()
+    for top in tops:
+        stack = [top]
+        while stack:
+            directory = stack.pop()
+            if directory in seen:
+                continue
+            seen.add(directory)
+            try:
+                entries = sorted(os.scandir(directory), key=lambda e: e.name)
+            except OSError:
+                continue
+            subdirs = []
+            for entry in entries:
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name in SKIPPED_DIRS or entry.name.startswith("."):
+                            continue
+                        if is_file(os.path.join(entry.path, "pyvenv.cfg")):
+                            continue  # a virtual environment
+                        if packages_only and not is_file(os.path.join(entry.path, "__init__.py")):
+                            continue
+                        subdirs.append(entry.path)
+                    elif entry.name.endswith(".py") and entry.is_file():
+                        count += 1
+                        size += entry.stat().st_size
+                        if count > MAX_TREE_FILES or size > MAX_TREE_BYTES:
+                            return
+                        yield os.path.realpath(entry.path)
+                except OSError:
+                    continue
+            stack.extend(reversed(subdirs))
+
+
+# Texts read, by real path, with the modification time and size they were read at: a later
+# run in the same process (the language server's child) reads again only what changed.
+_TEXT_CACHE: dict[str, tuple[int, int, str | None, str | None]] = {}
+_TEXT_CACHE_LIMIT = 50_000
+
+
+Decode = Callable[[bytes], str]
+
+
+def utf8(data: bytes) -> str:
+    """Python source as UTF-8 (a BOM dropped): the program's reading unless told another
+    (`pipeline.file.program_for` hands it the text stage's, which honours PEP 263)."""
+    return data.decode("utf-8").removeprefix("\ufeff")
+
+
+def read_text(path: str, decode: Decode = utf8) -> tuple[str | None, str | None]:
+    """A module's text: a regular file, at most `MAX_MODULE_BYTES`, decoded as Python source
+    (None when it cannot be read or decoded), and the hash of the bytes read (None when none
+    were: `tree.fingerprint`)."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None, None
+    cached = _TEXT_CACHE.get(path)
+    if cached is not None and cached[:2] == (info.st_mtime_ns, info.st_size):
+        return cached[2], cached[3]
+    text: str | None = None
+    hashed: str | None = None
+    try:
+        data = read_regular(path, MAX_MODULE_BYTES)
+        hashed = digest(data)
+        text = decode(data)
+    except Exception:  # unreadable, undecodable: whatever it is, that module is unknown
+        text = None
+    if len(_TEXT_CACHE) >= _TEXT_CACHE_LIMIT:
+        _TEXT_CACHE.clear()
+    _TEXT_CACHE[path] = (info.st_mtime_ns, info.st_size, text, hashed)
+    return text, hashed
+
+
+# A scan over every file of a walk: which files' import statements name a word (the callers
+# of a checked file are looked for among them), or which unchecked files name an MMA API.
+SCAN_IMPORTS = "imports"
+SCAN_TRIGGERED = "triggered"
+Walk = tuple[tuple[str, ...], bool]  # `walk`'s arguments
+
+
+@dataclass
+class Observed:
+    """What one file's check read of the tree besides the file itself, so that a result can be
+    reused exactly while all of it is unchanged (`pipeline/cache.py` checks each part again):
+
+    - `texts`: each module whose text it read, by real path, with the hash of its bytes (None:
+      no text there);
+    - `probes`: each path it asked whether it is a file (`f`) or a directory (`d`), and the answer;
+    - `checked`: each path it asked whether this run checks it, and the answer;
+    - `scans`: each question answered from every file of a walk (`SCAN_IMPORTS` with the word,
+      `SCAN_TRIGGERED` with ""), with the answer (sorted paths) and the snapshot of the walk's
+      files it read (`snapshots`: by id, real path -> hash), so that an edit elsewhere in the
+      tree is looked at file by file rather than invalidating the scan;
+    - `cacheable`: False when an answer came from state shared with other files of the run
+      that this record cannot account for.
+    """
+
+    own: str | None = None  # the checked file: its text is the result's own key
+    texts: dict[str, str | None] = field(default_factory=dict)
+    probes: dict[str, bool] = field(default_factory=dict)  # "f:" / "d:" + path
+    checked: dict[str, bool] = field(default_factory=dict)
+    scans: dict[str, tuple[str, str, Walk, str, tuple[str, ...]]] = field(default_factory=dict)
+    snapshots: dict[str, dict[str, str | None]] = field(default_factory=dict)
+    cacheable: bool = True
+    scanning: int = 0  # inside a scan, reads are the scan's snapshot, not texts of the result
+
+    def text(self, path: str, hashed: str | None) -> None:
+        if not self.scanning and path != self.own:
+            self.texts[path] = hashed
+
+    def probe(self, kind: str, path: str, answer: bool) -> None:
+        self.probes[f"{kind}:{path}"] = answer
+
+    def is_checked(self, path: str, answer: bool) -> None:
+        self.checked[path] = answer
+
+    def scan(self, kind: str, where: Walk, arg: str, answer: tuple[str, ...], files: dict[str, str | None]) -> None:
+        """A scan's answer and the files it read (`files`, real path -> hash)."""
+        snapshot = snapshot_id(files)
+        self.snapshots.setdefault(snapshot, dict(files))
+        self.scans[f"{kind}\0{arg}\0{where!r}"] = (kind, arg, where, snapshot, tuple(sorted(answer)))
+
+    def merge(self, other: Observed) -> None:
+        """What `other` read too (a later pass over the same file, or a scan replayed)."""
+        for path, hashed in other.texts.items():
+            self.text(path, hashed)
+        self.probes.update(other.probes)
+        self.checked.update(other.checked)
+        self.scans.update(other.scans)
+        self.snapshots.update(other.snapshots)
+        self.cacheable = self.cacheable and other.cacheable
+
+
+def snapshot_id(files: dict[str, str | None]) -> str:
+    return digest("\n".join(f"{p}\0{h}" for p, h in sorted(files.items())).encode("utf-8", "surrogatepass"))
