@@ -292,6 +292,12 @@ def _kind_name(annotation: Any) -> str:
     return _KIND_NAMES.get(annotation, getattr(annotation, "__name__", str(annotation)))
 
 
+@functools.cache
+def _hints(cls: type) -> dict[str, Any]:
+    """The declared field types of a catalog class (resolved once: every rule is read with them)."""
+    return typing.get_type_hints(cls)
+
+
 def _fields(cls: type, raw: object, where: str, skip: frozenset[str] = frozenset(),
             extra: frozenset[str] = frozenset()) -> dict[str, Any]:
     """The keys of a TOML table as the dataclass `cls` declares them: every key known, every
@@ -301,7 +307,7 @@ def _fields(cls: type, raw: object, where: str, skip: frozenset[str] = frozenset
     reads itself (nested tables)."""
     if not isinstance(raw, dict):
         raise CatalogError(f"{where}: expected a table, got {type(raw).__name__}")
-    hints = typing.get_type_hints(cls)
+    hints = _hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls) if f.name not in skip}
     for key in raw:
         if key not in fields and key not in extra:

@@ -117,8 +117,29 @@ class ConfigFile:
         return self.path.parent
 
 
+# Config tables read, by path, modification time and size: the lookup for each directory of a
+# walk meets the same pyproject.toml again (jax's has a few thousand keys of other tools).
+_SECTIONS: dict[tuple[str, int, int], dict[str, Any] | None] = {}
+
+
 def _section(path: Path) -> dict[str, Any] | None:
     """The mmalint table of a config file, or None when the file does not configure mmalint."""
+    try:
+        info = os.stat(path)
+        key: tuple[str, int, int] | None = (os.fspath(path), info.st_mtime_ns, info.st_size)
+    except (OSError, ValueError):
+        key = None
+    if key is not None and key in _SECTIONS:
+        return _SECTIONS[key]
+    section = _read_section(path)
+    if key is not None:
+        if len(_SECTIONS) > 256:
+            _SECTIONS.clear()
+        _SECTIONS[key] = section
+    return section
+
+
+def _read_section(path: Path) -> dict[str, Any] | None:
     try:
         data = tomllib.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
     except tomllib.TOMLDecodeError as exc:

@@ -29,8 +29,8 @@ if TYPE_CHECKING:
     from mmalint.discover import Discovered
     from mmalint.fixes.write import Snapshot
     from mmalint.pipeline.cache import Cache
-    from mmalint.pipeline.file import LintOptions
     from mmalint.pipeline.files import FileOutcome, RunResult
+    from mmalint.pipeline.options import LintOptions
     from mmalint.settings import Settings
 
 
@@ -81,8 +81,8 @@ def _resolver(args: argparse.Namespace, catalog: Catalog) -> Resolver:
 
 def _run_check(args: argparse.Namespace) -> int:
     from mmalint.discover import discover
-    from mmalint.pipeline.file import LintOptions
     from mmalint.pipeline.files import Job, RunResult, run, work
+    from mmalint.pipeline.options import LintOptions
     from mmalint.pipeline.text import InputError
     from mmalint.source_io import decode
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from mmalint.catalog import Catalog, load_catalog
 from mmalint.engine import FileReport
 from mmalint.fixes.apply import apply_fixes
-from mmalint.pipeline.file import LintOptions, lint_text
+from mmalint.pipeline.file import lint_text
+from mmalint.pipeline.options import LintOptions
 from mmalint.settings import Settings
 
 MAX_ITERATIONS = 10

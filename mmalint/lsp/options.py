@@ -14,7 +14,7 @@ from lsprotocol import types as lsp
 
 from mmalint.catalog import Catalog
 from mmalint.config import UsageError, resolve_target_jax, validate_selectors
-from mmalint.pipeline.file import LintOptions
+from mmalint.pipeline.options import LintOptions
 
 DEFAULT_DEBOUNCE_S = 0.25
 # A lint that takes longer is stopped (its process killed) and reported: far above what a

@@ -32,7 +32,8 @@ from mmalint.config import resolve_target_jax
 from mmalint.engine import FileReport
 from mmalint.fixes.fixer import fix_text
 from mmalint.inputs import UnreadableInput, read_regular
-from mmalint.pipeline.file import LintOptions, lint_text
+from mmalint.pipeline.file import lint_text
+from mmalint.pipeline.options import LintOptions
 from mmalint.pipeline.text import InputError
 from mmalint.settings import Settings
 from mmalint.source_io import decode

@@ -10,31 +10,18 @@ from __future__ import annotations
 import functools
 import os
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from mmalint.analysis import Program, ProgramSpec
 from mmalint.catalog import Catalog, load_catalog
 from mmalint.diagnostics import Diagnostic
 from mmalint.engine import FileReport, check_text
 from mmalint.fixes.verify import verify_fixes
+from mmalint.pipeline.options import LintOptions
 from mmalint.pipeline.text import InputError, decode_source, worth_running
 from mmalint.settings import Settings
 from mmalint.suppress import NoqaOptions, apply_suppressions
 from mmalint.tree import Observed
-
-
-@dataclass(frozen=True)
-class LintOptions:
-    """What the user asked for beyond the rule settings, and the checked tree the file is read
-    in (`program`: None reads it alone)."""
-
-    report_unused_noqa: bool = False
-    ignore_noqa: bool = False  # `--ignore-noqa`: report the findings that noqa comments hide
-    program: ProgramSpec | None = None
-    # Keep a record of what each file's check reads of the tree (`FileReport.observed`), for
-    # the result cache: each file is then checked by a program of its own.
-    observe: bool = False
-
 
 # The program of the last specs seen in this process: a worker checks many files of one run.
 _PROGRAMS: dict[ProgramSpec, Program] = {}

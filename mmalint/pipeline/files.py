@@ -31,7 +31,7 @@ from mmalint.tree import Observed, ProgramSpec, digest, new_run, tree_spec
 if TYPE_CHECKING:
     from mmalint.notebook import Notebook
     from mmalint.pipeline.cache import Cache
-    from mmalint.pipeline.file import LintOptions
+    from mmalint.pipeline.options import LintOptions
     from mmalint.source_io import SourceText
 
 # Below this many files that pass the prefilter, starting worker processes costs more than it saves.
@@ -232,7 +232,7 @@ def run(
     """Every file's report (in the order of `files`), and with a fix mode the fixes. With a
     `cache`, a file whose entry still holds is not checked again (`pipeline.cache`), and each
     result computed is kept there."""
-    from mmalint.pipeline.file import LintOptions
+    from mmalint.pipeline.options import LintOptions
 
     options = options or LintOptions()
     if cache is not None:
