@@ -1,9 +1,18 @@
 """Wall time of `mmalint check` over a tree, and the slowest files analysed.
 
     python benchmarks/speed.py --runs 3 --target-jax 0.11 DIR
+    python benchmarks/speed.py --vs-ruff --runs 5 --target-jax 0.11 DIR [DIR...]
 
 Prints one JSON object: the median and every run of the whole command (a fresh process each
 time, as a user runs it), and the five slowest files checked in-process.
+
+With `--vs-ruff`, the result cache against ruff instead: each round runs, one after the other
+in this process's children, `ruff check --isolated --no-cache --select E,F DIR...`, mmalint cold
+(`--no-cache`), ruff again, and mmalint warm (its cache in a temporary `--cache-dir`, filled by
+one run before the rounds, whose time is reported as `mmalint_first_with_cache_s`); then the
+import time of a warm run (`-X importtime`: the modules it loads, whether libcst is among them).
+Alternating keeps a busy machine's slow moments from landing on one side only. The children run
+without $PYTHONDONTWRITEBYTECODE, as an installed mmalint has its bytecode compiled.
 """
 
 from __future__ import annotations
@@ -11,9 +20,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import platform
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -24,10 +36,16 @@ from mmalint.settings import Settings
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("path")
+    parser.add_argument("path", nargs="+")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--target-jax", default="0.11")
+    parser.add_argument("--vs-ruff", action="store_true", help="the result cache, warm and cold, against ruff")
     args = parser.parse_args()
+    if args.vs_ruff:
+        return vs_ruff(args.path, args.runs, args.target_jax)
+    if len(args.path) != 1:
+        parser.error("one DIR, unless --vs-ruff")
+    args.path = args.path[0]
     runs = []
     for _ in range(args.runs):
         start = time.perf_counter()
@@ -56,6 +74,59 @@ def main() -> int:
         "check_wall_runs_s": runs,
         "in_process_total_s": round(sum(t for t, _ in timings), 2),
         "slowest_files": timings[:5],
+    }, indent=2))
+    return 0
+
+
+def _timed(command: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(command, capture_output=True, check=False, env=env)
+    return time.perf_counter() - start
+
+
+def _ruff() -> str:
+    beside = Path(sys.executable).with_name("ruff")
+    found = str(beside) if beside.exists() else shutil.which("ruff")
+    if found is None:
+        sys.exit("ruff not found beside this Python nor on PATH")
+    return found
+
+
+def vs_ruff(paths: list[str], rounds: int, target_jax: str) -> int:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    ruff = [_ruff(), "check", "--isolated", "--no-cache", "--select", "E,F", *paths]
+    with tempfile.TemporaryDirectory(prefix="mmalint-speed-") as cache_dir:
+        check = [sys.executable, "-m", "mmalint", "check", "-q", "--target-jax", target_jax]
+        cold = [*check, "--no-cache", *paths]
+        warm = [*check, "--cache-dir", cache_dir, *paths]
+        first = _timed(warm, env)
+        times: dict[str, list[float]] = {"ruff": [], "mmalint_cold": [], "mmalint_warm": []}
+        for _ in range(rounds):
+            times["ruff"].append(_timed(ruff, env))
+            times["mmalint_cold"].append(_timed(cold, env))
+            times["ruff"].append(_timed(ruff, env))
+            times["mmalint_warm"].append(_timed(warm, env))
+        imports = subprocess.run([sys.executable, "-X", "importtime", *warm[1:]],
+                                 capture_output=True, text=True, check=False, env=env).stderr
+    modules = [line.rsplit("|", 1)[-1].strip() for line in imports.splitlines() if line.startswith("import time:")][1:]
+    self_us = sum(int(line.split("|")[0].split(":")[1]) for line in imports.splitlines()
+                  if line.startswith("import time:") and line.split("|")[0].split(":")[1].strip().isdigit())
+    median = {k: statistics.median(v) for k, v in times.items()}
+    print(json.dumps({
+        "machine": f"{platform.node()} {platform.machine()}, {os.cpu_count()} cores",
+        "python": sys.version.split()[0],
+        "paths": paths,
+        "files": sum(1 for p in paths for _ in Path(p).rglob("*.py")),
+        "rounds": rounds,
+        "median_s": {k: round(v, 3) for k, v in median.items()},
+        "runs_s": {k: [round(t, 3) for t in v] for k, v in times.items()},
+        "mmalint_first_with_cache_s": round(first, 3),
+        "ratio_warm_to_ruff": round(median["mmalint_warm"] / median["ruff"], 3),
+        "ratio_cold_to_ruff": round(median["mmalint_cold"] / median["ruff"], 2),
+        "ratio_cold_to_warm": round(median["mmalint_cold"] / median["mmalint_warm"], 1),
+        "warm_imports": {"modules": len(modules), "self_total_ms": round(self_us / 1000, 1),
+                         "libcst": any(m.split(".")[0] == "libcst" for m in modules),
+                         "analysis": any(m.startswith("mmalint.analysis") for m in modules)},
     }, indent=2))
     return 0
 

@@ -51,6 +51,7 @@ from mmalint.tree import (
     digest,
     is_dir,
     is_file,
+    new_run,
     read_text,
     utf8,
     walk,
@@ -124,11 +125,10 @@ class Program:
         self._closures: dict[tuple[str, str | None], Closure] = {}
         self._in_progress: set[tuple[str, str | None]] = set()
         self._reaches: dict[tuple[str, str | None], bool] = {}
-        self._tree_files: list[str] | None = None
-        self._near: dict[str, list[str]] = {}
+        # What is shared with the run's other programs in this process (`_WALKS`); a program
+        # of no run shares nothing.
+        self._run = spec.run or new_run()
         self._bases: dict[str, str] = {}  # directory -> its base directory (`_base_dir`)
-        self._word_files: dict[str, dict[str, list[str]]] = {}  # import words -> files, per tree
-        self._snapshots: dict[str, dict[str, str | None]] = {}  # per tree, the files the word scan read
         self._scan_of_unchecked = Observed()
         self._cannot_reach: set[str] = set()  # files that reach no unchecked MMA call
         self._unchecked_triggered: set[str] | None = None  # files of the tree that name an MMA API, not checked
@@ -175,7 +175,6 @@ class Program:
 
     def _forget(self, path: str) -> None:
         """What was derived from a file's text, when the text changes."""
-        self._word_files.clear()
         self._trigger_seen.pop(path, None)
         self._api_seen.pop(path, None)
         self._imports.pop(path, None)
@@ -653,20 +652,27 @@ class Program:
     def _files_with(self, word: str, near: str) -> list[str]:
         """The files of the tree with an import statement that names `word` (as a module's
         or a package's part, or an imported name): those that may import its module."""
-        key = near if not self.spec.tree else ""
-        index = self._word_files.get(key)
-        if index is None:
-            index = self._word_files[key] = {}
-            with self._scanning():
-                for path in self.tree_files(near):
-                    for found in import_words(self.imports(path)):
-                        index.setdefault(found, []).append(path)
-                self._snapshots[key] = {p: self._digests.get(p) for p in self.tree_files(near)}
-        found_files = index.get(word, [])
+        where = self._walk_of(near)
+        key = (self._run, where)
+        if key not in _WORD_INDEXES:
+            # Of the files as they are on disk, once per run and process (each checked file
+            # may have a program of its own); an editor's buffers are looked at below.
+            if len(_WORD_INDEXES) >= 2:
+                _WORD_INDEXES.clear()
+            index: dict[str, list[str]] = {}
+            snapshot: dict[str, str | None] = {}
+            for path in self.tree_files(near):
+                text, snapshot[path] = read_text(path, self._decode)
+                for found in import_words(_scanned(text) if text is not None else ()):
+                    index.setdefault(found, []).append(path)
+            _WORD_INDEXES[key] = (index, snapshot)
+        index, snapshot = _WORD_INDEXES[key]
+        found_files = [p for p in index.get(word, []) if p not in self._overlays]
+        found_files += [p for p, text in self._overlays.items()
+                        if p in snapshot and word in import_words(_scanned(text))]
         if self.observed is not None:
             own = self.observed.own
-            self.observed.scan(SCAN_IMPORTS, self._walk_of(near), word,
-                               tuple(p for p in found_files if p != own), self._snapshots[key])
+            self.observed.scan(SCAN_IMPORTS, where, word, tuple(p for p in found_files if p != own), snapshot)
         return found_files
 
     @contextmanager
@@ -691,14 +697,13 @@ class Program:
         """The Python files of the tree (`spec.tree`), walked once, bounded; without a project
         (no pyproject.toml, setup.cfg or .git above), the files beside `near` that Python could
         import it from: its base directory and the packages in it."""
-        if self.spec.tree:
-            if self._tree_files is None:
-                self._tree_files = list(walk(self.spec.tree))
-            return self._tree_files
-        base = _base_dir(near, self._bases, self._is_file)
-        if base not in self._near:
-            self._near[base] = list(walk((base,), packages_only=True))
-        return self._near[base]
+        tops, packages_only = self._walk_of(near)
+        key = (self._run, tops, packages_only)
+        if key not in _WALKS:
+            if len(_WALKS) >= 64:
+                _WALKS.clear()
+            _WALKS[key] = list(walk(tops, packages_only))  # once per run and process
+        return _WALKS[key]
 
     def worth_running(self, path: str | None, text: str) -> bool:
         """Whether a file that mentions no MMA API may still reach one: it imports (through
@@ -746,6 +751,10 @@ class Program:
 
 _IMPORTS_CACHE: dict[str, tuple[ImportStmt, ...]] = {}  # by text
 _IMPORTS_CACHE_LIMIT = 50_000
+# Per run: the files of a walk of the tree, and which of them name each import word (with the
+# hash of each file read): what the callers of a checked file are looked for among.
+_WALKS: dict[tuple[str, tuple[str, ...], bool], list[str]] = {}
+_WORD_INDEXES: dict[tuple[str, tuple[tuple[str, ...], bool]], tuple[dict[str, list[str]], dict[str, str | None]]] = {}
 
 _IMPORT_START = re.compile(r"^[ \t]*(from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import\b|import[ \t]+)", re.MULTILINE)
 

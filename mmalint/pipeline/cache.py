@@ -22,6 +22,7 @@ Reading an entry needs none of the analysis: a run whose every file hits imports
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import sys
@@ -308,6 +309,8 @@ def _write(target: Path, data: bytes) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
+        with contextlib.suppress(OSError):
+            os.fchmod(fd, 0o666 & ~_umask())  # as any file the user creates, not mkstemp's 0600
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
         os.replace(tmp, target)
@@ -315,6 +318,13 @@ def _write(target: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+@functools.cache
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _remove_tree(top: Path) -> None:
