@@ -78,9 +78,10 @@ class RunResult:
     changed: list[tuple[Discovered, FileOutcome]] = field(default_factory=list)
     fixed: Counter[str] = field(default_factory=Counter)
     not_converged: list[str] = field(default_factory=list)
-    # Per file checked with a cache: its real path and its result's key but the content hash,
-    # for keeping the result of its fixed text once that is written (`keep_fixed`).
-    keys: dict[str, tuple[str, tuple[object, ...]]] = field(default_factory=dict)
+    # Per file checked with a cache: its real path, its result's key but the content hash, and
+    # whether noqa comments alone make it worth running, for keeping the result of its fixed
+    # text once that is written (`keep_fixed`).
+    keys: dict[str, tuple[str, tuple[object, ...], bool]] = field(default_factory=dict)
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
@@ -250,7 +251,7 @@ def run(
         items.append(_File(entry, data, file_settings, os.path.realpath(entry.path), digest(data) if cache else ""))
     if cache is not None:
         _look_up(cache, items, options, fix)
-        result.keys = {f.entry.display: (f.real, f.key_parts) for f in items}
+        result.keys = {f.entry.display: (f.real, f.key_parts, options.report_unused_noqa) for f in items}
     pending = _prepare(files, items, options, fix) if any(f.outcome is None for f in items) else []
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     jobs_of = [job for _, job in pending]
@@ -375,8 +376,8 @@ def keep_fixed(cache: Cache, result: RunResult, entry: Discovered, outcome: File
     data = outcome.fixed_data()
     if data is None or entry.display not in result.keys or outcome.notebook is not None or not outcome.converged:
         return
-    real, parts = result.keys[entry.display]
-    cache.save(real, result_key((digest(data), *parts)), worth_running(data, False), outcome.report)
+    real, parts, report_unused_noqa = result.keys[entry.display]
+    cache.save(real, result_key((digest(data), *parts)), worth_running(data, report_unused_noqa), outcome.report)
 
 
 def _as_kept(report: FileReport) -> FileReport:
