@@ -8,7 +8,8 @@ those that ran out, with what the others left. Past its share a run stops where 
 had not decided stays unknown, so running out costs findings, never adds one.
 
 Time is this thread's CPU time: a loaded machine makes the analysis slower, never shorter, and
-on an idle one it is the wall time a user waits.
+on an idle one it is the wall time a user waits. It is generous (about 5x what the steps take
+here): a finding that came or went with the machine's load would make mmalint unrepeatable.
 """
 
 from __future__ import annotations
@@ -41,8 +42,11 @@ class Limits:
     base_steps: int = 600_000
     steps_per_byte: int = 10
     steps_per_run: int = 400_000  # one root in one world, however much the file has left
-    base_seconds: float = 1.0
-    seconds_per_byte: float = 1.5e-5  # 15 ms a kilobyte
+    # Time is the last guard, for steps that cost far more than most: the steps bind first on
+    # any machine up to about 5x slower than this project's (a step is about 1.7 us, so a
+    # kilobyte's 10,240 steps take 17 ms here), and what is found does not depend on the load.
+    base_seconds: float = 5.0
+    seconds_per_byte: float = 1e-4  # 100 ms a kilobyte
     # MMA calls and API uses recorded, the same call on other paths included: a file, one run.
     max_records: int = 4_096
     max_records_per_run: int = 512

@@ -86,7 +86,7 @@ def combine_axes(axes: Sequence[Sequence[World]]) -> list[World]:
         total *= len(axis)
     if total <= EXHAUSTIVE_WORLDS:
         return [_joined((World(), *row)) for row in itertools.product(*axes)]
-    return [_joined((World(), *(axes[i][v] for i, v in enumerate(row)))) for row in _pairwise(tuple(len(a) for a in axes))]
+    return [_joined((World(), *(axes[i][v] for i, v in enumerate(row)))) for row in _pairwise_rows(tuple(len(a) for a in axes))]
 
 
 def _joined(parts: Sequence[World]) -> World:
@@ -96,12 +96,16 @@ def _joined(parts: Sequence[World]) -> World:
     return world
 
 
-@functools.lru_cache(maxsize=64)
-def _pairwise(sizes: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+def _pairwise(sizes: Sequence[int]) -> list[tuple[int, ...]]:
     """Rows (one value index per axis) in which every pair of values of two axes appears at
-    least once; greedy and deterministic (AETG-style), at most `MAX_WORLDS` rows. A sweep's
-    rows depend on its sizes only: both passes over the roots, and every test with the same
-    sweep, share them."""
+    least once; greedy and deterministic (AETG-style), at most `MAX_WORLDS` rows."""
+    return list(_pairwise_rows(tuple(sizes)))
+
+
+@functools.lru_cache(maxsize=64)
+def _pairwise_rows(sizes: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
+    """`_pairwise`, once per sizes: a sweep's rows depend on its sizes only, and both passes
+    over the roots, and every test with the same sweep, share them."""
     k = len(sizes)
     if k == 1:
         return tuple((v,) for v in range(sizes[0]))[:MAX_WORLDS]

@@ -247,6 +247,14 @@ def _paired(
     return None
 
 
+def partner(call: MmaCall, known: str) -> tuple[str, str]:
+    """How a known operand's dtype is named as evidence for the undecided other one."""
+    op = call.operands[known]
+    other = "b" if known == "a" else "a"
+    return (f"`{known}` is {op.display}",
+            f"operand `{known}` {op.how or 'created'} here as {op.display}: `{other}` must match it")
+
+
 def _of_kinds(kinds: frozenset[str]) -> Callable[[str], bool]:
     return lambda name: DTYPES[name].kind in kinds
 

@@ -297,8 +297,9 @@ def _candidate_finding(
 
 
 def _alternatives(values: list[str], joiner: str = "or") -> str:
-    """`int4`, `int4 or uint4`, `int2, int4 or int8`: the distinct values, in order."""
-    distinct = list(dict.fromkeys(values))
+    """`int4`, `int4 or uint4`, `int2, int4 or int8`: the distinct values, in order (a value
+    that is itself alternatives, `f32 or f16`, counts as each of them)."""
+    distinct = list(dict.fromkeys(part for value in values for part in value.split(f" {joiner} ")))
     if len(distinct) == 1:
         return distinct[0]
     return ", ".join(distinct[:-1]) + f" {joiner} " + distinct[-1]

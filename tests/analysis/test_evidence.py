@@ -382,6 +382,51 @@ def test_a_wgmma_accumulator_built_signed_for_floating_operands() -> None:
     assert "is_signed=True" in diag["message"] and "not known here" in diag["message"]
 
 
+WGMMA_REGISTER_A = '''
+import jax.experimental.mosaic.gpu as mgpu
+from jax.experimental.mosaic.gpu import fragmented_array as fa
+from jax.experimental.mosaic.gpu import utils
+
+
+def register_lhs_matmul(lhs, rhs_smem, out, m, n):
+  lhs_regs = fa.FragmentedArray.load_untiled(lhs, layout=fa.{layout}{sign}, optimized=False)
+  acc = mgpu.WGMMAAccumulator.zero({acc})
+  acc = mgpu.wgmma(acc, lhs_regs, utils.memref_transpose(rhs_smem, (0, 1, 3, 2)), swizzle=128)
+  acc.value.store_untiled(out, optimized=False)
+'''
+
+
+@pytest.mark.parametrize("version", ALL_VERSIONS)
+def test_wgmma_register_a_signed_with_the_default_accumulator_fails_for_every_integer(version: str) -> None:
+    # B (in SMEM, of unknown dtype) must have A's element type: A's is_signed=True decides
+    # both; int8 takes only s32 and no other integer is read from registers.
+    code = WGMMA_REGISTER_A.format(layout="WGMMA_LAYOUT_8BIT", sign=", is_signed=True", acc="m=m, n=n")
+    report = lint(code, target_jax=version)
+    diag = only(report, "MMA601")
+    assert [d.code for d in report.diagnostics] == ["MMA601"]
+    assert "not known here" in diag["message"] and "is_signed=True" in diag["message"]
+    by_dtype = {p["operand_dtype"]: p["message"] for p in diag["predicted_by_operand"]}
+    assert by_dtype["int8"] == "WGMMA with element type i8 only supports accumulators of type s32, but got: f32"
+    assert by_dtype["int16"].startswith("Only f16, bf16, i8, f8e5m2, f8e4m3fn are supported for A in registers")
+    assert "uint8" not in by_dtype  # is_signed=True: a signed integer
+    assert "is_signed=True" in related_rows(diag)[row_of(code, "lhs_regs = fa.FragmentedArray")]
+
+
+@pytest.mark.parametrize("version", ALL_VERSIONS)
+@pytest.mark.parametrize(("layout", "sign", "acc"), [
+    # no is_signed: a float, and f32 is right for every float wgmma reads from registers
+    ("WGMMA_LAYOUT_8BIT", "", "m=m, n=n"),
+    ("WGMMA_LAYOUT", "", "m=m, n=n"),
+    # f16 is right for f16 and the fp8 types (not bf16): some float passes
+    ("WGMMA_LAYOUT", "", "m, n, dtype=ir.F16Type.get()"),
+    # signed int32 is right for int8
+    ("WGMMA_LAYOUT_8BIT", ", is_signed=True", "m, n, dtype=ir.IntegerType.get_signless(32), is_signed=True"),
+])
+def test_wgmma_register_a_evidence_some_dtype_passes_is_silent(layout: str, sign: str, acc: str, version: str) -> None:
+    code = "from jaxlib.mlir import ir\n" + WGMMA_REGISTER_A.format(layout=layout, sign=sign, acc=acc)
+    assert [d.code for d in lint(code, target_jax=version).diagnostics if d.severity == "error"] == []
+
+
 # ---------------------------------------------------------------- through the CLI, every format
 
 

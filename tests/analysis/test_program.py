@@ -387,3 +387,39 @@ def test_a_call_into_another_module_with_the_same_facts_is_summarised(tmp_path: 
     assert len(entries) == 2  # each call is its own entry: the second from the summary of the first
     rows = sorted({s.context.entry.origin.span().start.line for s in analysis.sites if s.context.entry is not None})
     assert rows == [6, 7]
+
+
+# A module that aliases itself (`fa = sys.modules[__name__]`) to call its own helpers.
+SELF_ALIAS = """
+    import sys
+    import jax.numpy as jnp
+    from jax.experimental.mosaic import gpu as mgpu
+    from jax.experimental.mosaic.gpu import utils
+
+
+    def acc_of(dtype, layout):
+      t = utils.dtype_to_ir_type(dtype)
+      return mgpu.FragmentedArray.splat(utils.c(0, t), (64, 64), layout=layout, is_signed=utils.is_signed(dtype))
+
+
+    {alias}
+
+
+    def kernel(a_ref, b_ref):
+      lay = mgpu.MMALayouts(utils.dtype_to_ir_type(jnp.int8))
+      a = mgpu.FragmentedArray.load_untiled(a_ref, layout=lay.lhs, is_signed=True, optimized=False)
+      b = mgpu.FragmentedArray.load_untiled(b_ref, layout=lay.rhs, is_signed=True, optimized=False)
+      return mgpu.mma(fa.acc_of(jnp.{acc}, lay.acc), a, b)
+"""
+
+
+@pytest.mark.parametrize(("alias", "acc", "codes"), [
+    ("fa = sys.modules[__name__]", "float32", ["MMA101"]),
+    ("fa = sys.modules[__name__]", "int32", []),
+    # another module's entry, or a module whose `__name__` is its own: not known to be this one
+    ("fa = sys.modules['kernels']", "float32", []),
+    ("__name__ = 'other'\n    fa = sys.modules[__name__]", "float32", []),
+])
+def test_a_module_aliasing_itself_through_sys_modules(tmp_path: Path, alias: str, acc: str, codes: list[str]) -> None:
+    root = project(tmp_path, {"kernels.py": SELF_ALIAS.replace("{alias}", alias).replace("{acc}", acc)})
+    assert [d.code for d in check(root, "kernels.py")] == codes

@@ -18,11 +18,13 @@ from mmalint.analysis.values import (
     NONE,
     TRUE,
     UNKNOWN,
+    Api,
     ClassVal,
     Const,
     DictVal,
     Func,
     Origin,
+    ProjectModule,
     TupleVal,
     Unknown,
     Value,
@@ -134,6 +136,10 @@ class Expressions(Machine):
             return join(self.eval(node.body, frame, block), self.eval(node.orelse, frame, block))
         if type(node) is cst.Subscript:
             value = self.eval(node.value, frame, block)
+            if isinstance(value, Api) and value.name == "sys.modules":
+                found = self._own_module(node, frame, block)
+                if found is not None:
+                    return found
             index = self.eval_slice(node, frame, block)
             return self.subscript(value, index, node, block)
         if type(node) is cst.Lambda:
@@ -197,6 +203,19 @@ class Expressions(Machine):
             else:
                 items.append(self.eval(element.value, frame, block))
         return items
+
+    def _own_module(self, node: cst.Subscript, frame: Frame, block: Block) -> Value | None:
+        """`sys.modules[__name__]`: the module the code is in (a module aliasing itself, to
+        call its own helpers as `fa.from_tensor`), when `__name__` is not rebound in it."""
+        index = node.slice[0].slice if len(node.slice) == 1 else None
+        if not (isinstance(index, cst.Index) and isinstance(index.value, cst.Name)
+                and index.value.value == "__name__"):
+            return None
+        if self.program is None or "__name__" in block.source.bindings:
+            return None
+        path = self.program.path_of(block.source)
+        name = self.program.module_name(block.source) if path is not None else None
+        return ProjectModule(name, path) if name is not None and path is not None else None
 
     def eval_slice(self, node: cst.Subscript, frame: Frame, block: Block) -> Value:
         parts: list[Value] = []

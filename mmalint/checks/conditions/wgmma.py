@@ -190,8 +190,10 @@ def _integer_n(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     return one(not integer_n_ok(n), "acc", n_value=str(n))
 
 
-def _mismatch(a: str | None, b: str | None, a_type: str | None, b_type: str | None,
-              table: WgmmaTable) -> bool | None:
+def mismatch(a: str | None, b: str | None, a_type: str | None, b_type: str | None,
+             table: WgmmaTable) -> bool | None:
+    """Whether A and B (MLIR types, or Pallas dtypes, `a` and `b`) fail the element type check:
+    they must be one type, but for an e4m3/e5m2 pair where the jax mixes them."""
     if a is None or b is None:
         return None
     if a == b:
@@ -203,14 +205,14 @@ def _mismatch(a: str | None, b: str | None, a_type: str | None, b_type: str | No
 def _dtype_mismatch(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     """A and B of different MLIR element types (int8 and uint8 are both i8)."""
     a, b = call.a, call.b
-    return one(_mismatch(a.element_type, b.element_type, a.element_type, b.element_type, table), "a")
+    return one(mismatch(a.element_type, b.element_type, a.element_type, b.element_type, table), "a")
 
 
 @condition("pallas-dtype-mismatch")
 def _pallas_dtype_mismatch(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     """A and B of different dtypes, as Pallas compares them when the call is traced."""
     a, b = call.a, call.b
-    return one(_mismatch(a.dtype, b.dtype, a.element_type, b.element_type, table), "a")
+    return one(mismatch(a.dtype, b.dtype, a.element_type, b.element_type, table), "a")
 
 
 @condition("zero-shape")

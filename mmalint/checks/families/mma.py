@@ -15,7 +15,7 @@ from mmalint.analysis.calls import MmaSite
 from mmalint.analysis.values import Semantics
 from mmalint.catalog import Catalog, load_catalog
 from mmalint.checks.call import MmaCall, Operand, operand
-from mmalint.checks.candidates import Candidates, Evidence, candidates
+from mmalint.checks.candidates import Candidates, Evidence, candidates, partner
 from mmalint.checks.conditions import mma as conditions
 from mmalint.checks.conditions.mma import MmaTable
 from mmalint.checks.families.family import Api, Family, Role
@@ -94,18 +94,11 @@ def _pairing(call: MmaCall, a: str, b: str) -> bool:
     return DTYPES[a].mlir == DTYPES[b].mlir
 
 
-def _partner(call: MmaCall, known: str) -> tuple[str, str]:
-    op = call.operands[known]
-    other = "b" if known == "a" else "a"
-    return (f"`{known}` is {op.display}",
-            f"operand `{known}` {op.how or 'created'} here as {op.display}: `{other}` must match it")
-
-
 def mma_candidates(call: MmaCall) -> Candidates | None:
     """The dtypes undecided operands of a warp-level MMA may have: each FragmentedArray's
     `is_signed`, operand layouts' bit widths, and a and b agreeing."""
     found = candidates(call, role_evidence=_layout_width, pairing=_pairing,
-                       partner_text=_partner, unsupported=UNSUPPORTED_OPERAND)
+                       partner_text=partner, unsupported=UNSUPPORTED_OPERAND)
     if found is None:
         return None
     # An operand layout of undecided width was most likely made from the operand's own dtype:

@@ -1,0 +1,3 @@
+from bwgemm.ops.gemm import gemm
+
+__all__ = ["gemm"]

@@ -1,0 +1,1 @@
+from .gemm import gemm

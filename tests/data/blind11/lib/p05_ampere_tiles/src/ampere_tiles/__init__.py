@@ -1,0 +1,3 @@
+from ampere_tiles import ops
+
+__all__ = ["ops"]

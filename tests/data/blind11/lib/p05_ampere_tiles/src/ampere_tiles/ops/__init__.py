@@ -1,0 +1,3 @@
+from .dot import tile_dot
+
+__all__ = ["tile_dot"]

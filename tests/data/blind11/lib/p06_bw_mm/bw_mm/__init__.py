@@ -1,0 +1,1 @@
+"""Blackwell matmuls in Pallas Mosaic GPU."""

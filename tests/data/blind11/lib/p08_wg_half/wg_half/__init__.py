@@ -1,0 +1,3 @@
+from .matmul import half_matmul
+
+__all__ = ["half_matmul"]
