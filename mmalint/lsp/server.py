@@ -32,7 +32,7 @@ import os
 import re
 import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import unquote
@@ -78,6 +78,9 @@ class Published:
     text: str
     pairs: tuple[tuple[lsp.Diagnostic, Diagnostic], ...]
     result_id: str  # for pull diagnostics: the same findings at the same places, the same id
+    # The "disable for this line" edit of each finding of `pairs` (by the finding's id), as the
+    # lint's child made it; a finding missing here has its edit made when asked for.
+    noqa: dict[int, Edit | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -378,12 +381,13 @@ class MmalintServer(LanguageServer):
     def analysis(self, uri: str, outcome: Linted, version: int | None) -> Published:
         positions = Positions(outcome.text, self.encoding())
         own = self.filename(uri)
-        pairs = tuple(
-            (self.to_lsp(uri, d, positions), d) for d in outcome.report.diagnostics if d.filename == own or d.code is None
-        )
+        diagnostics = outcome.report.diagnostics
+        kept = [i for i, d in enumerate(diagnostics) if d.filename == own or d.code is None]
+        pairs = tuple((self.to_lsp(uri, diagnostics[i], positions), diagnostics[i]) for i in kept)
+        noqa = {id(diagnostics[i]): outcome.noqa[i] for i in kept} if len(outcome.noqa) == len(diagnostics) else {}
         self.found_elsewhere(uri, outcome)
         digest = hashlib.sha256(repr([p[0] for p in pairs]).encode()).hexdigest()[:16]
-        return Published(version, outcome.text, pairs, digest)
+        return Published(version, outcome.text, pairs, digest, noqa)
 
     def found_elsewhere(self, uri: str, outcome: Linted | None) -> None:
         """Findings at MMA calls in other files that this document's code reaches (a test
@@ -546,7 +550,10 @@ class MmalintServer(LanguageServer):
                     )
                 )
             # Found in the analysed text (it knows the statement's rows), then moved.
-            edit = noqa_edit(published.text, analysed) if d.code != "MMA001" else None
+            if id(analysed) in published.noqa:
+                edit = published.noqa[id(analysed)]
+            else:
+                edit = noqa_edit(published.text, analysed) if d.code != "MMA001" else None
             if edit is not None and current.moves is not None:
                 edit = current.moves.edit(edit)
             if edit is not None:

@@ -29,6 +29,7 @@ from typing import BinaryIO, Literal
 from mmalint import config
 from mmalint.catalog import Catalog, load_catalog
 from mmalint.config import resolve_target_jax
+from mmalint.diagnostics import Edit
 from mmalint.engine import FileReport
 from mmalint.fixes.fixer import fix_text
 from mmalint.inputs import UnreadableInput, read_regular
@@ -37,6 +38,7 @@ from mmalint.pipeline.options import LintOptions
 from mmalint.pipeline.text import InputError
 from mmalint.settings import Settings
 from mmalint.source_io import decode
+from mmalint.suppress import noqa_edit
 from mmalint.tree import tree_spec
 
 _SIZE = struct.Struct(">Q")
@@ -66,6 +68,9 @@ class Linted:
     # The text of each other file a finding is in (an MMA call the document's code reaches in
     # a module of the tree): where the server publishes it, positions are counted in it.
     others: tuple[tuple[str, str], ...] = ()
+    # Per diagnostic of the report, the edit of its "disable for this line" action (None: no
+    # such action): made here, off the server's event loop, where the text is tokenized once.
+    noqa: tuple[Edit | None, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -136,7 +141,11 @@ def run_job(job: Job) -> Outcome:
             result = fix_text(job.filename, text, settings, options, job.unsafe, catalog)
             return Fixed(text, result.text, result.fixed_count, notes)
         report = lint_text(job.filename, text, settings, options, catalog)
-        return Linted(text, report, notes, _other_texts(job, report))
+        noqa = tuple(
+            noqa_edit(text, d) if d.code not in (None, "MMA001") and d.filename == job.filename else None
+            for d in report.diagnostics
+        )
+        return Linted(text, report, notes, _other_texts(job, report), noqa)
     except Exception as exc:  # the server logs it; this child stays usable
         return Failed(f"{type(exc).__name__}: {exc}")
 
