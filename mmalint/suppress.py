@@ -71,14 +71,29 @@ def split_lines(text: str) -> list[str]:
     return source_lines(text) or [""]
 
 
+# Texts up to this size have their tokens kept (the last two): a larger one (a generated
+# module) is tokenized again by each reader, streaming, as its tokens would not fit in memory.
+TOKENS_KEPT_UP_TO = 1 << 20  # characters
+
+
 def _comments(text: str) -> Iterable[tuple[int, int, str]]:
     """(row, column, text) of every comment; a regex guess if tokenize gives up half-way."""
-    tokens, complete = _tokenized(text)
     seen_rows: set[int] = set()
-    for tok in tokens:
-        if tok.type == tokenize.COMMENT:
-            seen_rows.add(tok.start[0])
-            yield tok.start[0], tok.start[1], tok.string
+    complete = True
+    if len(text) <= TOKENS_KEPT_UP_TO:
+        tokens, complete = _tokenized(text)
+        for tok in tokens:
+            if tok.type == tokenize.COMMENT:
+                seen_rows.add(tok.start[0])
+                yield tok.start[0], tok.start[1], tok.string
+    else:
+        try:
+            for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+                if tok.type == tokenize.COMMENT:
+                    seen_rows.add(tok.start[0])
+                    yield tok.start[0], tok.start[1], tok.string
+        except (tokenize.TokenError, SyntaxError, IndentationError):
+            complete = False
     if complete:
         return
     for row, line in enumerate(split_lines(text), start=1):
@@ -104,7 +119,13 @@ def _tokenized(text: str) -> tuple[tuple[tokenize.TokenInfo, ...], bool]:
 
 def _tokens(text: str) -> Iterator[tokenize.TokenInfo]:
     """The tokens of `text`, as far as tokenize gets (none past a syntax error)."""
-    yield from _tokenized(text)[0]
+    if len(text) <= TOKENS_KEPT_UP_TO:
+        yield from _tokenized(text)[0]
+        return
+    try:
+        yield from tokenize.generate_tokens(io.StringIO(text).readline)
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return
 
 
 def string_rows(text: str) -> set[int]:

@@ -290,3 +290,19 @@ def test_the_lint_child_makes_each_findings_noqa_edit(tmp_path: Path) -> None:
     assert diagnostics and len(outcome.noqa) == len(diagnostics)
     assert all(e is not None for e in outcome.noqa)
     assert list(outcome.noqa) == [noqa_edit(k.PALLAS_SWAPPED, d) for d in diagnostics]
+
+
+@pytest.mark.parametrize("text", [
+    k.PALLAS_SWAPPED + 'x = """\n# noqa: MMA101\n"""  # noqa: MMA102\n',
+    "y = '''\n# noqa\n",  # tokenize gives up half-way: the comments are guessed from there on
+])
+def test_kept_and_streamed_tokens_read_the_same(text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A text's tokens are kept for its next readers unless it is too large to keep; both ways
+    find the same comments, directives and multi-line string rows."""
+    from mmalint import suppress
+
+    kept = (list(suppress._comments(text)), suppress.string_rows(text), suppress.parse_directives(text))
+    monkeypatch.setattr(suppress, "TOKENS_KEPT_UP_TO", 0)
+    streamed = (list(suppress._comments(text)), suppress.string_rows(text), suppress.parse_directives(text))
+    assert kept == streamed
+    assert kept[0]
