@@ -268,19 +268,7 @@ def _candidate_finding(
     rule = catalog.rules[check.rule]
     per_candidate = [_fields(cand.call, c, o) for cand, (c, o) in hits]
     fields = {key: _alternatives([f.get(key, "?") for f in per_candidate]) for key in per_candidate[0]}
-    message_template, help_template = rule.variant(outcome.fields.get("variant"))
-    try:
-        message = message_template.format(**fields)
-    except (KeyError, IndexError):
-        message = rule.summary
-    message += _evidence_text(candidates, pool, results)
-    world = call.site.context.world
-    if world:
-        message += " (when " + ", ".join(str(b) for b in world) + ")"
-    try:
-        help_text = help_template.format(**fields)
-    except (KeyError, IndexError):
-        help_text = help_template
+    message, help_text = _texts(rule, call, outcome, fields, _evidence_text(candidates, pool, results))
     predictions = {(p.exception, p.message, p.match) for p in
                    (_predicted(c, o, cand.call, call.version) for cand, (c, o) in hits)}
     predicted = None
@@ -294,6 +282,25 @@ def _candidate_finding(
         rule, call, outcome.subject, message, help_text, tuple(notes), predicted, masked_by,
         check, by_operand=by_operand, enumerated=candidates.roles,
     )
+
+
+def _texts(rule: Rule, call: MmaCall, outcome: Outcome, fields: dict[str, str], evidence: str = "") -> tuple[str, str]:
+    """A finding's message and help from its rule's templates (the variant the outcome names):
+    the message, then what the evidence left (`evidence`), then the world it holds in."""
+    message_template, help_template = rule.variant(outcome.fields.get("variant"))
+    try:
+        message = message_template.format(**fields)
+    except (KeyError, IndexError):
+        message = rule.summary
+    message += evidence
+    world = call.site.context.world
+    if world:
+        message += " (when " + ", ".join(str(b) for b in world) + ")"
+    try:
+        help_text = help_template.format(**fields)
+    except (KeyError, IndexError):
+        help_text = help_template
+    return message, help_text
 
 
 def _alternatives(values: list[str], joiner: str = "or") -> str:
@@ -491,19 +498,7 @@ def _finding(
     masked_by: str | None,
 ) -> Finding:
     rule = catalog.rules[check.rule]
-    fields = _fields(call, check, outcome)
-    message_template, help_template = rule.variant(outcome.fields.get("variant"))
-    try:
-        message = message_template.format(**fields)
-    except (KeyError, IndexError):
-        message = rule.summary
-    world = call.site.context.world
-    if world:
-        message += " (when " + ", ".join(str(b) for b in world) + ")"
-    try:
-        help_text = help_template.format(**fields)
-    except (KeyError, IndexError):
-        help_text = help_template
+    message, help_text = _texts(rule, call, outcome, _fields(call, check, outcome))
     return Finding(
         rule, call, outcome.subject, message, help_text, tuple(_notes(rule.code, call, outcome)),
         predicted, masked_by, check,
