@@ -148,6 +148,20 @@ def _from_tensor_fix(finding: Finding, target: str) -> Fix | None:
     return _fix(finding, [(origin, content)], False)
 
 
+def _accumulator_dtype_fix(finding: Finding, target: str) -> Fix | None:
+    """The accumulator's dtype made `target` where it was written (`plgpu.ACC`, a TMEM
+    allocation): not when a parameter world decided it; safe when that expression builds
+    only this accumulator."""
+    acc = finding.call.acc
+    origin = acc.type_origin
+    if origin is None or _from_world(finding, origin):
+        return None
+    content = _dtype_replacement(origin.node, origin.code(), target)
+    if content is None:
+        return None
+    return _fix(finding, [(origin, content)], _local(finding, acc.created, [origin]))
+
+
 def _wgmma_accumulator_fix(finding: Finding) -> Fix | None:
     """MMA601/MMA602 on a Pallas `plgpu.ACC`: its dtype where it was written, float32 for
     floating operands (accepted for every one), int32 for int8 ones and for an unsigned one."""
@@ -155,13 +169,7 @@ def _wgmma_accumulator_fix(finding: Finding) -> Fix | None:
     if call.frontend != "pallas" or call.b.element_type is None:
         return None
     target = "int32" if call.b.element_type == "i8" else "float32"
-    origin = call.acc.type_origin
-    if origin is None or _from_world(finding, origin):
-        return None
-    content = _dtype_replacement(origin.node, origin.code(), target)
-    if content is None:
-        return None
-    return _fix(finding, [(origin, content)], _local(finding, call.acc.created, [origin]))
+    return _accumulator_dtype_fix(finding, target)
 
 
 def _tcgen05_accumulator_fix(finding: Finding) -> Fix | None:
@@ -184,13 +192,7 @@ def _tcgen05_accumulator_fix(finding: Finding) -> Fix | None:
     target = "float32" if "f32" in accepted else {"i32": "int32", "f16": "float16"}.get(accepted[0])
     if target is None:
         return None
-    origin = call.acc.type_origin
-    if origin is None or _from_world(finding, origin):
-        return None
-    content = _dtype_replacement(origin.node, origin.code(), target)
-    if content is None:
-        return None
-    return _fix(finding, [(origin, content)], _local(finding, call.acc.created, [origin]))
+    return _accumulator_dtype_fix(finding, target)
 
 
 def _dtype_replacement(node: cst.CSTNode, text: str, target: str) -> str | None:
