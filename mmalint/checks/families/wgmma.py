@@ -14,7 +14,7 @@ from mmalint.analysis.calls import MmaSite
 from mmalint.analysis.values import Array, Fragment, Ref, Semantics, Value
 from mmalint.catalog import Catalog, load_catalog
 from mmalint.checks.call import MmaCall, Operand, operand
-from mmalint.checks.candidates import Candidates, candidates, generic, partner
+from mmalint.checks.candidates import Candidates, Pairing, candidates, generic, partner
 from mmalint.checks.conditions import wgmma as conditions
 from mmalint.checks.conditions.wgmma import WgmmaTable
 from mmalint.checks.families.family import Api, Family, Role
@@ -74,23 +74,29 @@ def normalize(
 UNSUPPORTED_OPERAND = frozenset({"register-a-dtype"})
 
 
-def _pairing(call: MmaCall, a: str, b: str) -> bool:
-    """Whether A and B of these dtypes get past wgmma's element type check: Mosaic GPU compares
-    MLIR types (int8 with uint8 passes), Pallas dtypes; an e4m3/e5m2 pair where jax mixes them."""
-    table: WgmmaTable = load_catalog().table(call.api, call.version)
-    a_type, b_type = DTYPES[a].mlir, DTYPES[b].mlir
-    if call.frontend == "pallas":
-        return conditions.mismatch(a, b, a_type, b_type, table) is False
-    return conditions.mismatch(a_type, b_type, a_type, b_type, table) is False
+def _pairing(table: WgmmaTable) -> Pairing:
+    """Whether A and B of these dtypes get past wgmma's element type check in the jax of
+    `table`: Mosaic GPU compares MLIR types (int8 with uint8 passes), Pallas dtypes; an
+    e4m3/e5m2 pair where jax mixes them."""
+
+    def passes(call: MmaCall, a: str, b: str) -> bool:
+        a_type, b_type = DTYPES[a].mlir, DTYPES[b].mlir
+        if call.frontend == "pallas":
+            return conditions.mismatch(a, b, a_type, b_type, table) is False
+        return conditions.mismatch(a_type, b_type, a_type, b_type, table) is False
+
+    return passes
 
 
 def wgmma_candidates(call: MmaCall) -> Candidates | None:
     """The dtypes undecided operands of a wgmma may have: each FragmentedArray's `is_signed`
     (register A), and A and B agreeing (jax keys its dtype checks on B's element type, so A's
     evidence decides B's too)."""
-    if not load_catalog().has_table(call.api, call.version):
+    catalog = load_catalog()
+    if not catalog.has_table(call.api, call.version):
         return generic(call)
-    return candidates(call, pairing=_pairing, partner_text=partner, unsupported=UNSUPPORTED_OPERAND)
+    pairing = _pairing(catalog.table(call.api, call.version))
+    return candidates(call, pairing=pairing, partner_text=partner, unsupported=UNSUPPORTED_OPERAND)
 
 
 FAMILY = Family(
