@@ -51,7 +51,7 @@ from mmalint.lsp.options import Problem, ServerOptions, parse_options
 from mmalint.lsp.transport import serve_stdio
 from mmalint.lsp.worker import Failed, Fixed, Job, Linted, Pool, Unreadable, WorkerDied
 from mmalint.rulepage import rule_markdown
-from mmalint.suppress import FILE_NOQA, LINE_NOQA, noqa_edit, split_lines
+from mmalint.suppress import FILE_NOQA, LINE_NOQA, split_lines
 
 SOURCE = "mmalint"
 FIX_ALL_KIND = "source.fixAll.mmalint"
@@ -79,7 +79,7 @@ class Published:
     pairs: tuple[tuple[lsp.Diagnostic, Diagnostic], ...]
     result_id: str  # for pull diagnostics: the same findings at the same places, the same id
     # The "disable for this line" edit of each finding of `pairs` (by the finding's id), as the
-    # lint's child made it; a finding missing here has its edit made when asked for.
+    # lint's child made it (None, or missing: no such action).
     noqa: dict[int, Edit | None] = field(default_factory=dict)
 
 
@@ -550,10 +550,7 @@ class MmalintServer(LanguageServer):
                     )
                 )
             # Found in the analysed text (it knows the statement's rows), then moved.
-            if id(analysed) in published.noqa:
-                edit = published.noqa[id(analysed)]
-            else:
-                edit = noqa_edit(published.text, analysed) if d.code != "MMA001" else None
+            edit = published.noqa.get(id(analysed))
             if edit is not None and current.moves is not None:
                 edit = current.moves.edit(edit)
             if edit is not None:
