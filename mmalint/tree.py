@@ -115,10 +115,11 @@ def is_dir(path: str) -> bool:
         return False
 
 
-def walk(tops: tuple[str, ...], packages_only: bool = False) -> Iterator[str]:
+def walk(tops: tuple[str, ...], packages_only: bool = False, visited: list[str] | None = None) -> Iterator[str]:
     """The `.py` files under `tops`, sorted per directory, symlinked directories not followed
     (nor, with `packages_only`, directories without an `__init__.py`), at most
-    `MAX_TREE_FILES` files and `MAX_TREE_BYTES` bytes."""
+    `MAX_TREE_FILES` files and `MAX_TREE_BYTES` bytes; each directory listed is appended to
+    `visited` (a file added or removed there changes its modification time)."""
     count = 0
     size = 0
     seen: set[str] = set()
@@ -133,6 +134,8 @@ def walk(tops: tuple[str, ...], packages_only: bool = False) -> Iterator[str]:
                 entries = sorted(os.scandir(directory), key=lambda e: e.name)
             except OSError:
                 continue
+            if visited is not None:
+                visited.append(directory)
             subdirs = []
             for entry in entries:
                 try:
@@ -216,7 +219,8 @@ class Observed:
       files it read (`snapshots`: by id, real path -> hash), so that an edit elsewhere in the
       tree is looked at file by file rather than invalidating the scan;
     - `cacheable`: False when an answer came from state shared with other files of the run
-      that this record cannot account for.
+      that this record cannot account for, or from an editor's buffer (`overlaid`; `keyed`
+      is False only for the first reason).
     """
 
     own: str | None = None  # the checked file: its text is the result's own key
@@ -226,6 +230,10 @@ class Observed:
     scans: dict[str, tuple[str, str, Walk, str, tuple[str, ...]]] = field(default_factory=dict)
     snapshots: dict[str, dict[str, str | None]] = field(default_factory=dict)
     cacheable: bool = True
+    # The language server keys a result by the editor's buffers too: a record that read one
+    # (`overlaid`) and is otherwise whole (`keyed`) serves it.
+    overlaid: bool = False
+    keyed: bool = True
     scanning: int = 0  # inside a scan, reads are the scan's snapshot, not texts of the result
 
     def text(self, path: str, hashed: str | None) -> None:
@@ -253,6 +261,8 @@ class Observed:
         self.scans.update(other.scans)
         self.snapshots.update(other.snapshots)
         self.cacheable = self.cacheable and other.cacheable
+        self.overlaid = self.overlaid or other.overlaid
+        self.keyed = self.keyed and other.keyed
 
 
 def snapshot_id(files: dict[str, str | None]) -> str:

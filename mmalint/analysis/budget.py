@@ -19,7 +19,26 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NoReturn
 
+from mmalint.analysis import reads
+
 CLOCK_EVERY = 128  # steps between two looks at the clock: cheap, and a step is short
+
+
+class Superseded(BaseException):
+    """The lint this analysis is part of is no longer wanted (the language server's child
+    was told so: `lsp/worker.py`); a BaseException, so that no `except Exception` of the
+    analysis takes it for a failure of the code it runs."""
+
+
+# Set (from a signal handler) when the running lint is superseded: its analysis ends at its
+# next look at the budget, and the process stays, with what it has loaded, for the next one.
+superseded = False
+
+
+def check_superseded() -> None:
+    """Between the steps of a lint that are not the interpreter's (parsing, suppressions)."""
+    if superseded:
+        raise Superseded
 
 
 class BudgetExceeded(Exception):
@@ -87,6 +106,8 @@ class Budget:
         self.window = self.file
         self._next_look = CLOCK_EVERY
         self._checkpoint = min(self.window.end, self._next_look)
+        self._least_left = steps  # the fewest steps a run had left when the next began
+        reads.budget(self)
 
     @classmethod
     def for_text(cls, text: str, limits: Limits | None = None) -> Budget:
@@ -98,6 +119,11 @@ class Budget:
         in the checked tree (a callee in another file spends the budget of who calls it)."""
         limits = limits or Limits()
         return cls(limits.steps_for(size), limits.seconds_for(size), limits=limits)
+
+    def least_left(self) -> int:
+        """The fewest steps any run so far (the current one included) had left at its end:
+        a budget that many steps smaller would have ended every run where it did."""
+        return min(self._least_left, self.window.end - self.steps, self.file.end - self.steps)
 
     def grow(self, size: int) -> None:
         """More budget for `size` more characters of source to run (a checked file's callers
@@ -128,6 +154,7 @@ class Budget:
 
     def enter(self, window: Window) -> None:
         """Start a run that may go on until `window` (or the file's own) ends."""
+        self._least_left = min(self._least_left, self.window.end - self.steps)
         self.window = Window(min(window.end, self.file.end), min(window.deadline, self.file.deadline))
         self._checkpoint = min(self.window.end, self._next_look)
         self._run_records = 0
@@ -154,6 +181,8 @@ class Budget:
         self._stop()
 
     def _check(self) -> None:
+        if superseded:
+            raise Superseded
         if self.steps >= self.file.end:
             self.exhaust()
         if self.steps >= self._next_look:

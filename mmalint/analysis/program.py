@@ -374,8 +374,11 @@ class Program:
         assert self.observed is not None
         if self.observed.scanning:
             return
-        if path in self._overlays or (path not in self._digests and path != self.observed.own):
-            self.observed.cacheable = False  # a text no hash of the disk stands for
+        if path in self._overlays:
+            self.observed.cacheable = False  # an editor's buffer: its text is the key (`overlaid`)
+            self.observed.overlaid = True
+        elif path not in self._digests and path != self.observed.own:
+            self.observed.cacheable = self.observed.keyed = False  # a text no hash of the disk stands for
             return
         self.observed.text(path, self._digests.get(path))
 
@@ -727,7 +730,7 @@ class Program:
                 return False
         if self.observed is not None:
             # What follows reads the import graph through state shared by the run's files.
-            self.observed.cacheable = False
+            self.observed.cacheable = self.observed.keyed = False
         if self._texts.get(path, text) != text:
             self._forget(path)
         self._texts[path] = text

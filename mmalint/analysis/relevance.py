@@ -16,7 +16,7 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from mmalint.analysis import names
+from mmalint.analysis import names, reads
 from mmalint.analysis.host import REGISTRY
 from mmalint.analysis.prefilter import TRIGGER_TEXT
 from mmalint.analysis.source import Block, SourceFile
@@ -54,6 +54,29 @@ def relevant(
     triggers: bool = True,
     seeds: frozenset[tuple[int, int]] = frozenset(),
     strict: bool = False,
+) -> Closure:
+    # Not the interpreter's reads: this scan reads every block, and an edit is weighed by the
+    # facts it takes from a block (`block_facts`), not by having been read.
+    with reads.paused():
+        return _relevant(source, imported, triggers, seeds, strict)
+
+
+def block_facts(text: str, foreign: frozenset[str]) -> tuple[object, ...]:
+    """All that the scan takes from the text of a block that is not an import: whether it
+    names an MMA API (as code, or also in a string), the `alias.attr` pairs it names, and its
+    names (`_names_in`). Two texts with the same facts make the same closure."""
+    return (
+        _triggers(text, foreign), _triggers(text, foreign, strict=True),
+        frozenset(_QUALIFIED.findall(text)), _names_in(text),
+    )
+
+
+def _relevant(
+    source: SourceFile,
+    imported: ImportedNames | None,
+    triggers: bool,
+    seeds: frozenset[tuple[int, int]],
+    strict: bool,
 ) -> Closure:
     """The blocks worth running: those that mention an MMA API (with `triggers`), those whose
     imports bind names leading to one elsewhere in the tree (`imported`), those named in
@@ -116,10 +139,14 @@ def relevant(
     # bare names called (`Kernel(`); the closure below is then set intersections.
     words = {id(b): _words_of(b) for b in blocks if id(b) not in relevant_ids and not is_import(b)}
     seen_classes: set[str] = set()
+    seen_bare: set[str] = set()
+    seen_methods: set[str] = set()
     while bare or methods or classes - seen_classes:
         new_classes = classes - seen_classes
         seen_classes |= classes
         wanted_bare, wanted_methods = bare, methods
+        seen_bare |= bare
+        seen_methods |= methods
         bare, methods = set(), set()
         for block in blocks:
             if id(block) in relevant_ids or is_import(block):
@@ -136,6 +163,12 @@ def relevant(
         b for b in blocks
         if id(b) in relevant_ids and not is_import(b) and (b.kind == "def" or b.parent is None)
     )
+    if reads.active is not None and source in reads.active.sources:
+        reads.active.closures.append(reads.Scan(
+            frozenset(b for b in blocks if id(b) in relevant_ids), foreign,
+            {alias: frozenset(attrs) for alias, attrs in qualified.items()},
+            frozenset(seen_bare), frozenset(seen_methods), frozenset(seen_classes),
+        ))
     return Closure(roots, frozenset(exported))
 
 
@@ -277,5 +310,5 @@ def modelled(canonical: str) -> bool:
 
 
 def is_import(block: Block) -> bool:
-    first = block.text.lstrip()
+    first = block.first_line.lstrip()
     return block.kind == "stmt" and (first.startswith("import ") or first.startswith("from "))

@@ -12,6 +12,8 @@ import ast
 import io
 import re
 import tokenize
+import weakref
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal
@@ -19,6 +21,7 @@ from typing import Literal
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
+from mmalint.analysis import budget, reads
 from mmalint.lines import split_lines as split_lines  # the rows the analysis counts
 
 BlockKind = Literal["def", "class", "stmt"]
@@ -82,7 +85,13 @@ class Block:
 
     @property
     def text(self) -> str:
+        reads.block(self)
         return "".join(self.source.lines[self.start_line - 1 : self.end_line])
+
+    @property
+    def first_line(self) -> str:
+        """The block's first row (its first decorator's, or the statement's own)."""
+        return self.source.lines[self.start_line - 1]
 
     def statements(self) -> list[cst.BaseStatement]:
         """The libcst statements of this block (parsed on first use)."""
@@ -90,12 +99,34 @@ class Block:
             return self._statements
         if self._parse_failed:
             raise BlockParseError(self.label)
-        text = self.text
-        if self.kind == "class" and self.members:
-            text = self._class_header_text()
+        budget.check_superseded()
+        # A class split into members reads its header only (its members are blocks of their own).
+        text = self._class_header_text() if self.kind == "class" and self.members else self.text
         wrapped = self.indent != 0
         if wrapped:
             text = "if 1:\n" + text
+        key = (self.source.filename, text)
+        parsed = _PARSED.get(key)
+        if parsed is not None and self.source not in parsed.users:
+            # The same block of another version of the file (the text a fix would make, the
+            # editor's last): its tree is the same. Never shared within one version, where
+            # each call must stay a node of its own.
+            _PARSED.move_to_end(key)
+            parsed.users.add(self.source)
+            self._statements, self._module = parsed.statements, parsed.module
+            self._wrapper_lines, self._form_feeds = parsed.wrapper_lines, parsed.form_feeds
+            if self._statements is None:
+                self._parse_failed = True
+                raise BlockParseError(self.label)
+            return self._statements
+        try:
+            return self._parse(text, wrapped)
+        finally:
+            if parsed is None:
+                _remember(key, _Parsed(weakref.WeakSet([self.source]), self._statements, self._module,
+                                       self._wrapper_lines, self._form_feeds))
+
+    def _parse(self, text: str, wrapped: bool) -> list[cst.BaseStatement]:
         text, self._form_feeds = _without_form_feeds(text)
         if _too_deep(text):
             self._parse_failed = True
@@ -105,18 +136,20 @@ class Block:
             if wrapped:
                 wrapper = module.body[0]
                 assert isinstance(wrapper, cst.If)
-                self._statements = list(wrapper.body.body)  # type: ignore[arg-type]
+                statements = list(wrapper.body.body)  # type: ignore[arg-type]
             else:
-                self._statements = list(module.body)
+                statements = list(module.body)
             self._wrapper_lines = int(wrapped)
         except (cst.ParserSyntaxError, RecursionError, MemoryError, AssertionError) as exc:
             self._parse_failed = True
             raise BlockParseError(self.label) from exc
         self._module = module
-        return self._statements
+        self._statements = statements
+        return statements
 
     def _class_header_text(self) -> str:
         """A class whose members are blocks of their own parses as its header plus `pass`."""
+        reads.header(self)
         first_member = self.members[0].start_line
         header = "".join(self.source.lines[self.start_line - 1 : first_member - 1])
         return header + " " * (self.indent + 4) + "pass\n"
@@ -152,6 +185,33 @@ class Block:
             return self._module.code_for_node(node)
         except RecursionError as exc:
             raise BlockParseError(self.label) from exc
+
+
+@dataclass
+class _Parsed:
+    users: weakref.WeakSet[SourceFile]  # the versions whose blocks hold these nodes
+    statements: list[cst.BaseStatement] | None  # None: it did not parse
+    module: cst.Module | None
+    wrapper_lines: int
+    form_feeds: dict[int, int]
+
+
+# Blocks parsed lately, by file name and text: another version of a file (a fix verified, an
+# editor's next keystroke) parses only what changed. At most this many characters are kept.
+_PARSED: OrderedDict[tuple[str, str], _Parsed] = OrderedDict()
+_PARSED_CHARS = 16 * 1024 * 1024
+_parsed_chars = 0
+
+
+def _remember(key: tuple[str, str], parsed: _Parsed) -> None:
+    global _parsed_chars
+    if len(key[1]) > _PARSED_CHARS // 4:
+        return  # a giant block would push out everything else
+    _PARSED[key] = parsed
+    _parsed_chars += len(key[1])
+    while _parsed_chars > _PARSED_CHARS:
+        (_, old_text), _ = _PARSED.popitem(last=False)
+        _parsed_chars -= len(old_text)
 
 
 @dataclass(eq=False)

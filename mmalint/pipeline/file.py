@@ -13,9 +13,10 @@ import warnings
 from dataclasses import replace
 
 from mmalint.analysis import Program, ProgramSpec
+from mmalint.analysis.budget import check_superseded
 from mmalint.catalog import Catalog, load_catalog
 from mmalint.diagnostics import Diagnostic
-from mmalint.engine import FileReport, check_text
+from mmalint.engine import FileReport, check_text, forget_analysis
 from mmalint.fixes.verify import verify_fixes
 from mmalint.pipeline.options import LintOptions
 from mmalint.pipeline.text import InputError, decode_source, worth_running
@@ -48,7 +49,10 @@ def lint_text(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SyntaxWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
-        return _lint_text(filename, text, settings, options, catalog)
+        try:
+            return _lint_text(filename, text, settings, options, catalog)
+        finally:
+            forget_analysis()  # kept only while fix verification checks the same text again
 
 
 def _lint_text(
@@ -66,6 +70,7 @@ def _lint_text(
         # a record of one file's inputs needs one of its own (what it indexes is shared still).
         program = Program(options.program, decode_source, Observed()) if options.observe else program_for(options.program)
     report = check_text(filename, text, settings, catalog, program)
+    check_superseded()
     # Findings at MMA calls in other files of the tree (this file's code reached them; the run
     # does not check theirs): that file's noqa comments decide, and no fix edits it from here.
     diagnostics = [d for d in report.diagnostics if d.code is None or d.filename == filename]
@@ -84,6 +89,7 @@ def _lint_text(
         enabled=lambda code: settings.enabled_for(code, filename),
         ignore=options.ignore_noqa,
     )
+    check_superseded()
     diagnostics = apply_suppressions(filename, diagnostics, text, catalog, noqa)
     for other, found in elsewhere.items():
         other_text = program.text_named(other) if program is not None else None

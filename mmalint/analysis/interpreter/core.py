@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
+from mmalint.analysis import reads
 from mmalint.analysis.budget import Budget, BudgetExceeded, CallTooLong
 from mmalint.analysis.calls import ApiUse, Context, Entry, MmaSite
 from mmalint.analysis.host import Args, Diverges
@@ -313,6 +314,7 @@ class Machine(ABC):
         found = self._mentions.get(word)
         if found is None:
             # Any module of the run: a test that enables a setting runs the kernel module's code.
+            reads.word(word)
             found = any(word in m.source.text for m in self._modules.values())
             if found or len(self._modules) == 1:
                 self._mentions[word] = found
@@ -434,6 +436,7 @@ def _mutated_globals(source: SourceFile) -> tuple[frozenset[str], frozenset[str]
                 found.add(name)
         return frozenset(found)
 
+    reads.mutation_scan()
     candidates: set[str] = set()
     for pattern in _MUTATIONS:
         for match in pattern.finditer(source.text):
@@ -446,7 +449,7 @@ def _is_module_value(value: Value) -> bool:
 
 
 def is_import_block(block: Block) -> bool:
-    first = block.text.lstrip()
+    first = block.first_line.lstrip()  # its first row says it, whatever the rest holds
     return block.kind == "stmt" and first.startswith(("import ", "from "))
 
 def all_params(params: cst.Parameters) -> list[cst.Param]:

@@ -79,6 +79,9 @@ class Expressions(Machine):
         if isinstance(node, cst.Integer | cst.Float | cst.Imaginary | cst.SimpleString | cst.ConcatenatedString):
             # libcst evaluates literals with ast.literal_eval: worth doing once per node.
             cached = self._literals.get(id(node))
+            if cached is None and type(node) is cst.Integer and node.value.isascii() and node.value.isdigit() and (
+                    node.value == "0" or node.value[0] != "0"):
+                cached = self._literals[id(node)] = Const(int(node.value))  # `128`: no compile needed
             if cached is None:
                 try:
                     evaluated = node.evaluated_value

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import libcst as cst
 
-from mmalint.analysis import names
+from mmalint.analysis import names, reads
 from mmalint.analysis.host import Args, Diverges
 from mmalint.analysis.interpreter.core import (
     Flow,
@@ -249,6 +249,7 @@ class Statements(Machine):
             return None
         if module.stars is None:
             module.stars = []
+            reads.word("*")
             if "*" in module.source.text:
                 for block in module.source.blocks:
                     if block.kind != "stmt" or not is_import_block(block) or "*" not in block.text:
