@@ -47,9 +47,10 @@ from mmalint.config import CONFIG_NAMES
 from mmalint.diagnostics import Diagnostic, Edit, Location
 from mmalint.lsp.changes import Change, Moves, apply_change, changed_span, lsp_offset
 from mmalint.lsp.diff import line_edits
+from mmalint.lsp.incremental import Memo
 from mmalint.lsp.options import Problem, ServerOptions, parse_options
 from mmalint.lsp.transport import serve_stdio
-from mmalint.lsp.worker import Failed, Fixed, Job, Linted, Pool, Unreadable, WorkerDied
+from mmalint.lsp.worker import Cancelled, Failed, Fixed, Job, Linted, Pool, Unreadable, WorkerDied
 from mmalint.rulepage import rule_markdown
 from mmalint.suppress import FILE_NOQA, LINE_NOQA, split_lines
 
@@ -137,6 +138,8 @@ class MmalintServer(LanguageServer):
         self.elsewhere: dict[str, dict[str, list[tuple[lsp.Diagnostic, Diagnostic]]]] = {}
         self.shown_elsewhere: set[str] = set()
         self.texts: dict[str, str] = {}  # each open document's text as its tracked changes make it
+        # Each open document's last lint, for the next to reuse (`incremental.py`); None: it cannot.
+        self.memos: dict[str, Memo | None] = {}
         self.since: dict[str, list[Change]] = {}  # content changes since the published analysis
         self.analysed = asyncio.Condition()  # a lint has ended (published or not)
         self.pull = False  # the client pulls diagnostics: none are pushed
@@ -229,6 +232,7 @@ class MmalintServer(LanguageServer):
         """Check every open document again, and have a pulling client pull again."""
         if self.watching is not None and self.watching != (self.config_path() or ""):
             await self.watch()
+        self.memos.clear()  # the new settings deserve a lint of their own, not the last result
         for uri in list(self.workspace.text_documents):
             if not self.is_config(uri):
                 self.schedule(uri, 0)
@@ -258,6 +262,7 @@ class MmalintServer(LanguageServer):
         return None if document is None else Snapshot(document.version, document.source)
 
     def job(self, kind: Literal["lint", "fix"], uri: str, snapshot: Snapshot | None) -> Job:
+        memo = self.memos.get(uri) if kind == "lint" and snapshot is not None else None
         return Job(
             kind,
             self.filename(uri),
@@ -269,6 +274,7 @@ class MmalintServer(LanguageServer):
             config_path=self.config_path(),
             unsafe=self.settings.unsafe_fixes,
             overlays=self.buffers(uri),
+            memo=memo,
         )
 
     def buffers(self, uri: str) -> tuple[tuple[str, str], ...]:
@@ -319,6 +325,8 @@ class MmalintServer(LanguageServer):
         except WorkerDied as exc:
             self.tell(Problem(lsp.MessageType.Error, f"mmalint: {job.filename}: {exc} (please report it)"))
             return None
+        if isinstance(outcome, Cancelled):
+            return None
         if isinstance(outcome, Unreadable):
             self.tell(Problem(lsp.MessageType.Warning, f"mmalint: {job.filename}: {outcome.reason}"), show=False)
             return None
@@ -367,6 +375,9 @@ class MmalintServer(LanguageServer):
         outcome = await self.run(self.job("lint", uri, snapshot), self.lints)
         if not isinstance(outcome, Linted):
             return
+        if snapshot is not None and self.snapshot(uri) is not None:
+            # The newest lint that ended: the next one reuses it if the edit since allows.
+            self.memos[uri] = outcome.memo
         if snapshot is not None and self.snapshot(uri) != snapshot:
             return  # changed meanwhile (its own lint has replaced this one): not for publishing
         published = self.analysis(uri, outcome, None if snapshot is None else snapshot.version)
@@ -706,6 +717,7 @@ def build_server() -> MmalintServer:
         uri = params.text_document.uri
         ls.cancel(uri)
         ls.published.pop(uri, None)
+        ls.memos.pop(uri, None)
         ls.texts.pop(uri, None)
         ls.since.pop(uri, None)
         if not ls.pull:

@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import os
 import pickle
+import signal
 import struct
 import sys
 import threading
@@ -27,12 +28,15 @@ from pathlib import Path
 from typing import BinaryIO, Literal
 
 from mmalint import config
+from mmalint.analysis import budget, reads
+from mmalint.analysis.budget import Superseded
 from mmalint.catalog import Catalog, load_catalog
 from mmalint.config import resolve_target_jax
 from mmalint.diagnostics import Edit
 from mmalint.engine import FileReport
 from mmalint.fixes.fixer import fix_text
 from mmalint.inputs import UnreadableInput, read_regular
+from mmalint.lsp.incremental import Memo, make_memo, reuse, text_digest
 from mmalint.pipeline.file import lint_text
 from mmalint.pipeline.options import LintOptions
 from mmalint.pipeline.text import InputError
@@ -58,6 +62,9 @@ class Job:
     # The editor's other open documents (filename, text): the checked tree reads them, not the
     # disk, so a caller's unsaved edit counts in the kernel module's findings.
     overlays: tuple[tuple[str, str], ...] = ()
+    # The document's last lint, which this one reuses if the edit since cannot change it
+    # (`incremental.py`): kept by the server with the document, so that any child can use it.
+    memo: Memo | None = None
 
 
 @dataclass(frozen=True)
@@ -71,6 +78,8 @@ class Linted:
     # Per diagnostic of the report, the edit of its "disable for this line" action (None: no
     # such action): made here, off the server's event loop, where the text is tokenized once.
     noqa: tuple[Edit | None, ...] = ()
+    memo: Memo | None = None  # for the next lint of the document (None: it cannot reuse this one)
+    reused: bool = False  # this result is the last one's, the edit since could not change it
 
 
 @dataclass(frozen=True)
@@ -87,11 +96,16 @@ class Unreadable:
 
 
 @dataclass(frozen=True)
+class Cancelled:
+    """The server superseded the job (a newer text) and said so: the child stopped it and lives on."""
+
+
+@dataclass(frozen=True)
 class Failed:
     error: str  # an exception the analysis raised, for the log
 
 
-Outcome = Linted | Fixed | Unreadable | Failed
+Outcome = Linted | Fixed | Unreadable | Cancelled | Failed
 
 
 class WorkerDied(Exception):
@@ -123,6 +137,13 @@ def _settings_for(job: Job, catalog: Catalog) -> tuple[Settings, tuple[str, ...]
 
 
 def run_job(job: Job) -> Outcome:
+    try:
+        return _run_job(job)
+    except Superseded:
+        return Cancelled()
+
+
+def _run_job(job: Job) -> Outcome:
     text = job.text
     if text is None:
         try:
@@ -132,22 +153,39 @@ def run_job(job: Job) -> Outcome:
     catalog = load_catalog()
     settings, notes = _settings_for(job, catalog)
     options = job.options
+    overlays: tuple[tuple[str, str], ...] = ()
     if Path(job.filename).is_absolute():
         # The document in its tree: the editor's buffers over the disk, this document checked.
         overlays = ((job.filename, text), *job.overlays)
-        options = replace(options, program=tree_spec(settings, (job.filename,), overlays, absolute=True))
+        # Observed: what the lint read of the tree, so that the next one can tell it is unchanged.
+        options = replace(options, program=tree_spec(settings, (job.filename,), overlays, absolute=True),
+                          observe=job.kind == "lint")
     try:
         if job.kind == "fix":
             result = fix_text(job.filename, text, settings, options, job.unsafe, catalog)
             return Fixed(text, result.text, result.fixed_count, notes)
-        report = lint_text(job.filename, text, settings, options, catalog)
+        key = _memo_key(job, settings)
+        if job.memo is not None:
+            found = reuse(job.memo, key, text)
+            if found is not None:
+                return Linted(text, found.report, notes, found.others, found.noqa, found.memo, reused=True)
+        with reads.recording() as recorded:
+            report = lint_text(job.filename, text, settings, options, catalog)
         noqa = tuple(
             noqa_edit(text, d) if d.code not in (None, "MMA001") and d.filename == job.filename else None
             for d in report.diagnostics
         )
-        return Linted(text, report, notes, _other_texts(job, report), noqa)
+        others = _other_texts(job, report)
+        memo = make_memo(key, text, recorded, report, others, noqa, (os.path.realpath(p) for p, _ in overlays))
+        return Linted(text, replace(report, observed=None), notes, others, noqa, memo)
     except Exception as exc:  # the server logs it; this child stays usable
         return Failed(f"{type(exc).__name__}: {exc}")
+
+
+def _memo_key(job: Job, settings: Settings) -> tuple[object, ...]:
+    """All that a lint's result depends on besides the document's text and the disk."""
+    others = tuple((name, text_digest(text)) for name, text in job.overlays)
+    return (job.filename, settings, job.target_jax, job.options, job.select, job.ignore, job.config_path, others)
 
 
 def _other_texts(job: Job, report: FileReport) -> tuple[tuple[str, str], ...]:
@@ -165,6 +203,16 @@ def _other_texts(job: Job, report: FileReport) -> tuple[tuple[str, str], ...]:
                 continue
         found[name] = text
     return tuple(found.items())
+
+
+# The server's word that the running job is superseded. The job stops at its next look at its
+# budget (`budget.Superseded`); the child keeps what it loaded, unlike a kill, which costs
+# a new child (a second of imports) at the next edit.
+CANCEL_SIGNAL = signal.SIGUSR1
+
+
+def _supersede(signum: int, frame: object) -> None:
+    budget.superseded = True
 
 
 def _read_exactly(stream: BinaryIO, size: int) -> bytes | None:
@@ -191,13 +239,17 @@ def main() -> int:
     os.dup2(2, 1)
     os.close(devnull)
     threading.Thread(target=_orphan_watch, daemon=True).start()
+    signal.signal(CANCEL_SIGNAL, _supersede)
     load_catalog()
     while (header := _read_exactly(channel_in, _SIZE.size)) is not None:
         data = _read_exactly(channel_in, _SIZE.unpack(header)[0])
         if data is None:
             break
+        budget.superseded = False  # a signal meant for the last job, come too late, is spent
         try:
             out = pickle.dumps(run_job(pickle.loads(data)), protocol=pickle.HIGHEST_PROTOCOL)
+        except Superseded:
+            out = pickle.dumps(Cancelled())
         except Exception as exc:  # whatever it is, the server hears of it and this child lives on
             out = pickle.dumps(Failed(f"{type(exc).__name__}: {exc}"))
         channel_out.write(_SIZE.pack(len(out)) + out)
@@ -246,6 +298,22 @@ class Worker:
             if self.alive:
                 self.process.kill()
 
+    def supersede(self) -> None:
+        """Ask the child to stop its job (it answers `Cancelled`, or the job's own outcome)."""
+        with contextlib.suppress(ProcessLookupError):
+            if self.alive:
+                self.process.send_signal(CANCEL_SIGNAL)
+
+
+# How long a child told that its job is superseded may take to answer before it is killed.
+DRAIN_S = 1.0
+
+
+def _retrieved(task: asyncio.Future[Outcome]) -> None:
+    """A job's answer nobody waits for any more (superseded, timed out): read, and dropped."""
+    if not task.cancelled():
+        task.exception()
+
 
 class Pool:
     """At most `size` jobs at once, each in a child of its own; a job that is cancelled, runs
@@ -256,12 +324,15 @@ class Pool:
         self._slots = asyncio.Semaphore(size)
         self._idle: list[Worker] = []
         self._busy: set[Worker] = set()
+        # Children told that their job is superseded, until they answer (then idle) or run
+        # past `DRAIN_S` (then killed): a new job waits for one rather than start a child.
+        self._draining: dict[Worker, asyncio.Task[None]] = {}
         self._warming: asyncio.Task[Worker] | None = None
         self._closed = False
 
     def warm(self) -> None:
         """Start a spare child now, so that the next job does not wait for one."""
-        room = len(self._busy) + len(self._idle) < self.size
+        room = len(self._busy) + len(self._idle) + len(self._draining) < self.size
         if room and not self._idle and self._warming is None and not self._closed:
             self._warming = asyncio.ensure_future(Worker.spawn())
             self._warming.add_done_callback(self._warmed)
@@ -271,9 +342,15 @@ class Pool:
             worker = await self._take()
             self._busy.add(worker)
             self.warm()
+            io = asyncio.ensure_future(worker.run(job))
+            io.add_done_callback(_retrieved)
             try:
-                outcome = await asyncio.wait_for(worker.run(job), timeout)
-            except BaseException:  # superseded (cancelled), timed out, died: the child goes
+                # Shielded: a superseded job's answer is still read whole, so the pipe stays in step.
+                outcome = await asyncio.wait_for(asyncio.shield(io), timeout)
+            except asyncio.CancelledError:  # superseded: the child stops the job, and stays
+                self._drain(worker, io)
+                raise
+            except BaseException:  # timed out, died: the child goes
                 worker.kill()
                 raise
             finally:
@@ -281,18 +358,38 @@ class Pool:
             self._keep(worker)
             return outcome
 
+    def _drain(self, worker: Worker, io: asyncio.Future[Outcome]) -> None:
+        worker.supersede()
+
+        async def drained() -> None:
+            try:
+                await asyncio.wait_for(asyncio.shield(io), DRAIN_S)
+            except BaseException:  # still running, or dead: it goes
+                worker.kill()
+                return
+            finally:
+                self._draining.pop(worker, None)
+            self._keep(worker)
+
+        self._draining[worker] = asyncio.ensure_future(drained())
+
     def close(self) -> None:
         """Kill every child, busy or idle (the server is exiting)."""
         self._closed = True
-        for worker in (*self._idle, *self._busy):
+        for worker in (*self._idle, *self._busy, *self._draining):
             worker.kill()
         self._idle.clear()
 
     async def _take(self) -> Worker:
-        while self._idle:
-            worker = self._idle.pop()
-            if worker.alive:
-                return worker
+        while True:
+            while self._idle:
+                worker = self._idle.pop()
+                if worker.alive:
+                    return worker
+            if not self._draining:
+                break
+            # A child finishing a superseded job is back sooner than a new one starts.
+            await asyncio.wait(set(self._draining.values()), return_when=asyncio.FIRST_COMPLETED)
         task, self._warming = self._warming, None  # a warm-up under way is ours now
         if task is None:
             task = asyncio.ensure_future(Worker.spawn())
