@@ -30,6 +30,7 @@ from mmalint.diagnostics import (
     Related,
 )
 from mmalint.fixes.plan import plan_fix
+from mmalint.lines import forget_trees
 
 # The text stage's names, for `source_io` and `notebook`, which still import them from here.
 from mmalint.positions import range_of
@@ -51,7 +52,7 @@ def check_text(
         # "every rule" run): what the analysis found does not depend on the rules.
         return _report(filename, settings, catalog, program, version, last[1], last[2])
     try:
-        source = index_source(filename, text)
+        source = index_source(filename, text, keep=True)
         reads.source(source)
     except SourceSyntaxError as exc:
         start = Location(exc.line, exc.column + 1)
@@ -80,8 +81,10 @@ _LAST: list[tuple[tuple[object, ...], SourceFile, Analysis]] = []
 
 
 def forget_analysis() -> None:
-    """Let the last analysis go (the file stage is done with the file)."""
+    """Let the last analysis go (the file stage is done with the file), and the trees kept
+    for its suppressions."""
     _LAST.clear()
+    forget_trees()
 
 
 def _report(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import itertools
 import re
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
@@ -11,3 +13,60 @@ def split_lines(text: str) -> list[str]:
     """Lines as Python, libcst and LSP count them: `str.splitlines` also splits on form feeds and
     U+2028, which would shift every row after them."""
     return _LINE.findall(text)
+
+
+# The module trees Python's `ast` made of the last texts checked (`engine.check_text`: the file,
+# the texts its fixes would make): the suppressions ask the file's text for its statements'
+# rows (`suppress._Statements`), a second parse of a large file otherwise. `forget_trees`
+# lets them go once the file is done; their statements' row ranges (`regions_of`) stay
+# longer, for the noqa edits made after the check.
+_trees: list[tuple[str, object]] = []
+_regions: list[tuple[str, list[tuple[int, int]]]] = []
+_KEPT_TREES = 4
+
+
+def keep_tree(text: str, tree: object) -> None:
+    _trees.append((text, tree))
+    del _trees[:-_KEPT_TREES]
+    if isinstance(tree, ast.Module):
+        _regions.append((text, _statement_regions(tree)))
+        del _regions[:-_KEPT_TREES]
+
+
+def tree_of(text: str) -> object | None:
+    for kept, tree in _trees:
+        if kept is text:
+            return tree
+    return None
+
+
+def forget_trees() -> None:
+    _trees.clear()
+
+
+def regions_of(text: str) -> list[tuple[int, int]] | None:
+    """The row ranges of the text's top-level statements, a class's members on their own and
+    its header apart: places where Python's tokenizer starts afresh, so that a region
+    tokenizes alone as it does in the file. None when the text is not one kept."""
+    for kept, regions in _regions:
+        if kept is text:
+            return regions
+    return None
+
+
+def _first_row(stmt: ast.stmt) -> int:
+    return min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", None) or [])])
+
+
+def _statement_regions(tree: ast.Module) -> list[tuple[int, int]]:
+    found: list[tuple[int, int]] = []
+    for stmt in tree.body:
+        start, end = _first_row(stmt), stmt.end_lineno or stmt.lineno
+        body = stmt.body if isinstance(stmt, ast.ClassDef) else []
+        if body and _first_row(body[0]) > stmt.lineno and all(
+                _first_row(b) > (a.end_lineno or a.lineno) for a, b in itertools.pairwise(body)):
+            found.append((start, _first_row(body[0]) - 1))
+            found.extend((_first_row(m), m.end_lineno or m.lineno) for m in body)
+        else:
+            found.append((start, end))
+    return found

@@ -292,3 +292,59 @@ def replace_text(job: Job, text: str) -> Job:
     from dataclasses import replace
 
     return replace(job, text=text)
+
+
+# ---------------------------------------------------------------------- noqa from the statements
+
+
+TRICKY = '''\
+import os  # noqa: F401
+
+# noqa: MMA101 between blocks
+
+
+class Holder:  # noqa
+  """A docstring that says # noqa: MMA102, which is no comment."""
+
+  @staticmethod  # noqa: MMA103
+  def method():
+    text = """
+    # noqa: MMA104 inside a string
+    """  # noqa: MMA105
+    return text  # NOQA
+
+  class Inner: x = 1  # noqa: MMA106
+
+
+def f(a,  # noqa: MMA107
+      b):
+  return (a +  # noqa: MMA108
+          b)
+'''
+
+
+@pytest.mark.parametrize("name", ["TRICKY", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "tests/data").rglob("*.py"))[:120]])
+def test_the_noqa_comments_of_the_statements_are_those_of_the_whole_file(name: str) -> None:
+    """Directives and multi-line string rows read from the statements that hold a `noqa` (the
+    tree the check kept) are what tokenizing the whole text gives."""
+    import ast
+
+    from mmalint import lines, suppress
+
+    text = TRICKY if name == "TRICKY" else (ROOT / name).read_text()
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        pytest.skip("not Python this version parses")
+    lines.keep_tree(text, tree)
+    try:
+        local = suppress.parse_directives(text)
+        near = {row: row in suppress._strings_near(text, row, row) for row in range(1, len(lines.split_lines(text)) + 1)}
+    finally:
+        lines._regions.clear()
+        lines.forget_trees()
+    assert local == suppress.parse_directives(text)
+    rows = suppress.string_rows(text)
+    assert near == {row: row in rows for row in near}
+    if name == "TRICKY":
+        assert sorted(local.lines) == [1, 3, 6, 9, 13, 14, 16, 19, 21]

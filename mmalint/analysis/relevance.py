@@ -112,7 +112,9 @@ def _relevant(
         elif block.parent is None and block.name:
             exported.add(block.name)  # a class kept whole
 
-    foreign = foreign_modules(blocks)
+    foreign = _FOREIGN.get(source)
+    if foreign is None:
+        foreign = _FOREIGN[source] = foreign_modules(blocks)
     qualified: dict[str, set[str]] = {}
     for block in blocks:
         leading = imported(block) if imported is not None else NOTHING
@@ -184,6 +186,10 @@ _WORDS: weakref.WeakKeyDictionary[Block, tuple[frozenset[str], frozenset[str], f
 )
 
 
+# A module's foreign modules, likewise (its import blocks parsed once, not once per scan).
+_FOREIGN: weakref.WeakKeyDictionary[SourceFile, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
 def _words_of(block: Block) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     found = _WORDS.get(block)
     if found is None:
@@ -206,6 +212,7 @@ _PREFIX = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\.\Z")
 _DEFINED = re.compile(r"\b(?:def|class)[ \t]+\Z")
 
 
+@functools.lru_cache(maxsize=1024)  # a module's text, asked by each program of a process
 def uses_api(text: str) -> bool:
     """Whether a module's code (not its comments, strings or own names) names an MMA API."""
     return _triggers(text, frozenset(), strict=True)

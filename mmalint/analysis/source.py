@@ -22,6 +22,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from mmalint.analysis import budget, reads
+from mmalint.lines import keep_tree
 from mmalint.lines import split_lines as split_lines  # the rows the analysis counts
 
 BlockKind = Literal["def", "class", "stmt"]
@@ -347,10 +348,11 @@ class SourceSyntaxError(Exception):
         self.column = column
 
 
-def index_source(filename: str, text: str, newer_syntax: bool = True) -> SourceFile:
+def index_source(filename: str, text: str, newer_syntax: bool = True, keep: bool = False) -> SourceFile:
     """Split a file into blocks; raises SourceSyntaxError when Python cannot parse it (nor,
     with `newer_syntax`, libcst, which reads syntax newer than this Python's, several times
-    slower: a module of the checked tree an import reaches is read without it)."""
+    slower: a module of the checked tree an import reaches is read without it). With `keep`,
+    the module's `ast` tree is kept for the text's suppressions (`lines.keep_tree`)."""
     try:
         tree = ast.parse(text, filename=filename)
     except SyntaxError as exc:
@@ -365,6 +367,8 @@ def index_source(filename: str, text: str, newer_syntax: bool = True) -> SourceF
         ) from None
     except (ValueError, RecursionError, MemoryError) as exc:  # e.g. NUL bytes
         raise SourceSyntaxError(str(exc), 1, 0) from None
+    if keep:
+        keep_tree(text, tree)
     lines = split_lines(text)
     source = SourceFile(filename, text, lines, [], {})
     previous_end = 0

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import pickle
 import signal
@@ -37,6 +38,7 @@ from mmalint.engine import FileReport
 from mmalint.fixes.fixer import fix_text
 from mmalint.inputs import UnreadableInput, read_regular
 from mmalint.lsp.incremental import Memo, make_memo, reuse, text_digest
+from mmalint.pipeline.cache import installation
 from mmalint.pipeline.file import lint_text
 from mmalint.pipeline.options import LintOptions
 from mmalint.pipeline.text import InputError
@@ -183,9 +185,17 @@ def _run_job(job: Job) -> Outcome:
 
 
 def _memo_key(job: Job, settings: Settings) -> tuple[object, ...]:
-    """All that a lint's result depends on besides the document's text and the disk."""
+    """All that a lint's result depends on besides the document's text and the disk: mmalint
+    itself too (a child started after an upgrade or an edit of its code reuses nothing)."""
     others = tuple((name, text_digest(text)) for name, text in job.overlays)
-    return (job.filename, settings, job.target_jax, job.options, job.select, job.ignore, job.config_path, others)
+    return (_installation(), job.filename, settings, job.target_jax, job.options, job.select, job.ignore,
+            job.config_path, others)
+
+
+@functools.cache
+def _installation() -> str:
+    """The code this child runs: hashed when it starts (`main`), not when a job asks."""
+    return installation()
 
 
 def _other_texts(job: Job, report: FileReport) -> tuple[tuple[str, str], ...]:
@@ -241,6 +251,7 @@ def main() -> int:
     threading.Thread(target=_orphan_watch, daemon=True).start()
     signal.signal(CANCEL_SIGNAL, _supersede)
     load_catalog()
+    _installation()
     while (header := _read_exactly(channel_in, _SIZE.size)) is not None:
         data = _read_exactly(channel_in, _SIZE.unpack(header)[0])
         if data is None:
