@@ -17,11 +17,20 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from mmalint.analysis.budget import Budget
-    from mmalint.analysis.source import Block, SourceFile
+# Blocks and sources (`analysis.source`), which import this module: named here by what is used.
+Block = Any
+SourceFile = Any
+
+
+class Budget(Protocol):
+    """What the record asks of a budget (`analysis.budget.Budget`, which imports this module)."""
+
+    stops: int
+    exhausted: bool
+
+    def least_left(self) -> int: ...
 
 
 @dataclass(frozen=True)

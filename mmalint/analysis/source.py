@@ -137,7 +137,7 @@ class Block:
             if wrapped:
                 wrapper = module.body[0]
                 assert isinstance(wrapper, cst.If)
-                statements = list(wrapper.body.body)  # type: ignore[arg-type]
+                statements: list[cst.BaseStatement] = list(wrapper.body.body)  # type: ignore[arg-type]
             else:
                 statements = list(module.body)
             self._wrapper_lines = int(wrapped)

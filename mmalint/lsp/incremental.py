@@ -47,7 +47,7 @@ from mmalint.tree import Observed, walk
 _COMMENT_WORDS = re.compile(r"noqa|mmalint", re.IGNORECASE)
 
 
-def _mutations(text: str) -> frozenset[str]:
+def _mutations(text: str) -> frozenset[tuple[str, str]]:
     """What `_mutated_globals` takes from these rows (its patterns match within a row)."""
     from mmalint.analysis.interpreter.core import _ATTRIBUTE_STORE, _MUTATIONS
 
@@ -202,8 +202,7 @@ def disk_unchanged(memo: Memo) -> bool:
             return False
     for probe, answer in memo.probes:
         kind, _, path = probe.partition(":")
-        stat = _mode(path)
-        if (stat == kind) != answer:
+        if (_mode(path) == kind) != answer:
             return False
     return True
 
