@@ -357,8 +357,13 @@ def index_source(filename: str, text: str, newer_syntax: bool = True, keep: bool
         tree = ast.parse(text, filename=filename)
     except SyntaxError as exc:
         # Newer syntax than this Python knows (PEP 695 `def f[T]()`, PEP 701 f-strings):
-        # libcst's own parser may still read it, unless it is nested deeper than any Python
-        # allows (`too many nested parentheses`), which would crash it.
+        # the type parameters of PEP 695 blanked out, `ast` may read it; else libcst's own
+        # parser may, unless it is nested deeper than any Python allows (`too many nested
+        # parentheses`), which would crash it.
+        if newer_syntax:
+            erased = _without_type_parameters(text)
+            if erased is not None:
+                return _index_tree(filename, text, erased)
         fallback = _index_with_libcst(filename, text) if newer_syntax and _shallow_tokens(text) else None
         if fallback is not None:
             return fallback
@@ -369,6 +374,52 @@ def index_source(filename: str, text: str, newer_syntax: bool = True, keep: bool
         raise SourceSyntaxError(str(exc), 1, 0) from None
     if keep:
         keep_tree(text, tree)
+    return _index_tree(filename, text, tree)
+
+
+# PEP 695 (Python 3.12): `def f[T](`, `class C[T]`, `type Alias[T] = ...`, which an older
+# Python's `ast` refuses. For the index only the rows of statements count, so the brackets can
+# go (blanked: on one row only), and an alias can read as an expression.
+_TYPE_PARAMS_AFTER = re.compile(r"\b(?:def|class)[ \t]+[^\W\d]\w*[ \t]*(?=\[)")
+_TYPE_ALIAS = re.compile(r"^([ \t]*)type[ \t]+([^\W\d]\w*[ \t]*(?:\[[^\]\n]*\])?)[ \t]*=(?!=)", re.MULTILINE)
+
+
+def _without_type_parameters(text: str) -> ast.Module | None:
+    """The `ast` tree of `text` with PEP 695's type parameters blanked out; None when there
+    are none or the text still does not parse (other new syntax: libcst reads it)."""
+    chars = list(text)
+    changed = False
+    for match in _TYPE_PARAMS_AFTER.finditer(text):
+        depth, i = 0, match.end()
+        while i < len(chars):
+            char = text[i]
+            if char in "([{":
+                depth += 1
+            elif char in ")]}":
+                depth -= 1
+                if depth == 0:
+                    break
+            i += 1
+        if depth != 0 or "\n" in text[match.end() : i] or "\r" in text[match.end() : i]:
+            return None  # over rows: blanked, the rows would break the statement (libcst reads it)
+        for j in range(match.end(), i + 1):
+            chars[j] = " "
+        changed = True
+    erased = "".join(chars)
+    # `type X[T] = ...`: as the expression `X[T] == ...`, which binds nothing, as the index
+    # binds nothing for an alias where Python reads it (`_bound_names` knows no TypeAlias).
+    aliased = _TYPE_ALIAS.sub(lambda m: m.group(1) + m.group(2) + " ==", erased)
+    changed = changed or aliased != erased
+    if not changed:
+        return None
+    try:
+        return ast.parse(aliased)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
+def _index_tree(filename: str, text: str, tree: ast.Module) -> SourceFile:
+    """The blocks of `text`, from its `ast` tree (rows only)."""
     lines = split_lines(text)
     source = SourceFile(filename, text, lines, [], {})
     previous_end = 0
