@@ -33,6 +33,11 @@ def keep_tree(text: str, tree: object) -> None:
         del _regions[:-_KEPT_TREES]
 
 
+def kept_trees() -> list[tuple[str, object]]:
+    """The kept (text, tree) pairs, the latest first."""
+    return list(reversed(_trees))
+
+
 def tree_of(text: str) -> object | None:
     for kept, tree in _trees:
         if kept is text:

@@ -9,6 +9,7 @@ A 10k-line test file with one MMA test therefore parses one method, not the whol
 from __future__ import annotations
 
 import ast
+import bisect
 import io
 import re
 import tokenize
@@ -22,7 +23,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from mmalint.analysis import budget, reads
-from mmalint.lines import keep_tree
+from mmalint.lines import keep_tree, kept_trees, tree_of
 from mmalint.lines import split_lines as split_lines  # the rows the analysis counts
 
 BlockKind = Literal["def", "class", "stmt"]
@@ -83,6 +84,8 @@ class Block:
     _parse_failed: bool = False
     # Form feeds dropped from the indentation of lines of the parsed text: line -> characters.
     _form_feeds: dict[int, int] = field(default_factory=dict)
+    # The file row of each row of the parsed text, when rows were left out of it (`_dead_rows`).
+    _rows: list[int] | None = None
 
     @property
     def text(self) -> str:
@@ -116,16 +119,34 @@ class Block:
             parsed.users.add(self.source)
             self._statements, self._module = parsed.statements, parsed.module
             self._wrapper_lines, self._form_feeds = parsed.wrapper_lines, parsed.form_feeds
+            self._rows = None if parsed.rows is None else _moved_rows(parsed.rows, self.start_line - parsed.start)
             if self._statements is None:
                 self._parse_failed = True
                 raise BlockParseError(self.label)
             return self._statements
+        parsing = self._without_dead_rows(wrapped) or text
         try:
-            return self._parse(text, wrapped)
+            return self._parse(parsing, wrapped)
         finally:
             if parsed is None:
                 _remember(key, _Parsed(weakref.WeakSet([self.source]), self._statements, self._module,
-                                       self._wrapper_lines, self._form_feeds))
+                                       self._wrapper_lines, self._form_feeds, self._rows, self.start_line),
+                          len(parsing))
+
+    def _without_dead_rows(self, wrapped: bool) -> str | None:
+        """The text to parse of a generated function of more than `ELIDE_FROM_ROWS` rows, its
+        dead pure assignments left out (`_dead_rows`); None for any other block."""
+        if self.kind != "def" or self.end_line - self.start_line < ELIDE_FROM_ROWS:
+            return None
+        tree = tree_of(self.source.text)
+        node = _def_at(tree, self) if isinstance(tree, ast.Module) else None
+        dead = _dead_rows(node) if node is not None else None
+        if not dead:
+            return None
+        rows = [row for row in range(self.start_line, self.end_line + 1) if row not in dead]
+        text = "".join(self.source.lines[row - 1] for row in rows)
+        self._rows = [self.start_line - 1, *rows] if wrapped else rows
+        return "if 1:\n" + text if wrapped else text
 
     def _parse(self, text: str, wrapped: bool) -> list[cst.BaseStatement]:
         text, self._form_feeds = _without_form_feeds(text)
@@ -170,12 +191,16 @@ class Block:
             except RecursionError as exc:
                 raise BlockParseError(self.label) from exc
         code_range = self._positions[node]
-        offset = self.start_line - 1 - self._wrapper_lines
         start, end = code_range.start, code_range.end
+        if self._rows is not None:  # rows were left out of the parsed text
+            start_row, end_row = self._rows[start.line - 1], self._rows[end.line - 1]
+        else:
+            offset = self.start_line - 1 - self._wrapper_lines
+            start_row, end_row = start.line + offset, end.line + offset
         return Span(
             self.source.filename,
-            Pos(start.line + offset, start.column + self._form_feeds.get(start.line, 0)),
-            Pos(end.line + offset, end.column + self._form_feeds.get(end.line, 0)),
+            Pos(start_row, start.column + self._form_feeds.get(start.line, 0)),
+            Pos(end_row, end.column + self._form_feeds.get(end.line, 0)),
         )
 
     def code(self, node: cst.CSTNode) -> str:
@@ -195,24 +220,139 @@ class _Parsed:
     module: cst.Module | None
     wrapper_lines: int
     form_feeds: dict[int, int]
+    rows: list[int] | None = None  # `Block._rows` of the block that parsed it ...
+    start: int = 0  # ... whose first row was this (another version's block may start elsewhere)
+
+
+def _moved_rows(rows: list[int], by: int) -> list[int]:
+    return [row + by for row in rows]
+
+
+# A generated function of more rows than this (a def of 200,000 assignments) is parsed and run
+# without its dead pure assignments: `x1 = 2 + 1`, whose names nothing of the function reads.
+# They cannot change what the analysis finds (no call, attribute or subscript: no model runs,
+# nothing is recorded), and libcst would spend most of the time on them. Real functions are
+# far shorter: the longest of jax's is under 1,000 rows.
+ELIDE_FROM_ROWS = 5000
+_NO_ELISION_CALLS = frozenset({"locals", "vars", "eval", "exec", "globals", "dir"})
+
+
+def _pure_loads(value: ast.expr) -> set[str] | None:
+    """The names an expression of constants and names reads (arithmetic, comparisons, boolean
+    operators, tuples, lists and sets of them); None for any other expression."""
+    names: set[str] = set()
+    todo = [value]
+    while todo:
+        node = todo.pop()
+        kind = type(node)
+        if kind is ast.Constant:
+            continue
+        if kind is ast.Name:
+            names.add(node.id)  # type: ignore[attr-defined]
+        elif kind is ast.BinOp:
+            todo.append(node.left)  # type: ignore[attr-defined]
+            todo.append(node.right)  # type: ignore[attr-defined]
+        elif kind is ast.UnaryOp:
+            todo.append(node.operand)  # type: ignore[attr-defined]
+        elif kind is ast.BoolOp or kind is ast.Tuple or kind is ast.List or kind is ast.Set:
+            todo.extend(node.values if kind is ast.BoolOp else node.elts)  # type: ignore[attr-defined]
+        elif kind is ast.Compare:
+            todo.append(node.left)  # type: ignore[attr-defined]
+            todo.extend(node.comparators)  # type: ignore[attr-defined]
+        else:
+            return None
+    return names
+
+
+def _def_at(tree: ast.Module, block: Block) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The `ast` node of a def block (top-level, or a member of a top-level class)."""
+    body = tree.body
+    if block.parent is not None:
+        owner = next((s for s in body if isinstance(s, ast.ClassDef) and _first_line(s) == block.parent.start_line), None)
+        body = owner.body if owner is not None else []
+    for stmt in body:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and _first_line(stmt) == block.start_line:
+            return stmt
+    return None
+
+
+def _dead_rows(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int] | None:
+    """The rows of the function's top-level statements that are dead pure assignments: each
+    alone on its rows, `name = <constants and names>` (arithmetic, comparisons, tuples; no
+    call, attribute or subscript), whose names are bound by such statements only, and read by
+    nothing that is kept; None when the function reads its locals some other way (`locals()`,
+    `eval`, `global`, ...)."""
+    body = node.body
+    loads: list[set[str]] = []
+    stores: list[set[str]] = []
+    candidates: set[int] = set()
+    for i, stmt in enumerate(body):
+        alone = (i == 0 or (body[i - 1].end_lineno or 0) < stmt.lineno) and (
+            i + 1 == len(body) or body[i + 1].lineno > (stmt.end_lineno or stmt.lineno))
+        pure = _pure_loads(stmt.value) if alone and type(stmt) is ast.Assign and all(
+            type(t) is ast.Name for t in stmt.targets) else None
+        if pure is not None:
+            candidates.add(i)
+            loads.append(pure)
+            stores.append({t.id for t in stmt.targets})  # type: ignore[attr-defined]
+            continue
+        loaded: set[str] = set()
+        stored: set[str] = set()
+        for sub in ast.walk(stmt):
+            if isinstance(sub, ast.Global | ast.Nonlocal):
+                return None
+            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in _NO_ELISION_CALLS:
+                return None
+            if isinstance(sub, ast.Name):
+                (stored if isinstance(sub.ctx, ast.Store) else loaded).add(sub.id)
+        loads.append(loaded)
+        stores.append(stored)
+    params = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
+    params |= {a.arg for a in (node.args.vararg, node.args.kwarg) if a is not None}
+    # Pure through and through: what a candidate reads is bound by candidates only.
+    while True:
+        bound = {name for i in candidates for name in stores[i]}
+        elsewhere = params | {name for i in range(len(body)) if i not in candidates for name in stores[i]}
+        impure = {i for i in candidates if not loads[i] <= bound or stores[i] & elsewhere}
+        if not impure:
+            break
+        candidates -= impure
+    # Dead: what is kept reads none of their names (a candidate that is read is kept too).
+    live = {name for i in range(len(body)) if i not in candidates for name in loads[i]}
+    kept: set[int] = set()
+    changed = True
+    while changed:
+        changed = False
+        for i in candidates - kept:
+            if stores[i] & live:
+                kept.add(i)
+                live |= loads[i]
+                changed = True
+    dead = sorted(candidates - kept)
+    if len(dead) == len(body):
+        dead.pop()  # a def keeps a statement
+    return {row for i in dead for row in range(body[i].lineno, (body[i].end_lineno or body[i].lineno) + 1)}
 
 
 # Blocks parsed lately, by file name and text: another version of a file (a fix verified, an
 # editor's next keystroke) parses only what changed. At most this many characters are kept.
 _PARSED: OrderedDict[tuple[str, str], _Parsed] = OrderedDict()
+_SIZES: dict[tuple[str, str], int] = {}
 _PARSED_CHARS = 16 * 1024 * 1024
 _parsed_chars = 0
 
 
-def _remember(key: tuple[str, str], parsed: _Parsed) -> None:
+def _remember(key: tuple[str, str], parsed: _Parsed, size: int) -> None:
+    """Keep a parse of `size` characters (fewer than the key's own when rows were left out)."""
     global _parsed_chars
-    if len(key[1]) > _PARSED_CHARS // 4:
+    if size > _PARSED_CHARS // 4:
         return  # a giant block would push out everything else
     _PARSED[key] = parsed
-    _parsed_chars += len(key[1])
+    _SIZES[key] = size
+    _parsed_chars += size
     while _parsed_chars > _PARSED_CHARS:
-        (_, old_text), _ = _PARSED.popitem(last=False)
-        _parsed_chars -= len(old_text)
+        old, _ = _PARSED.popitem(last=False)
+        _parsed_chars -= _SIZES.pop(old)
 
 
 @dataclass(eq=False)
@@ -354,7 +494,7 @@ def index_source(filename: str, text: str, newer_syntax: bool = True, keep: bool
     slower: a module of the checked tree an import reaches is read without it). With `keep`,
     the module's `ast` tree is kept for the text's suppressions (`lines.keep_tree`)."""
     try:
-        tree = ast.parse(text, filename=filename)
+        tree = (_reparsed(text) if keep else None) or ast.parse(text, filename=filename)
     except SyntaxError as exc:
         # Newer syntax than this Python knows (PEP 695 `def f[T]()`, PEP 701 f-strings):
         # the type parameters of PEP 695 blanked out, `ast` may read it; else libcst's own
@@ -375,6 +515,52 @@ def index_source(filename: str, text: str, newer_syntax: bool = True, keep: bool
     if keep:
         keep_tree(text, tree)
     return _index_tree(filename, text, tree)
+
+
+# A text that differs from one kept (`lines.keep_tree`) in at most this many rows, none added or
+# removed (the text a fix makes, verified by checking it again), is parsed statement by statement.
+_REPARSED_ROWS = 256
+_BLANK_OR_COMMENT = re.compile(r"[ \t\f]*(#.*)?\r?\n?\Z")
+
+
+def _reparsed(text: str) -> ast.Module | None:
+    """The `ast` tree of `text` from a kept tree of a text with as many rows, only the top-level
+    statements that hold a changed row parsed again (each alone, at its rows: statements start
+    afresh, so the whole parses as its parts do); None when no kept text is that close."""
+    new_lines = split_lines(text)
+    for old_text, old_tree in kept_trees():
+        if not isinstance(old_tree, ast.Module) or old_text is text:
+            continue
+        old_lines = split_lines(old_text)
+        if len(old_lines) != len(new_lines):
+            continue
+        changed = [row for row, (a, b) in enumerate(zip(old_lines, new_lines, strict=True), start=1) if a != b]
+        if not changed or len(changed) > _REPARSED_ROWS:
+            continue
+        return _replace_statements(old_tree, new_lines, changed)
+    return None
+
+
+def _replace_statements(old: ast.Module, lines: list[str], changed: list[int]) -> ast.Module | None:
+    body = list(old.body)
+    starts = [_first_line(stmt) for stmt in body]
+    touched: set[int] = set()
+    for row in changed:
+        at = bisect.bisect_right(starts, row) - 1
+        if at >= 0 and row <= (body[at].end_lineno or body[at].lineno):
+            touched.add(at)
+        elif not _BLANK_OR_COMMENT.match(lines[row - 1]):
+            return None  # code where there was none between statements: parse it all
+    for at in sorted(touched, reverse=True):
+        first, last = starts[at], body[at].end_lineno or body[at].lineno
+        try:
+            parsed = ast.parse("".join(lines[first - 1 : last]))
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        for stmt in parsed.body:
+            ast.increment_lineno(stmt, first - 1)
+        body[at : at + 1] = parsed.body
+    return ast.Module(body=body, type_ignores=[])
 
 
 # PEP 695 (Python 3.12): `def f[T](`, `class C[T]`, `type Alias[T] = ...`, which an older
