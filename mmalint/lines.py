@@ -18,8 +18,8 @@ def split_lines(text: str) -> list[str]:
 # The module trees Python's `ast` made of the last texts checked (`engine.check_text`: the file,
 # the texts its fixes would make): the suppressions ask the file's text for its statements'
 # rows (`suppress._Statements`), a second parse of a large file otherwise. `forget_trees`
-# lets them go once the file is done; their statements' row ranges (`regions_of`) stay
-# longer, for the noqa edits made after the check.
+# lets all but the file's own go once the file is done; their statements' row ranges
+# (`regions_of`) stay longer, for the noqa edits made after the check.
 _trees: list[tuple[str, object]] = []
 _regions: list[tuple[str, list[tuple[int, int]]]] = []
 _KEPT_TREES = 4
@@ -46,7 +46,9 @@ def tree_of(text: str) -> object | None:
 
 
 def forget_trees() -> None:
-    _trees.clear()
+    """The file is done: only its own text's tree stays (the first kept), from which the next
+    version of it (an editor's) is parsed statement by statement (`source._reparsed`)."""
+    del _trees[1:]
 
 
 def regions_of(text: str) -> list[tuple[int, int]] | None:

@@ -39,7 +39,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from mmalint.analysis import names
-from mmalint.analysis.prefilter import TRIGGER_TEXT
+from mmalint.analysis.prefilter import triggered
 from mmalint.analysis.relevance import NOTHING, Closure, Leading, modelled, relevant, uses_api
 from mmalint.analysis.source import Block, SourceFile, SourceSyntaxError, index_source
 from mmalint.tree import (
@@ -473,7 +473,7 @@ class Program:
                     self._text(path)  # its text decided it (the run checks the hash it read is this)
             else:
                 text = self._text(path)
-                found = text is not None and TRIGGER_TEXT.search(text) is not None
+                found = text is not None and triggered(text)
             self._trigger_seen[path] = found
         return found
 

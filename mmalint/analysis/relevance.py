@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from mmalint.analysis import names, reads
 from mmalint.analysis.host import REGISTRY
-from mmalint.analysis.prefilter import TRIGGER_TEXT
+from mmalint.analysis.prefilter import TRIGGER_TEXT, could_trigger
 from mmalint.analysis.source import Block, SourceFile
 
 
@@ -222,6 +222,8 @@ def _triggers(text: str, foreign: frozenset[str], strict: bool = False) -> bool:
     """Whether a block names an MMA API: a trigger word not reached through a module no model
     knows (`gpu_callbacks.wgmma` in jax's Pallas interpreter is its own function, whose
     canonical name no model has, so the analysis could record no call there)."""
+    if not could_trigger(text):
+        return False
     for match in TRIGGER_TEXT.finditer(text):
         at = match.start()
         if _in_comment(text, at):

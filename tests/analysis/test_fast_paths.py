@@ -1,6 +1,11 @@
-"""PEP 695 syntax (`def f[T]()`, `class C[T]`, `type X = ...`) on a Python whose `ast` refuses
-it: the index reads it from `ast` with the type parameters blanked out (0.53 s for the 76 such
-files of jax and tokamax, against 5.9 s through libcst), and gets the blocks libcst gets."""
+"""Faster ways to the same answers, each checked against the slow way:
+
+- PEP 695 syntax (`def f[T]()`, `class C[T]`, `type X = ...`) on a Python whose `ast` refuses
+  it: the index reads it from `ast` with the type parameters blanked out (0.53 s for the 76 such
+  files of jax and tokamax, against 5.9 s through libcst), and gets the blocks libcst gets;
+- the prefilter's trigger words looked for only around each "mma" / "MMA" (1,903 files of jax,
+  tokamax and this repository: 0.05 s against 1.4 s, the same answers).
+"""
 
 from __future__ import annotations
 
@@ -71,3 +76,32 @@ def test_text_without_type_parameters_is_not_rewritten() -> None:
     assert S._without_type_parameters("x = 1\nf'{x!r:>{10}}'\n") is None
     # Parameters over several rows are left to libcst: blanked, their rows would break the def.
     assert S._without_type_parameters("def f[\n  T\n](x: T) -> T:\n  return x\n") is None
+
+
+# ---------------------------------------------------------------------- the prefilter's shortcut
+
+
+@pytest.mark.parametrize("text", [
+    "", "gamma = 1", "x.wgmma(a)", "wgmma", "mgpu.mma(acc, a, b)", "tcgen05.mma(", "tcgen05_mma",
+    "dialect.mma(", "_mma", "mma_", "xmma", "Layout.MMA_ACC", "MMALayouts(", "MMA_", "# mma\n",
+    "summary " * 50 + "plgpu.mma", "comma" * 3 + "\nmma", "tcgen05.mma" * 2, "a" * 20 + "MMA_RHS",
+])
+def test_the_prefilter_shortcut_answers_as_the_pattern(text: str) -> None:
+    from mmalint.analysis import prefilter
+
+    assert prefilter._GATES is not None, "every trigger word spells mma or MMA"
+    assert prefilter.triggered(text) == (prefilter.TRIGGER_TEXT.search(text) is not None)
+    data = text.encode()
+    assert prefilter.may_contain_mma(data) == (prefilter.TRIGGER.search(data) is not None)
+
+
+def test_a_word_that_does_not_always_spell_the_gate_is_seen() -> None:
+    import re
+
+    from mmalint.analysis import prefilter
+
+    spells = lambda pattern: prefilter._always_spells(list(prefilter._parser.parse(pattern)), "mma")  # noqa: E731
+    assert spells(r"(?<!x)wgmma\b") and spells(r"tcgen05(?:\.mma|_mma)") and spells(r"m(?:m)a")
+    assert not spells(r"foo|mma") and not spells(r"(?:mma)?x")
+    # A group that cuts the literals: not seen to spell it, so the shortcut would be off (safe).
+    assert not spells(r"(m)ma") and re.compile(r"(m)ma").search("mma")
