@@ -192,6 +192,8 @@ def main() -> int:
             "file": str(path), "lines": len(lines), "findings": findings,
             "debounce_ms": args.debounce_ms, "open_ms": round(open_ms, 1),
             "one_line_edit_ms": _stats(one),
+            # Answered from the last lint (the edit could not change it) or linted afresh.
+            "one_line_edits_under_200_ms": sum(ms < 200 for ms in one),
             "burst": {"edits": args.burst, "last_edit_to_publish_ms": round(burst_ms, 1)},
             "code_action_idle_ms": round(idle_ms, 1),
             "code_action_after_edit": {"ms": round(action_ms, 1), "actions": actions},
