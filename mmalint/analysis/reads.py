@@ -34,18 +34,24 @@ class Budget(Protocol):
 
 
 @dataclass(frozen=True)
-class Scan:
-    """What one relevance scan of a recorded module found (`relevance._relevant`): the blocks
-    it made relevant, and what a block outside them would have to name to join them: an API
-    through none of the `foreign` modules, an attribute of `qualified`, or a name of `bare`,
-    `methods` (through `self.`) or `classes` (called)."""
+class ScanFacts:
+    """What a block outside a relevance scan's relevant blocks would have to name to join
+    them: an API through none of the `foreign` modules, an attribute of `qualified`, or a name
+    of `bare`, `methods` (through `self.`) or `classes` (called). Plain data, for the memo."""
 
-    relevant: frozenset[Block]
     foreign: frozenset[str]
     qualified: dict[str, frozenset[str]]
     bare: frozenset[str]
     methods: frozenset[str]
     classes: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Scan:
+    """What one relevance scan of a recorded module found (`relevance._relevant`)."""
+
+    relevant: frozenset[Block]
+    facts: ScanFacts
 
 
 @dataclass(eq=False)

@@ -167,9 +167,9 @@ def _relevant(
     )
     if reads.active is not None and source in reads.active.sources:
         reads.active.closures.append(reads.Scan(
-            frozenset(b for b in blocks if id(b) in relevant_ids), foreign,
-            {alias: frozenset(attrs) for alias, attrs in qualified.items()},
-            frozenset(seen_bare), frozenset(seen_methods), frozenset(seen_classes),
+            frozenset(b for b in blocks if id(b) in relevant_ids),
+            reads.ScanFacts(foreign, {alias: frozenset(attrs) for alias, attrs in qualified.items()},
+                            frozenset(seen_bare), frozenset(seen_methods), frozenset(seen_classes)),
         ))
     return Closure(roots, frozenset(exported))
 

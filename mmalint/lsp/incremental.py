@@ -37,6 +37,7 @@ from typing import Any
 
 from mmalint.analysis import reads as reads_module
 from mmalint.analysis.program import scan_imports
+from mmalint.analysis.reads import ScanFacts
 from mmalint.analysis.relevance import _QUALIFIED, _names_in, _triggers
 from mmalint.analysis.source import SourceFile, _bound_names, indent_of
 from mmalint.diagnostics import Diagnostic, Edit, FileReport, Location, Range, Related
@@ -72,15 +73,6 @@ class Entry:
     bound: frozenset[str]
     parent: int  # the index of its class's entry, -1 at the top level
     members: tuple[int, ...] = ()
-
-
-@dataclass(frozen=True)
-class ScanFacts:
-    foreign: frozenset[str]
-    qualified: dict[str, frozenset[str]]
-    bare: frozenset[str]
-    methods: frozenset[str]
-    classes: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -130,9 +122,7 @@ def make_memo(
     with reads_module.paused():
         read = frozenset(text_digest(b.text) for b in recorded.blocks)
         relevant = frozenset(text_digest(b.text) for scan in recorded.closures for b in scan.relevant)
-    scans = tuple(
-        ScanFacts(s.foreign, s.qualified, s.bare, s.methods, s.classes) for s in recorded.closures
-    )
+    scans = tuple(scan.facts for scan in recorded.closures)
     disk = _disk(observed, frozenset(overlays))
     if disk is None:
         return None
