@@ -118,8 +118,9 @@ def is_dir(path: str) -> bool:
 def walk(tops: tuple[str, ...], packages_only: bool = False, visited: list[str] | None = None) -> Iterator[str]:
     """The `.py` files under `tops`, sorted per directory, symlinked directories not followed
     (nor, with `packages_only`, directories without an `__init__.py`), at most
-    `MAX_TREE_FILES` files and `MAX_TREE_BYTES` bytes; each directory listed is appended to
-    `visited` (a file added or removed there changes its modification time)."""
+    `MAX_TREE_FILES` files and `MAX_TREE_BYTES` bytes; each directory listed, or skipped for
+    what it holds (a `pyvenv.cfg`, no `__init__.py`), is appended to `visited` (a file added
+    or removed there changes its modification time)."""
     count = 0
     size = 0
     seen: set[str] = set()
@@ -143,8 +144,12 @@ def walk(tops: tuple[str, ...], packages_only: bool = False, visited: list[str] 
                         if entry.name in SKIPPED_DIRS or entry.name.startswith("."):
                             continue
                         if is_file(os.path.join(entry.path, "pyvenv.cfg")):
+                            if visited is not None:
+                                visited.append(entry.path)  # skipped for what it holds: watched
                             continue  # a virtual environment
                         if packages_only and not is_file(os.path.join(entry.path, "__init__.py")):
+                            if visited is not None:
+                                visited.append(entry.path)
                             continue
                         subdirs.append(entry.path)
                     elif entry.name.endswith(".py") and entry.is_file():

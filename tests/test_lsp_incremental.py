@@ -123,6 +123,10 @@ def test_rows_added_above_a_finding_move_it_as_a_fresh_lint_does(project: Path) 
     ("  y = x + 1\n", "  y = x +\n"),
     # An unread function rebinds a global the kernel reads.
     ("  y = x + 1\n", "  global IN_DTYPE\n  IN_DTYPE = jnp.uint8\n  y = x + 1\n"),
+    # Tabs in a method the others indent with spaces: Python refuses the file (found by review).
+    ("  def second(self):\n    return 2\n", "\t\tdef second(self):\n\t\t\t\treturn 2\n"),
+    # A lone surrogate (an editor can send one) in a comment: the file no longer encodes.
+    ("\n\ndef also_unrelated", "\n\n# a\ud800b\n\ndef also_unrelated"),
 ])
 def test_an_edit_that_may_change_the_result_is_linted_again(project: Path, old: str, new: str) -> None:
     first = _lint(project, KERNEL)
@@ -150,6 +154,36 @@ def test_a_changed_file_on_disk_is_linted_again(tmp_path: Path) -> None:
     second = _lint(path, edit)
     (tmp_path / "new_test.py").write_text("import kernel\n")
     assert not _lint(path, edit, second.memo).reused
+
+
+def test_a_directory_the_walk_skipped_is_watched_too(tmp_path: Path) -> None:
+    """A caller in a directory the walk of the tree skips (no `__init__.py` outside a project)
+    counts once the directory becomes a package: its own modification time is in the memo."""
+    library = ROOT / "tests/data/library"
+    (tmp_path / "sub").mkdir()
+    kernel = tmp_path / "common.py"
+    kernel.write_text((library / "src/matlib/kernels/common.py").read_text())
+    ops = (library / "src/matlib/ops.py").read_text().replace("from matlib.kernels.common import", "from common import")
+    (tmp_path / "sub" / "user.py").write_text(ops + (
+        "\n\ndef test_int8():\n  a = jnp.zeros((M, K), jnp.int8)\n  b = jnp.zeros((N, K), jnp.int8)\n"
+        "  return matmul(a, b)\n"))
+    text = kernel.read_text()
+    first = _lint(kernel, text)
+    (tmp_path / "sub" / "__init__.py").write_text("")
+    again = _lint(kernel, text, first.memo)
+    assert not again.reused
+    assert _same(again, _lint(kernel, text))
+
+
+def test_a_row_named_in_a_note_moves_alone() -> None:
+    from mmalint.diagnostics import Location, Range, Related
+    from mmalint.lsp.incremental import _shift
+
+    where = Range("/p/k.py", Location(41, 1), Location(41, 5))
+    note = Related("called from k.py:41 with a=int8 (see k.py:4)", where)
+    moved = _shift(note, "/p/k.py", ((10, 12, 3),))
+    assert moved.message == "called from k.py:44 with a=int8 (see k.py:4)"
+    assert moved.range.start.row == 44
 
 
 def test_another_configuration_is_not_served_the_last_result(project: Path) -> None:

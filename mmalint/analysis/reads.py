@@ -57,7 +57,6 @@ class Scan:
 @dataclass(eq=False)
 class Reads:
     blocks: set[Block] = field(default_factory=set)  # whose whole text some analysis read
-    headers: set[Block] = field(default_factory=set)  # classes whose header (not members) it read
     words: set[str] = field(default_factory=set)  # `word in module.text` questions asked
     mutation_scans: bool = False  # `_mutated_globals` read some module's whole text
     budgets: list[Budget] = field(default_factory=list)
@@ -83,11 +82,6 @@ _paused = 0
 def block(read: Block) -> None:
     if active is not None and not _paused:
         active.blocks.add(read)
-
-
-def header(read: Block) -> None:
-    if active is not None and not _paused:
-        active.headers.add(read)
 
 
 def word(asked: str) -> None:

@@ -171,7 +171,6 @@ class Block:
 
     def _class_header_text(self) -> str:
         """A class whose members are blocks of their own parses as its header plus `pass`."""
-        reads.header(self)
         first_member = self.members[0].start_line
         header = "".join(self.source.lines[self.start_line - 1 : first_member - 1])
         return header + " " * (self.indent + 4) + "pass\n"

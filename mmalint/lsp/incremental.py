@@ -234,6 +234,8 @@ def reuse(memo: Memo, key: Any, text: str) -> Reused | None:
         new_changed = "".join(new_lines[b0:b1])
         if _COMMENT_WORDS.search(old_changed) or _COMMENT_WORDS.search(new_changed):
             return None
+        if not _plain(new_changed) or not _plain(old_changed):
+            return None
         if any(w in old_changed or w in new_changed for w in memo.words):
             return None
         if memo.mutation_scans and _mutations(old_changed) != _mutations(new_changed):
@@ -343,6 +345,20 @@ def _innermost(entries: list[Entry], first: int, last: int) -> int | None:
 
 
 _COMMENT_OR_BLANK = re.compile(r"[ \t\f]*(#.*)?\r?\n?\Z")
+_TAB_INDENT = re.compile(r"^[ ]*[\t\f]", re.MULTILINE)
+
+
+def _plain(rows: str) -> bool:
+    """Rows whose reading cannot depend on the rest of the file: indented with spaces only
+    (Python compares tabs and spaces across rows: `inconsistent use of tabs`), and text that
+    Python can encode (a lone surrogate from an editor fails the whole file)."""
+    if _TAB_INDENT.search(rows):
+        return False
+    try:
+        rows.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _blank_or_comments(text: str) -> bool:
@@ -375,6 +391,10 @@ def _block_edit_holds(
     if not _parses_alike(entry, new_text):
         return False
     if ("import" in old_text or "import" in new_text) and scan_imports(old_text) != scan_imports(new_text):
+        return False
+    if _triggers(old_text, frozenset(), strict=True) or _triggers(new_text, frozenset(), strict=True):
+        # The whole text's "does it use an MMA API" (`program._uses_api`, which the callers'
+        # questions ask of this file) counts every module's words, foreign or not.
         return False
     bare, attrs, called = _names_in(new_text)
     qualified = _QUALIFIED.findall(new_text)
@@ -448,8 +468,8 @@ def _shift(value: Any, filename: str, moves: Moves) -> Any:
         moved = _shift(value.range, filename, moves)
         message = value.message
         if value.range.filename == filename and moved.start.row != value.range.start.row:
-            label = f"{os.path.basename(filename)}:{value.range.start.row}"
-            message = message.replace(label, f"{os.path.basename(filename)}:{moved.start.row}")
+            label = re.escape(f"{os.path.basename(filename)}:{value.range.start.row}")
+            message = re.sub(label + r"(?!\d)", f"{os.path.basename(filename)}:{moved.start.row}", message)
         return Related(message, moved)
     if isinstance(value, Diagnostic):
         moved = _shift_fields(value, filename, moves)
