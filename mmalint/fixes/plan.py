@@ -115,13 +115,7 @@ def _accumulator_fix(finding: Finding) -> Fix | None:
     if code == "MMA102":
         target = "float64" if call.a.element_type == "f64" else "float32"
     if call.frontend == "pallas" or acc.value.__class__.__name__ == "Array":
-        origin = acc.type_origin
-        if origin is None or _from_world(finding, origin):
-            return None
-        content = _dtype_replacement(origin.node, origin.code(), target)
-        if content is None:
-            return None
-        return _fix(finding, [(origin, content)], _local(finding, acc.created, [origin]))
+        return _accumulator_dtype_fix(finding, target)
     if _made_by_from_tensor(acc.created):
         return _from_tensor_fix(finding, target)
     if code == "MMA201":
