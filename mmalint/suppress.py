@@ -133,8 +133,12 @@ def _tokens(text: str) -> Iterator[tokenize.TokenInfo]:
 
 def string_rows(text: str) -> set[int]:
     """Rows that a multi-line string literal spans past their end: a comment cannot go there."""
+    return _string_rows_of(_tokens(text))
+
+
+def _string_rows_of(tokens: Iterable[tokenize.TokenInfo]) -> set[int]:
     rows: set[int] = set()
-    for tok in _tokens(text):
+    for tok in tokens:
         if tok.end[0] > tok.start[0] and tok.type in _STRING_TOKENS:
             rows.update(range(tok.start[0], tok.end[0]))
     return rows
@@ -172,11 +176,17 @@ def _region_of(regions: list[tuple[int, int]], row: int) -> tuple[int, int] | No
     return None
 
 
+@functools.lru_cache(maxsize=4)
+def _rows(text: str) -> list[str]:
+    """The rows of a text, split once for the statements read of it (never changed)."""
+    return split_lines(text)
+
+
 @functools.lru_cache(maxsize=64)
 def _region_tokens(text: str, start: int, end: int) -> tuple[tokenize.TokenInfo, ...] | None:
     """The tokens of rows `start..end` of `text` (a region of `lines.regions_of`), at their
     rows in the text; None if they do not tokenize alone."""
-    rows = "".join(split_lines(text)[start - 1 : end])
+    rows = "".join(_rows(text)[start - 1 : end])
     try:
         tokens = tuple(tokenize.generate_tokens(io.StringIO(rows).readline))
     except (tokenize.TokenError, SyntaxError, IndentationError):
@@ -193,7 +203,7 @@ def _noqa_comments(text: str) -> Iterable[tuple[int, int, str]] | None:
     if regions is None:
         return None
     found: list[tuple[int, int, str]] = []
-    for row, line in enumerate(split_lines(text), start=1):
+    for row, line in enumerate(_rows(text), start=1):
         if "noqa" not in line.lower():
             continue
         region = _region_of(regions, row)
@@ -491,7 +501,7 @@ def _noqa_context(text: str) -> tuple[list[str], Directives]:
     """What `noqa_edit` reads of a text (its lines, directives): once per text, not once per
     finding (the editor asks for the code actions of every finding on a 9,888-line file, each
     tokenizing the whole text: 0.6 s a finding). Only read, never changed."""
-    return split_lines(text), parse_directives(text)
+    return _rows(text), parse_directives(text)
 
 
 def _strings_near(text: str, first: int, last: int) -> set[int]:
@@ -500,13 +510,7 @@ def _strings_near(text: str, first: int, last: int) -> set[int]:
     regions = regions_of(text)
     region = _region_of(regions, first) if regions is not None else None
     tokens = _region_tokens(text, *region) if region is not None and last <= region[1] else None
-    if tokens is None:
-        return string_rows(text)
-    rows: set[int] = set()
-    for tok in tokens:
-        if tok.end[0] > tok.start[0] and tok.type in _STRING_TOKENS:
-            rows.update(range(tok.start[0], tok.end[0]))
-    return rows
+    return string_rows(text) if tokens is None else _string_rows_of(tokens)
 
 
 def noqa_edit(text: str, diagnostic: Diagnostic) -> Edit | None:
