@@ -7,6 +7,8 @@ import itertools
 import re
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+# A row that holds no code: blank, or only a comment.
+BLANK_OR_COMMENT = re.compile(r"[ \t\f]*(#.*)?\r?\n?\Z")
 
 
 def split_lines(text: str) -> list[str]:
@@ -61,19 +63,20 @@ def regions_of(text: str) -> list[tuple[int, int]] | None:
     return None
 
 
-def _first_row(stmt: ast.stmt) -> int:
+def first_row(stmt: ast.stmt) -> int:
+    """A statement's first row: its first decorator's, or its own."""
     return min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", None) or [])])
 
 
 def _statement_regions(tree: ast.Module) -> list[tuple[int, int]]:
     found: list[tuple[int, int]] = []
     for stmt in tree.body:
-        start, end = _first_row(stmt), stmt.end_lineno or stmt.lineno
+        start, end = first_row(stmt), stmt.end_lineno or stmt.lineno
         body = stmt.body if isinstance(stmt, ast.ClassDef) else []
-        if body and _first_row(body[0]) > stmt.lineno and all(
-                _first_row(b) > (a.end_lineno or a.lineno) for a, b in itertools.pairwise(body)):
-            found.append((start, _first_row(body[0]) - 1))
-            found.extend((_first_row(m), m.end_lineno or m.lineno) for m in body)
+        if body and first_row(body[0]) > stmt.lineno and all(
+                first_row(b) > (a.end_lineno or a.lineno) for a, b in itertools.pairwise(body)):
+            found.append((start, first_row(body[0]) - 1))
+            found.extend((first_row(m), m.end_lineno or m.lineno) for m in body)
         else:
             found.append((start, end))
     return found

@@ -115,6 +115,12 @@ def is_dir(path: str) -> bool:
         return False
 
 
+def probe_answer(probe: str) -> bool:
+    """The answer the tree gives now to a probe of `Observed.probes` (`f:path`, `d:path`)."""
+    kind, path = probe.split(":", 1)
+    return is_file(path) if kind == "f" else is_dir(path)
+
+
 def walk(tops: tuple[str, ...], packages_only: bool = False, visited: list[str] | None = None) -> Iterator[str]:
     """The `.py` files under `tops`, sorted per directory, symlinked directories not followed
     (nor, with `packages_only`, directories without an `__init__.py`), at most
@@ -224,8 +230,8 @@ class Observed:
       files it read (`snapshots`: by id, real path -> hash), so that an edit elsewhere in the
       tree is looked at file by file rather than invalidating the scan;
     - `cacheable`: False when an answer came from state shared with other files of the run
-      that this record cannot account for, or from an editor's buffer (`overlaid`; `keyed`
-      is False only for the first reason).
+      that this record cannot account for, or from an editor's buffer; `keyed` is False only
+      for the first reason (the language server keys a result by the buffers too).
     """
 
     own: str | None = None  # the checked file: its text is the result's own key
@@ -235,9 +241,6 @@ class Observed:
     scans: dict[str, tuple[str, str, Walk, str, tuple[str, ...]]] = field(default_factory=dict)
     snapshots: dict[str, dict[str, str | None]] = field(default_factory=dict)
     cacheable: bool = True
-    # The language server keys a result by the editor's buffers too: a record that read one
-    # (`overlaid`) and is otherwise whole (`keyed`) serves it.
-    overlaid: bool = False
     keyed: bool = True
     scanning: int = 0  # inside a scan, reads are the scan's snapshot, not texts of the result
 
@@ -266,7 +269,6 @@ class Observed:
         self.scans.update(other.scans)
         self.snapshots.update(other.snapshots)
         self.cacheable = self.cacheable and other.cacheable
-        self.overlaid = self.overlaid or other.overlaid
         self.keyed = self.keyed and other.keyed
 
 

@@ -375,8 +375,7 @@ class Program:
         if self.observed.scanning:
             return
         if path in self._overlays:
-            self.observed.cacheable = False  # an editor's buffer: its text is the key (`overlaid`)
-            self.observed.overlaid = True
+            self.observed.cacheable = False  # an editor's buffer: the server keys by it (`keyed`)
         elif path not in self._digests and path != self.observed.own:
             self.observed.cacheable = self.observed.keyed = False  # a text no hash of the disk stands for
             return

@@ -55,20 +55,11 @@ def relevant(
     seeds: frozenset[tuple[int, int]] = frozenset(),
     strict: bool = False,
 ) -> Closure:
-    # Not the interpreter's reads: this scan reads every block, and an edit is weighed by the
-    # facts it takes from a block (`block_facts`), not by having been read.
+    # Not the interpreter's reads: this scan reads every block, and an edit is weighed by what
+    # the scan found (`reads.Scan`: what a block would have to name to join), not by having
+    # been read.
     with reads.paused():
         return _relevant(source, imported, triggers, seeds, strict)
-
-
-def block_facts(text: str, foreign: frozenset[str]) -> tuple[object, ...]:
-    """All that the scan takes from the text of a block that is not an import: whether it
-    names an MMA API (as code, or also in a string), the `alias.attr` pairs it names, and its
-    names (`_names_in`). Two texts with the same facts make the same closure."""
-    return (
-        _triggers(text, foreign), _triggers(text, foreign, strict=True),
-        frozenset(_QUALIFIED.findall(text)), _names_in(text),
-    )
 
 
 def _relevant(

@@ -23,7 +23,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from mmalint.analysis import budget, reads
-from mmalint.lines import keep_tree, kept_trees, tree_of
+from mmalint.lines import BLANK_OR_COMMENT, first_row, keep_tree, kept_trees, tree_of
 from mmalint.lines import split_lines as split_lines  # the rows the analysis counts
 
 BlockKind = Literal["def", "class", "stmt"]
@@ -267,10 +267,10 @@ def _def_at(tree: ast.Module, block: Block) -> ast.FunctionDef | ast.AsyncFuncti
     """The `ast` node of a def block (top-level, or a member of a top-level class)."""
     body = tree.body
     if block.parent is not None:
-        owner = next((s for s in body if isinstance(s, ast.ClassDef) and _first_line(s) == block.parent.start_line), None)
+        owner = next((s for s in body if isinstance(s, ast.ClassDef) and first_row(s) == block.parent.start_line), None)
         body = owner.body if owner is not None else []
     for stmt in body:
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and _first_line(stmt) == block.start_line:
+        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and first_row(stmt) == block.start_line:
             return stmt
     return None
 
@@ -519,7 +519,6 @@ def index_source(filename: str, text: str, newer_syntax: bool = True, keep: bool
 # A text that differs from one kept (`lines.keep_tree`) in at most this many rows, none added or
 # removed (the text a fix makes, verified by checking it again), is parsed statement by statement.
 _REPARSED_ROWS = 256
-_BLANK_OR_COMMENT = re.compile(r"[ \t\f]*(#.*)?\r?\n?\Z")
 
 
 def _reparsed(text: str) -> ast.Module | None:
@@ -542,13 +541,13 @@ def _reparsed(text: str) -> ast.Module | None:
 
 def _replace_statements(old: ast.Module, lines: list[str], changed: list[int]) -> ast.Module | None:
     body = list(old.body)
-    starts = [_first_line(stmt) for stmt in body]
+    starts = [first_row(stmt) for stmt in body]
     touched: set[int] = set()
     for row in changed:
         at = bisect.bisect_right(starts, row) - 1
         if at >= 0 and row <= (body[at].end_lineno or body[at].lineno):
             touched.add(at)
-        elif not _BLANK_OR_COMMENT.match(lines[row - 1]):
+        elif not BLANK_OR_COMMENT.match(lines[row - 1]):
             return None  # code where there was none between statements: parse it all
     for at in sorted(touched, reverse=True):
         first, last = starts[at], body[at].end_lineno or body[at].lineno
@@ -609,7 +608,7 @@ def _index_tree(filename: str, text: str, tree: ast.Module) -> SourceFile:
     source = SourceFile(filename, text, lines, [], {})
     previous_end = 0
     for stmt in tree.body:
-        start = _first_line(stmt)
+        start = first_row(stmt)
         end = stmt.end_lineno or start
         if start <= previous_end:
             # Two statements on one line (`import a; import b`): one block.
@@ -638,18 +637,13 @@ def _index_tree(filename: str, text: str, tree: ast.Module) -> SourceFile:
     return source
 
 
-def _first_line(stmt: ast.stmt) -> int:
-    decorators = getattr(stmt, "decorator_list", None) or []
-    return min([stmt.lineno, *(d.lineno for d in decorators)])
-
-
 def _class_members(source: SourceFile, cls: Block, stmt: ast.ClassDef) -> list[Block]:
     """The members of a class as blocks, or none when the class cannot be split safely."""
     members: list[Block] = []
     header_end = stmt.lineno
     previous_end = header_end
     for i, member in enumerate(stmt.body):
-        start = _first_line(member)
+        start = first_row(member)
         end = member.end_lineno or start
         if i == 0 and start <= header_end:
             return []  # `class A: x = 1` on one line

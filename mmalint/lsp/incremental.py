@@ -28,7 +28,6 @@ lint process can use it; it is plain data.
 from __future__ import annotations
 
 import ast
-import hashlib
 import os
 import re
 from collections.abc import Iterable
@@ -41,8 +40,8 @@ from mmalint.analysis.reads import ScanFacts
 from mmalint.analysis.relevance import _QUALIFIED, _names_in, _triggers
 from mmalint.analysis.source import SourceFile, _bound_names, indent_of
 from mmalint.diagnostics import Diagnostic, Edit, FileReport, Location, Range, Related
-from mmalint.lines import split_lines
-from mmalint.tree import Observed, walk
+from mmalint.lines import BLANK_OR_COMMENT, split_lines
+from mmalint.tree import Observed, digest, probe_answer, walk
 
 # The suppressions read these comments anywhere in the file.
 _COMMENT_WORDS = re.compile(r"noqa|mmalint", re.IGNORECASE)
@@ -58,7 +57,7 @@ def _mutations(text: str) -> frozenset[tuple[str, str]]:
 
 
 def text_digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+    return digest(text.encode("utf-8", "surrogatepass"))
 
 
 @dataclass(frozen=True)
@@ -190,21 +189,7 @@ def disk_unchanged(memo: Memo) -> bool:
         stat = _stat(directory)
         if (stat[0] if stat is not None else -1) != mtime:
             return False
-    for probe, answer in memo.probes:
-        kind, _, path = probe.partition(":")
-        if (_mode(path) == kind) != answer:
-            return False
-    return True
-
-
-def _mode(path: str) -> str | None:
-    import stat as stat_module
-
-    try:
-        mode = os.stat(path).st_mode
-    except (OSError, ValueError):
-        return None
-    return "f" if stat_module.S_ISREG(mode) else "d" if stat_module.S_ISDIR(mode) else None
+    return all(probe_answer(probe) == answer for probe, answer in memo.probes)
 
 
 @dataclass(frozen=True)
@@ -344,7 +329,6 @@ def _innermost(entries: list[Entry], first: int, last: int) -> int | None:
     return found
 
 
-_COMMENT_OR_BLANK = re.compile(r"[ \t\f]*(#.*)?\r?\n?\Z")
 _TAB_INDENT = re.compile(r"^[ ]*[\t\f]", re.MULTILINE)
 
 
@@ -362,7 +346,7 @@ def _plain(rows: str) -> bool:
 
 
 def _blank_or_comments(text: str) -> bool:
-    return all(_COMMENT_OR_BLANK.match(row) for row in split_lines(text))
+    return all(BLANK_OR_COMMENT.match(row) for row in split_lines(text))
 
 
 def _block_edit_holds(

@@ -45,7 +45,7 @@ from mmalint.diagnostics import (
     Range,
     Related,
 )
-from mmalint.tree import SCAN_IMPORTS, Walk, digest, fingerprint, is_dir, is_file, read_text, walk
+from mmalint.tree import SCAN_IMPORTS, Walk, digest, fingerprint, probe_answer, read_text, walk
 
 CACHE_DIR_NAME = ".mmalint_cache"
 CACHE_DIR_ENV = "MMALINT_CACHE_DIR"
@@ -402,8 +402,7 @@ class Validator:
 
     def _probe(self, probe: str) -> bool:
         if probe not in self._probes:
-            kind, path = probe.split(":", 1)
-            self._probes[probe] = is_file(path) if kind == "f" else is_dir(path)
+            self._probes[probe] = probe_answer(probe)
         return self._probes[probe]
 
     def _scan(self, kind: str, arg: str, where: Walk, snapshot_id: str, answer: tuple[str, ...], own: str) -> bool:
