@@ -122,10 +122,7 @@ def make_memo(
         read = frozenset(text_digest(b.text) for b in recorded.blocks)
         relevant = frozenset(text_digest(b.text) for scan in recorded.closures for b in scan.relevant)
     scans = tuple(scan.facts for scan in recorded.closures)
-    disk = _disk(observed, frozenset(overlays))
-    if disk is None:
-        return None
-    files, dirs, probes = disk
+    files, dirs, probes = _disk(observed, frozenset(overlays))
     return Memo(
         key, text, _entries(source), read, relevant, scans, frozenset(recorded.words),
         recorded.mutation_scans, slack, files, dirs, probes, replace(report, observed=None), others, noqa,
@@ -157,7 +154,7 @@ def _stat(path: str) -> tuple[int, int] | None:
 
 def _disk(observed: Observed, overlays: frozenset[str]) -> tuple[
     tuple[tuple[str, int, int], ...], tuple[tuple[str, int], ...], tuple[tuple[str, bool], ...]
-] | None:
+]:
     paths = set(observed.texts)
     for snapshot in observed.snapshots.values():
         paths.update(snapshot)
@@ -435,10 +432,6 @@ def _parses_alike(entry: Entry, text: str) -> bool:
 Moves = tuple[tuple[int, int, int], ...]
 
 
-def _row(row: int, moves: Moves) -> int:
-    return _after(row, moves)
-
-
 def _shift(value: Any, filename: str, moves: Moves) -> Any:
     """`value` with each position in `filename` moved by the hunks (`moves`: old rows
     `a0+1..a1` changed, `delta` rows more)."""
@@ -459,7 +452,7 @@ def _shift(value: Any, filename: str, moves: Moves) -> Any:
         moved = _shift_fields(value, filename, moves)
         if value.statement_rows is not None and value.range.filename == filename:
             a, b = value.statement_rows
-            moved = replace(moved, statement_rows=(_row(a, moves), _row(b, moves)))
+            moved = replace(moved, statement_rows=(_after(a, moves), _after(b, moves)))
         return moved
     if is_dataclass(value) and not isinstance(value, type):
         return _shift_fields(value, filename, moves)
@@ -470,7 +463,7 @@ def _shift(value: Any, filename: str, moves: Moves) -> Any:
     if isinstance(value, dict):
         if value.get("filename") == filename:
             return {
-                k: (dict(v, row=_row(v["row"], moves)) if k in ("location", "end_location")
+                k: (dict(v, row=_after(v["row"], moves)) if k in ("location", "end_location")
                     and isinstance(v, dict) and isinstance(v.get("row"), int) else _shift(v, filename, moves))
                 for k, v in value.items()
             }
