@@ -10,9 +10,12 @@ from pathlib import Path
 import pytest
 
 from mmalint.engine import FileReport, check_text
+from mmalint.runtime import tune_gc
 from mmalint.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent
+
+tune_gc()  # the suite analyses in this process as the command does in its own
 
 
 def lint(code: str, target_jax: str = "0.12", **settings: object) -> FileReport:

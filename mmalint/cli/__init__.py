@@ -15,6 +15,7 @@ from mmalint.catalog import CatalogError
 from mmalint.cli import check, clean, confirm, rules, server
 from mmalint.cli.console import EXIT_CLEAN, EXIT_ERROR, print_error
 from mmalint.config import UsageError
+from mmalint.runtime import tune_gc
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    tune_gc()
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     if unknown:  # the usage of the command they were given to, not the top level's (exits 2)

@@ -41,6 +41,7 @@ from mmalint.lsp.incremental import Memo, make_memo, reuse, text_digest
 from mmalint.pipeline.cache import installation
 from mmalint.pipeline.file import lint_text
 from mmalint.pipeline.options import LintOptions
+from mmalint.runtime import tune_gc
 from mmalint.pipeline.text import InputError
 from mmalint.settings import Settings
 from mmalint.source_io import decode
@@ -250,6 +251,7 @@ def main() -> int:
     os.close(devnull)
     threading.Thread(target=_orphan_watch, daemon=True).start()
     signal.signal(CANCEL_SIGNAL, _supersede)
+    tune_gc()
     load_catalog()
     _installation()
     while (header := _read_exactly(channel_in, _SIZE.size)) is not None:

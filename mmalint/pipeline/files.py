@@ -25,6 +25,7 @@ from mmalint.discover import Discovered
 from mmalint.inputs import UnreadableInput, read_regular
 from mmalint.notebook import is_notebook
 from mmalint.pipeline.cache import result_key
+from mmalint.runtime import tune_gc
 from mmalint.settings import Settings
 from mmalint.tree import Observed, ProgramSpec, digest, new_run, tree_spec
 
@@ -97,6 +98,7 @@ def work(item: Job) -> FileOutcome:
     Nothing one file does ends the run: an exception the analysis did not expect becomes that
     file's error, and the other files' findings stand.
     """
+    tune_gc()  # a pool's process started by spawn (macOS) does not inherit the parent's
     try:
         return _work(item)
     except Exception as exc:  # reported for this file; the run goes on

@@ -1,0 +1,44 @@
+"""The process set-up of a run that analyses (`mmalint.runtime`)."""
+
+from __future__ import annotations
+
+import gc
+import subprocess
+import sys
+
+from mmalint.runtime import THRESHOLDS, tune_gc
+
+
+def _thresholds_after(setup: str) -> tuple[int, int, int]:
+    code = f"import gc; {setup}; from mmalint.runtime import tune_gc; tune_gc(); print(gc.get_threshold())"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    return tuple(int(x) for x in out.strip("()\n").split(","))  # type: ignore[return-value]
+
+
+def test_default_thresholds_are_raised() -> None:
+    assert _thresholds_after("gc.set_threshold(700, 10, 10)") == THRESHOLDS
+
+
+def test_a_collector_turned_off_or_higher_is_left_alone() -> None:
+    assert _thresholds_after("gc.set_threshold(0)")[0] == 0
+    assert _thresholds_after("gc.set_threshold(500000, 5, 5)") == (500000, 5, 5)
+
+
+def test_the_command_runs_with_the_raised_thresholds() -> None:
+    code = (
+        "import gc, sys; import mmalint.cli as c; sys.argv = ['mmalint', 'rules'];"
+        "c.main(['rules']); print(gc.get_threshold(), file=sys.stderr)"
+    )
+    err = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False).stderr
+    assert str(THRESHOLDS) in err
+
+
+def test_idempotent() -> None:
+    before = gc.get_threshold()
+    try:
+        tune_gc()
+        once = gc.get_threshold()
+        tune_gc()
+        assert gc.get_threshold() == once
+    finally:
+        gc.set_threshold(*before)
