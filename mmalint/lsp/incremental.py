@@ -49,11 +49,10 @@ _COMMENT_WORDS = re.compile(r"noqa|mmalint", re.IGNORECASE)
 
 def _mutations(text: str) -> frozenset[tuple[str, str]]:
     """What `_mutated_globals` takes from these rows (its patterns match within a row)."""
-    from mmalint.analysis.interpreter.core import _ATTRIBUTE_STORE, _MUTATIONS
+    from mmalint.analysis.interpreter.core import mutation_words
 
-    found = {("m", m.group(1)) for pattern in _MUTATIONS for m in pattern.finditer(text)}
-    found |= {("a", m.group(1)) for m in _ATTRIBUTE_STORE.finditer(text)}
-    return frozenset(found)
+    mutated, attribute_stores = mutation_words(text)
+    return frozenset({("m", word) for word in mutated} | {("a", word) for word in attribute_stores})
 
 
 def text_digest(text: str) -> str:
