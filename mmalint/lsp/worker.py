@@ -41,8 +41,8 @@ from mmalint.lsp.incremental import Memo, make_memo, reuse, text_digest
 from mmalint.pipeline.cache import installation
 from mmalint.pipeline.file import lint_text
 from mmalint.pipeline.options import LintOptions
-from mmalint.runtime import tune_gc
 from mmalint.pipeline.text import InputError
+from mmalint.runtime import tune_gc
 from mmalint.settings import Settings
 from mmalint.source_io import decode
 from mmalint.suppress import noqa_edit
