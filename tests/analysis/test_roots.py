@@ -76,3 +76,55 @@ def test_an_unknown_module_alias_shadowed_by_the_api_is_still_a_root() -> None:
             plgpu.wgmma(acc_ref, a, b)
     ''')
     assert found == {"body"}
+
+
+_TILE = '''
+    import jax.experimental.mosaic.gpu as mgpu
+
+    class Tile:
+        def __init__(self, regs):
+            self.regs = regs
+
+        def store(self, ref):
+            return mgpu.mma(self.regs, ref, ref)
+
+        def neg(self):
+            return Tile(-self.regs)
+
+        def twice(self):
+            return self.neg().neg()
+{extra}
+    def test_tile(ref):
+        Tile(ref).store(ref)
+'''
+
+
+def test_a_method_that_only_hands_back_an_object_of_its_class_is_no_root() -> None:
+    # Made blind, `neg`'s object goes to nobody; `twice`, which reaches it only through it, neither.
+    assert roots(_TILE.format(extra="")) == {"store", "test_tile"}
+
+
+def test_a_method_that_makes_one_and_calls_a_relevant_method_on_it_is_a_root() -> None:
+    extra = '''
+        def flipped(self, ref):
+            out = Tile(self.regs)
+            out.store(ref)
+'''
+    assert roots(_TILE.format(extra=extra)) == {"store", "flipped", "test_tile"}
+
+
+def test_a_relevant_dunder_makes_every_maker_a_root() -> None:
+    # An object runs `__add__` without naming it: each method that makes one may get there.
+    extra = '''
+        def __add__(self, other):
+            return mgpu.mma(self.regs, other.regs, other.regs)
+'''
+    assert roots(_TILE.format(extra=extra)) == {"store", "neg", "twice", "__add__", "test_tile"}
+
+
+def test_a_function_outside_the_class_that_makes_one_is_a_root() -> None:
+    extra = '''
+    def make(ref):
+        return Tile(ref)
+'''
+    assert roots(_TILE.format(extra=extra)) == {"store", "make", "test_tile"}
