@@ -79,8 +79,6 @@ def _relevant(
 
     A module-level name spreads where it is used bare (`helper(`, `kernel,`); a method's name
     only through `self.name` / `cls.name`, since `x.load_untiled` is far more often an API.
-    Whoever makes an object of a relevant class may call its methods, except a method of that
-    class that only hands such an object back (`_makes_only`).
     """
     blocks = [b for b in source.all_blocks() if not (b.kind == "class" and b.members)]
     relevant_ids: set[int] = set()
@@ -136,10 +134,6 @@ def _relevant(
     seen_classes: set[str] = set()
     seen_bare: set[str] = set()
     seen_methods: set[str] = set()
-    # Methods of a relevant class that make one of its objects (`return FragmentedArray(...)`)
-    # and join by nothing else: held back while no relevant method is one they name or one an
-    # object runs unnamed (a dunder), see `_makes_only`.
-    makers: dict[int, Block] = {}
     while bare or methods or classes - seen_classes:
         new_classes = classes - seen_classes
         seen_classes |= classes
@@ -151,21 +145,12 @@ def _relevant(
             if id(block) in relevant_ids or is_import(block):
                 continue
             block_bare, block_attrs, block_called = words[id(block)]
-            if not wanted_bare.isdisjoint(block_bare) or not wanted_methods.isdisjoint(block_attrs):
+            if (
+                not wanted_bare.isdisjoint(block_bare)
+                or not wanted_methods.isdisjoint(block_attrs)
+                or not new_classes.isdisjoint(block_called)
+            ):
                 relevant_ids.add(id(block))
-                learn(block)
-            elif not new_classes.isdisjoint(block_called):
-                if _own_class_only(block, new_classes & block_called):
-                    makers[id(block)] = block
-                else:
-                    relevant_ids.add(id(block))
-                    learn(block)
-        for key, block in list(makers.items()):
-            if key in relevant_ids:
-                del makers[key]
-            elif not _makes_only(block, seen_methods | methods):
-                del makers[key]
-                relevant_ids.add(key)
                 learn(block)
     roots = tuple(
         b for b in blocks
@@ -180,28 +165,6 @@ def _relevant(
     return Closure(roots, frozenset(exported))
 
 
-def _own_class_only(block: Block, made: set[str]) -> bool:
-    """Whether the relevant classes a block calls are just the class it is a method of."""
-    return block.parent is not None and block.parent.kind == "class" and made == {block.parent.name}
-
-
-def _makes_only(block: Block, relevant_methods: set[str]) -> bool:
-    """Whether a method that makes an object of its own class can do no more with it than hand
-    it back: it names none of the relevant methods (on any object: `out.store_tiled(...)`), and
-    none is a dunder (`__init__`, `__add__`), which an object runs without its name.
-
-    Run blind as a root, such a method (54 of jax's `FragmentedArray`: `__add__`, `astype`,
-    `reshape`) makes an object and hands it to nobody. Nor does it spread: a caller that would
-    join only through it gets an object whose relevant method it must then name on that object,
-    which is no reason to join (`x.load_untiled` is far more often the API's). A maker that
-    hands the object to a helper that does call the method is not run for it either: the
-    price of not running 54 methods that make the check of their module take twice as long."""
-    if any(name.startswith("__") for name in relevant_methods):
-        return False
-    return relevant_methods.isdisjoint(_ATTRIBUTES.findall(block.text))
-
-
-_ATTRIBUTES = re.compile(r"\.[ \t]*([^\W\d]\w*)")
 _BARE = re.compile(r"(?<![\w.])([^\W\d]\w*)(\s*\()?")
 _QUALIFIED = re.compile(r"(?<![\w.])([^\W\d]\w*)\.([^\W\d]\w*)")
 _SELF_ATTR = re.compile(r"\b(?:self|cls)\.([^\W\d]\w*)")
