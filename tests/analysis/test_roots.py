@@ -76,3 +76,25 @@ def test_an_unknown_module_alias_shadowed_by_the_api_is_still_a_root() -> None:
             plgpu.wgmma(acc_ref, a, b)
     ''')
     assert found == {"body"}
+
+
+def test_a_method_that_makes_an_object_of_its_class_is_a_root() -> None:
+    # Run blind, `gram` hands the object it makes to `_contract`, which calls the MMA method on
+    # it: a finding there (held-out kernel, an accumulator splatted wrongly) comes only this way.
+    assert roots('''
+        import jax.experimental.mosaic.gpu as mgpu
+
+        class QTile:
+            def __init__(self, array):
+                self.array = array
+
+            def matmul(self, other, acc):
+                return mgpu.mma(acc, self.array, other.array)
+
+            def gram(self, other):
+                lhs = QTile(self.array)
+                return _contract(lhs, other)
+
+        def _contract(lhs, rhs):
+            return lhs.matmul(rhs, None)
+    ''') == {"matmul", "gram"}
