@@ -405,21 +405,31 @@ def _cst_depth(tree: ast.AST) -> int:
     """
     deepest = 0
     todo: list[tuple[ast.AST, int]] = [(tree, 0)]
+    push = todo.append
     while todo:
         node, depth = todo.pop()
-        deepest = max(deepest, depth)
-        if isinstance(node, ast.BoolOp):
-            depth += len(node.values)
-        for name, value in ast.iter_fields(node):
-            if isinstance(value, list):
-                elif_chain = name == "orelse" and len(value) == 1 and isinstance(value[0], ast.If)
+        if depth > deepest:
+            deepest = depth
+        if type(node) is ast.BoolOp:
+            depth += len(node.values)  # type: ignore[attr-defined]
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                elif_chain = name == "orelse" and len(value) == 1 and type(value[0]) is ast.If
                 for child in value:
                     if isinstance(child, ast.AST):
                         step = 1 if elif_chain else 3 if isinstance(child, ast.stmt) else 2
-                        todo.append((child, depth + step))
-            elif isinstance(value, ast.AST):
-                todo.append((value, depth + 1))
+                        push((child, depth + step))
+            elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
+                push((value, depth + 1))
+            elif isinstance(value, ast.AST) and depth + 1 > deepest:
+                deepest = depth + 1  # a context or an operator: a leaf, counted as the walk did
     return deepest
+
+
+# Field values with no fields of their own (`Load`, `Add`...): the deepest count sees them, the
+# stack need not hold them.
+_LEAVES = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
 
 
 _NESTING_KEYWORDS = frozenset({"and", "or", "not", "if", "else", "lambda", "await", "is", "in"})
