@@ -411,7 +411,7 @@ def _cst_depth(tree: ast.AST) -> int:
         if depth > deepest:
             deepest = depth
         if type(node) is ast.BoolOp:
-            depth += len(node.values)  # type: ignore[attr-defined]
+            depth += len(node.values)
         for name in node._fields:
             value = getattr(node, name, None)
             if type(value) is list:
