@@ -26,7 +26,7 @@ def test_a_collector_turned_off_or_higher_is_left_alone() -> None:
 
 def test_the_command_runs_with_the_raised_thresholds() -> None:
     code = (
-        "import gc, sys; import mmalint.cli as c; sys.argv = ['mmalint', 'rules'];"
+        "import gc, sys; import mmalint.cli as c;"
         "c.main(['rules']); print(gc.get_threshold(), file=sys.stderr)"
     )
     err = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False).stderr

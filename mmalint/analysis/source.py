@@ -420,10 +420,10 @@ def _cst_depth(tree: ast.AST) -> int:
                     if isinstance(child, ast.AST):
                         step = 1 if elif_chain else 3 if isinstance(child, ast.stmt) else 2
                         push((child, depth + step))
-            elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
+            elif isinstance(value, _LEAVES):
+                deepest = max(deepest, depth + 1)  # a context or an operator: counted, not walked
+            elif isinstance(value, ast.AST):
                 push((value, depth + 1))
-            elif isinstance(value, ast.AST) and depth + 1 > deepest:
-                deepest = depth + 1  # a context or an operator: a leaf, counted as the walk did
     return deepest
 
 

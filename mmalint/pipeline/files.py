@@ -98,7 +98,6 @@ def work(item: Job) -> FileOutcome:
     Nothing one file does ends the run: an exception the analysis did not expect becomes that
     file's error, and the other files' findings stand.
     """
-    tune_gc()  # a pool's process started by spawn (macOS) does not inherit the parent's
     try:
         return _work(item)
     except Exception as exc:  # reported for this file; the run goes on
@@ -185,7 +184,8 @@ def _in_pool(items: list[Job], workers: int) -> list[FileOutcome]:
     again one per fresh process, so the crash costs only the file that caused it."""
     outcomes: list[FileOutcome | None] = [None] * len(items)
     try:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        # A process started by spawn (macOS) does not inherit the parent's collector settings.
+        with ProcessPoolExecutor(max_workers=workers, initializer=tune_gc) as pool:
             futures = {pool.submit(work, item): i for i, item in enumerate(items)}
             for future, i in futures.items():
                 with contextlib.suppress(BrokenProcessPool):
@@ -201,7 +201,7 @@ def _in_pool(items: list[Job], workers: int) -> list[FileOutcome]:
 def _alone(item: Job) -> FileOutcome:
     """`work` on one file in a process of its own, after a crash broke the shared pool."""
     try:
-        with ProcessPoolExecutor(max_workers=1) as pool:
+        with ProcessPoolExecutor(max_workers=1, initializer=tune_gc) as pool:
             return pool.submit(work, item).result()
     except BrokenProcessPool:
         return FileOutcome(FileReport(item[0], error=internal_error(
