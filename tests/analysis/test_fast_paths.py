@@ -105,3 +105,33 @@ def test_a_word_that_does_not_always_spell_the_gate_is_seen() -> None:
     assert not spells(r"foo|mma") and not spells(r"(?:mma)?x")
     # A group that cuts the literals: not seen to spell it, so the shortcut would be off (safe).
     assert not spells(r"(m)ma") and re.compile(r"(m)ma").search("mma")
+
+
+def test_the_node_classes_tested_by_class_have_no_subclasses() -> None:
+    # The interpreter tests these libcst classes with `type(node) is C` and set membership
+    # instead of `isinstance` (libcst's ABCs made that the hottest line of a run). That is the
+    # same test only while libcst defines no subclass of them.
+    import libcst as cst
+
+    from mmalint.analysis.interpreter import expressions
+
+    tested = {*expressions._LITERALS, cst.Tuple, cst.List, cst.ListComp, cst.GeneratorExp,
+              cst.SetComp, cst.StarredElement, cst.Index, cst.Comma, cst.Param, cst.Attribute,
+              cst.Import, cst.ImportFrom, cst.Name, cst.If, cst.Else}
+    assert set(expressions._Literal.__args__) == expressions._LITERALS
+    assert {kind.__name__ for kind in tested if kind.__subclasses__()} == set()
+
+
+def test_the_scope_walk_knows_a_node_by_its_class() -> None:
+    import libcst as cst
+
+    from mmalint.analysis import scopes
+
+    assert scopes._is_node(cst.Name) and scopes._is_node(cst.Comma)
+    assert not scopes._is_node(tuple) and not scopes._is_node(str)
+    assert not scopes._is_node(type(cst.MaybeSentinel.DEFAULT))
+    code = "def f(a, *b):\n  (c, [d]) = a\n  e: int = 1\n  for g in b:\n    def h(): k = 1\n"
+    function = cst.parse_module(code).body[0]
+    assert isinstance(function, cst.FunctionDef)
+    # Through tuples, lists and nested blocks; not into the nested function.
+    assert scopes.local_names_of(function.body).names == {"c", "d", "e", "g", "h"}

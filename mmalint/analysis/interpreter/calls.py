@@ -141,7 +141,7 @@ class Calls(Machine):
                 frame.env[name] = UNKNOWN
             else:
                 frame.env[name] = defaults.get(name, UNKNOWN)
-        if isinstance(params.star_arg, cst.Param):
+        if type(params.star_arg) is cst.Param:
             frame.env[params.star_arg.name.value] = (
                 TupleVal(tuple(positional)) if args.complete else UNKNOWN
             )
@@ -191,7 +191,7 @@ class Calls(Machine):
         func_node = node.func
         # `self.skipTest(...)`, `pytest.skip(...)`: the path ends here.
         tests = REGISTRY.tests
-        if isinstance(func_node, cst.Attribute) and func_node.attr.value in tests.skip_methods:
+        if type(func_node) is cst.Attribute and func_node.attr.value in tests.skip_methods:
             receiver = _dotted(func_node.value)
             if receiver in tests.skip_receivers and not (
                 func_node.attr.value in tests.conditional_skips and self._defined_here(func_node, frame, block)
@@ -200,7 +200,7 @@ class Calls(Machine):
         callee = self.eval(func_node, frame, block)
         args = self.eval_args(node, frame, block)
         # `self.assertRaises(Error, fn, *args)`: fn is called on purpose with failing arguments.
-        at = tests.failing_call_argument(func_node.attr.value) if isinstance(func_node, cst.Attribute) else None
+        at = tests.failing_call_argument(func_node.attr.value) if type(func_node) is cst.Attribute else None
         if at is not None and len(args.positional) >= 2:
             with self.with_context(expected_failure=Origin(block, node)):
                 inner = Args(args.positional[at + 1 :], {}, args.nodes[at + 1 :], {}, args.complete)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import libcst as cst
 
@@ -32,6 +33,11 @@ from mmalint.analysis.values import (
 )
 
 _KEYWORD_CONSTANTS: dict[str, Value] = {"True": TRUE, "False": FALSE, "None": NONE}
+
+# Literal nodes (libcst has no subclasses of them): a set test, not `isinstance` against
+# libcst's ABCs: 0.04 against 1.5 microseconds, on the hottest line of the run.
+_Literal = cst.Integer | cst.Float | cst.Imaginary | cst.SimpleString | cst.ConcatenatedString
+_LITERALS = frozenset({cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString})
 
 _BIN_OPS: dict[type, str] = {
     cst.Add: "+",
@@ -76,7 +82,7 @@ class Expressions(Machine):
             return self.getattr(self.eval(node.value, frame, block), node.attr.value, node)
         if type(node) is cst.Call:
             return self.eval_call(node, frame, block)
-        if isinstance(node, cst.Integer | cst.Float | cst.Imaginary | cst.SimpleString | cst.ConcatenatedString):
+        if type(node) in _LITERALS:
             # libcst evaluates literals with ast.literal_eval: worth doing once per node.
             cached = self._literals.get(id(node))
             if cached is None and type(node) is cst.Integer and node.value.isascii() and node.value.isdigit() and (
@@ -84,14 +90,14 @@ class Expressions(Machine):
                 cached = self._literals[id(node)] = Const(int(node.value))  # `128`: no compile needed
             if cached is None:
                 try:
-                    evaluated = node.evaluated_value
+                    evaluated = cast(_Literal, node).evaluated_value
                     cached = Const(evaluated) if evaluated is not None or not isinstance(
                         node, cst.ConcatenatedString) else UNKNOWN
                 except (ValueError, SyntaxError, RecursionError):  # 1,000 implicitly joined parts
                     cached = UNKNOWN
                 self._literals[id(node)] = cached
             return cached
-        if isinstance(node, cst.Tuple | cst.List):
+        if type(node) is cst.Tuple or type(node) is cst.List:
             items = self._eval_elements(node.elements, frame, block)
             if items is None:
                 return UNKNOWN
@@ -153,7 +159,7 @@ class Expressions(Machine):
             return value
         if type(node) is cst.Ellipsis:
             return Const(...)
-        if isinstance(node, cst.ListComp | cst.GeneratorExp | cst.SetComp):
+        if type(node) is cst.ListComp or type(node) is cst.GeneratorExp or type(node) is cst.SetComp:
             items = self._comprehension(node, frame, block)
             if items is None:
                 return UNKNOWN
@@ -198,7 +204,7 @@ class Expressions(Machine):
     ) -> list[Value] | None:
         items: list[Value] = []
         for element in elements:
-            if isinstance(element, cst.StarredElement):
+            if type(element) is cst.StarredElement:
                 inner = self.iterate(self.eval(element.value, frame, block))
                 if inner is None:
                     return None
@@ -224,7 +230,7 @@ class Expressions(Machine):
         parts: list[Value] = []
         for element in node.slice:
             inner = element.slice
-            if isinstance(inner, cst.Index):
+            if type(inner) is cst.Index:
                 parts.append(self.eval(inner.value, frame, block))
             else:
                 assert isinstance(inner, cst.Slice)
@@ -233,7 +239,7 @@ class Expressions(Machine):
                     for b in (inner.lower, inner.upper, inner.step)
                 ]
                 parts.append(TupleVal((Const("slice"), *bounds)))
-        if len(parts) == 1 and not isinstance(node.slice[0].comma, cst.Comma):
+        if len(parts) == 1 and type(node.slice[0].comma) is not cst.Comma:
             return parts[0]
         return TupleVal(tuple(parts))
 

@@ -97,9 +97,9 @@ class FlowControl(Machine):
         truth = self.truth(test)
         orelse = stmt.orelse
         else_body: Sequence[cst.BaseStatement | cst.BaseSmallStatement] = ()
-        if isinstance(orelse, cst.If):
+        if type(orelse) is cst.If:
             else_body = [orelse]
-        elif isinstance(orelse, cst.Else):
+        elif type(orelse) is cst.Else:
             else_body = body_of(orelse.body)
         if isinstance(test, Api) and test.name in REGISTRY.both_ways:
             # Both run for real at some point (type checker / interpreter); names bound only in

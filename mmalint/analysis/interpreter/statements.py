@@ -106,7 +106,7 @@ class Statements(Machine):
             return Flow.BREAK
         if type(stmt) is cst.Continue:
             return Flow.CONTINUE
-        if isinstance(stmt, cst.Import | cst.ImportFrom):
+        if type(stmt) is cst.Import or type(stmt) is cst.ImportFrom:
             self.exec_import(stmt, frame, block)
             return Flow.NORMAL
         if type(stmt) is cst.FunctionDef:
@@ -294,12 +294,12 @@ class Statements(Machine):
         return package
 
     def assign(self, target: cst.BaseExpression, value: Value, frame: Frame, block: Block) -> None:
-        if isinstance(target, cst.Name):
+        if type(target) is cst.Name:
             frame.env[target.value] = value
-        elif isinstance(target, cst.Tuple | cst.List):
+        elif type(target) is cst.Tuple or type(target) is cst.List:
             elements = target.elements
             items = self.iterate(value)
-            starred = [i for i, e in enumerate(elements) if isinstance(e, cst.StarredElement)]
+            starred = [i for i, e in enumerate(elements) if type(e) is cst.StarredElement]
             if items is None or (not starred and len(items) != len(elements)):
                 for e in elements:
                     self.assign(e.value, UNKNOWN, frame, block)
