@@ -4,6 +4,8 @@ help, fingerprints that survive moved lines, paths from the repository root."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import re
@@ -20,6 +22,7 @@ import pytest
 from _mmalint_cli import REPO, run_cli
 
 from mmalint.catalog import load_catalog
+from mmalint.cli import main
 from mmalint.docs import pages
 from mmalint.report.sarif import DESCRIPTION_LIMIT, escape_text, short_description
 from mmalint.rulepage import rule_markdown
@@ -45,6 +48,15 @@ def _mmalint(*args: str, cwd: Path = REPO, workspace: Path | None = None) -> sub
     if workspace is not None:
         env["GITHUB_WORKSPACE"] = str(workspace)
     return run_cli(*args, cwd=cwd, env=env)
+
+
+def _in_process(*args: str) -> str:
+    """What `mmalint ARGS` writes to stdout, run in this process: 100 `mmalint rule` commands
+    took a minute as subprocesses, most of it their start."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(list(args)) == 0
+    return out.getvalue()
 
 
 def _sarif(*args: str, cwd: Path = REPO, workspace: Path | None = None) -> dict[str, Any]:
@@ -188,9 +200,12 @@ def test_no_output_shows_an_unrendered_placeholder(examples_log: dict[str, Any],
     for name, page in pages(catalog).items():
         texts.append((f"docs/rules/{name}", page))
         texts.append((f"docs/rules/{name} (on disk)", (REPO / "docs" / "rules" / name).read_text(encoding="utf-8")))
+    first = sorted(catalog.rules)[0]
+    for command in (("rule", first), ("rule", first, "--format", "json")):  # in-process is the command
+        assert _in_process(*command) == _mmalint(*command).stdout
     for code in sorted(catalog.rules):
-        texts.append((f"mmalint rule {code}", _mmalint("rule", code).stdout))
-        shown = json.loads(_mmalint("rule", code, "--format", "json").stdout)
+        texts.append((f"mmalint rule {code}", _in_process("rule", code)))
+        shown = json.loads(_in_process("rule", code, "--format", "json"))
         texts += [(f"mmalint rule {code} --format json {key}", shown[key] or "")
                   for key in ("summary", "explanation", "fix", "fix_safety")]
     texts.append(("mmalint rules", _mmalint("rules").stdout))
