@@ -278,30 +278,37 @@ def test_the_diff_is_a_true_one() -> None:
 # ---------------------------------------------------------------------- superseded, not killed
 
 
+def _slow_job(tmp_path: Path, kernels: int) -> Job:
+    """Many kernels: a lint that takes seconds."""
+    slow = tmp_path / "slow.py"
+    body = KERNEL.split("def main():", 1)[0]
+    text = body + "".join(
+        body.split("M, N, K = 128, 128, 128\n", 1)[1].replace("def kernel", f"def kernel{i}")
+        .replace("def zero_accumulator", f"def zero_accumulator{i}").replace("def build_int8_matmul", f"def build{i}")
+        for i in range(kernels)
+    )
+    slow.write_text(text)
+    return Job("lint", str(slow), text, None, LintOptions())
+
+
 def test_a_superseded_lint_gives_its_child_back(tmp_path: Path) -> None:
     """A lint cancelled for a newer text stops at the child's next look at its budget; the
-    child answers and serves the next job (no new process, no second of imports)."""
+    child answers and serves the next job (no new process, no second of imports). Cancelled
+    here as soon as it is sent, while the child is still starting: the word must neither end
+    the child (the signal came before its handler) nor be lost (the job must still stop)."""
     import asyncio
     import time
 
     from mmalint.lsp.worker import Pool
 
-    slow = tmp_path / "slow.py"
-    # Many kernels: a lint that takes seconds.
-    body = KERNEL.split("def main():", 1)[0]
-    text = body + "".join(
-        body.split("M, N, K = 128, 128, 128\n", 1)[1].replace("def kernel", f"def kernel{i}")
-        .replace("def zero_accumulator", f"def zero_accumulator{i}").replace("def build_int8_matmul", f"def build{i}")
-        for i in range(60)
-    )
-    slow.write_text(text)
-    job = Job("lint", str(slow), text, None, LintOptions())
+    job = _slow_job(tmp_path, 60)
 
     async def scenario() -> tuple[int, int, float, Linted]:
         pool = Pool(1)
         try:
             first = asyncio.ensure_future(pool.run(job, 120))
-            await asyncio.sleep(1.0)  # well into the analysis
+            while not pool._busy:
+                await asyncio.sleep(0.001)
             pid = next(iter(pool._busy)).process.pid
             first.cancel()
             started = time.monotonic()
@@ -320,6 +327,42 @@ def test_a_superseded_lint_gives_its_child_back(tmp_path: Path) -> None:
     assert pid == again, "the superseded job's child was killed"
     assert outcome.report.diagnostics == ()
     assert took < 5
+
+
+def test_the_child_stops_the_job_it_was_told_of_and_no_other(tmp_path: Path) -> None:
+    """Told while starting, and in the middle of the analysis, the child stops the job and
+    answers `Cancelled`; a word that crosses its job's answer does not stop the next job."""
+    import asyncio
+
+    from mmalint.lsp.worker import Cancelled, Worker
+
+    slow = _slow_job(tmp_path, 240)
+    quick = replace_text(slow, "x = 1\n")
+
+    async def scenario() -> list[object]:
+        worker = await Worker.spawn()
+        try:
+            answers: list[object] = []
+            for wait in (0.0, 0.3):  # starting (imports under way); analysing (warm child)
+                running = asyncio.ensure_future(worker.run(slow))
+                await asyncio.sleep(wait)
+                worker.supersede()
+                answers.append(await running)
+            answers.append(await worker.run(quick))
+            worker.supersede()  # crossed: the quick job has answered
+            answers.append(await worker.run(quick))
+            answers.append(worker.alive)
+            return answers
+        finally:
+            worker.kill()
+            await worker.process.wait()
+
+    starting, analysing, quick_one, after_a_crossed_word, alive = asyncio.run(scenario())
+    assert isinstance(starting, Cancelled)
+    assert isinstance(analysing, Cancelled)
+    assert isinstance(quick_one, Linted) and isinstance(after_a_crossed_word, Linted)
+    assert after_a_crossed_word.report.diagnostics == ()
+    assert alive
 
 
 def replace_text(job: Job, text: str) -> Job:

@@ -1,8 +1,9 @@
 """The language server's lints run here, in child processes that run `main()`.
 
-Why processes, not threads: a lint that a newer version of its document supersedes is killed
-at once (a thread could only be abandoned, and would go on holding a core and the GIL against
-the event loop and every other document's lint); a lint that runs away is stopped at its time
+Why processes, not threads: a lint that a newer version of its document supersedes is told
+to stop, and is killed if it does not within `DRAIN_S` (a thread could only be abandoned, and
+would go on holding a core and the GIL against the event loop and every other document's
+lint); a lint that runs away is stopped at its time
 limit; a crash in the parser or the analysis (a segfault, a MemoryError, a RecursionError
 deep in libcst) costs one child, not the editor session. Disk is read here too (the
 document when it is not open in the editor, the configuration), so a file that blocks on
@@ -216,14 +217,51 @@ def _other_texts(job: Job, report: FileReport) -> tuple[tuple[str, str], ...]:
     return tuple(found.items())
 
 
-# The server's word that the running job is superseded. The job stops at its next look at its
-# budget (`budget.Superseded`); the child keeps what it loaded, unlike a kill, which costs
-# a new child (a second of imports) at the next edit.
-CANCEL_SIGNAL = signal.SIGUSR1
+# The server's word that a job is superseded: the job's number (the how-many-th job of this
+# child), written on a pipe of its own, then this signal, whose default action is to ignore it:
+# one that comes before the child has installed its handler (it is still starting) does not end
+# it, and the number waits in the pipe for the job to begin. The job stops at its next look at
+# its budget (`budget.Superseded`); the child keeps what it loaded, unlike a kill, which costs a
+# new child (a second of imports) at the next edit. A number, not the signal alone, says which
+# job: a word that comes after its job has answered (the two crossed) must not stop the next.
+CANCEL_SIGNAL = signal.SIGURG
+_JOB_NUMBER = struct.Struct("<Q")
 
 
-def _supersede(signum: int, frame: object) -> None:
-    budget.superseded = True
+class _Cancels:
+    """The child's side of the cancel pipe: which job it runs, which jobs the server gave up."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        os.set_blocking(fd, False)
+        self.current = 0
+        self.given_up: set[int] = set()
+        self._partial = b""
+
+    def job_begins(self) -> None:
+        # The handler, which reads the pipe too, waits until this is done.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {CANCEL_SIGNAL})
+        try:
+            self.current += 1
+            self.read()
+            self.given_up = {number for number in self.given_up if number >= self.current}
+            budget.superseded = self.current in self.given_up
+        finally:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {CANCEL_SIGNAL})
+
+    def read(self) -> None:
+        data = self._partial
+        with contextlib.suppress(BlockingIOError, InterruptedError):
+            while chunk := os.read(self.fd, 4096):
+                data += chunk
+        whole = len(data) - len(data) % _JOB_NUMBER.size
+        self._partial = data[whole:]
+        self.given_up.update(number for (number,) in _JOB_NUMBER.iter_unpack(data[:whole]))
+
+    def on_signal(self, signum: int, frame: object) -> None:
+        self.read()
+        if self.current in self.given_up:
+            budget.superseded = True
 
 
 def _read_exactly(stream: BinaryIO, size: int) -> bytes | None:
@@ -240,7 +278,11 @@ def _orphan_watch() -> None:
             os._exit(1)
 
 
-def main() -> int:
+def main(cancel_fd: int) -> int:
+    # `CANCEL_SIGNAL` is handled first of all: the server may give up the first job before
+    # the imports are done.
+    cancels = _Cancels(cancel_fd)
+    signal.signal(CANCEL_SIGNAL, cancels.on_signal)
     # The channel gets descriptors of its own; 0 and 1 become /dev/null and stderr, so that
     # nothing else in this process (a print, a native library) can read from or write into it.
     channel_in = os.fdopen(os.dup(0), "rb")
@@ -250,7 +292,6 @@ def main() -> int:
     os.dup2(2, 1)
     os.close(devnull)
     threading.Thread(target=_orphan_watch, daemon=True).start()
-    signal.signal(CANCEL_SIGNAL, _supersede)
     tune_gc()
     load_catalog()
     _installation()
@@ -258,7 +299,7 @@ def main() -> int:
         data = _read_exactly(channel_in, _SIZE.unpack(header)[0])
         if data is None:
             break
-        budget.superseded = False  # a signal meant for the last job, come too late, is spent
+        cancels.job_begins()
         try:
             out = pickle.dumps(run_job(pickle.loads(data)), protocol=pickle.HIGHEST_PROTOCOL)
         except Superseded:
@@ -276,17 +317,28 @@ def main() -> int:
 class Worker:
     """One child process."""
 
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
+    def __init__(self, process: asyncio.subprocess.Process, cancels: int) -> None:
         self.process = process
+        self._cancels = cancels  # the write end of the child's cancel pipe
+        self._sent = 0  # jobs sent: the number of the one in flight
 
     @classmethod
     async def spawn(cls) -> Worker:
-        # Not `-m mmalint.lsp.worker`: as `__main__` this module's classes would not unpickle.
-        process = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", "import sys; from mmalint.lsp.worker import main; sys.exit(main())",
-            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
-        )
-        return cls(process)
+        read, write = os.pipe()
+        os.set_blocking(write, False)  # a child that reads no more must not stall the server
+        try:
+            # Not `-m mmalint.lsp.worker`: as `__main__` this module's classes would not unpickle.
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, "-c",
+                f"import sys; from mmalint.lsp.worker import main; sys.exit(main({read}))",
+                stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, pass_fds=(read,),
+            )
+        except BaseException:
+            os.close(write)
+            raise
+        finally:
+            os.close(read)
+        return cls(process, write)
 
     @property
     def alive(self) -> bool:
@@ -296,6 +348,7 @@ class Worker:
         stdin, stdout = self.process.stdin, self.process.stdout
         assert stdin is not None and stdout is not None
         data = pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL)
+        self._sent += 1
         try:
             stdin.write(_SIZE.pack(len(data)) + data)
             await stdin.drain()
@@ -310,12 +363,20 @@ class Worker:
         with contextlib.suppress(ProcessLookupError):
             if self.alive:
                 self.process.kill()
+        if self._cancels >= 0:
+            os.close(self._cancels)
+            self._cancels = -1
 
     def supersede(self) -> None:
         """Ask the child to stop its job (it answers `Cancelled`, or the job's own outcome)."""
+        if not self.alive or self._cancels < 0:
+            return
+        try:
+            os.write(self._cancels, _JOB_NUMBER.pack(self._sent))
+        except OSError:  # the pipe is full or the child gone: the drain's time limit kills it
+            return
         with contextlib.suppress(ProcessLookupError):
-            if self.alive:
-                self.process.send_signal(CANCEL_SIGNAL)
+            self.process.send_signal(CANCEL_SIGNAL)
 
 
 # How long a child told that its job is superseded may take to answer before it is killed.
@@ -399,6 +460,7 @@ class Pool:
                 worker = self._idle.pop()
                 if worker.alive:
                     return worker
+                worker.kill()  # dead already: this closes its cancel pipe
             if not self._draining:
                 break
             # A child finishing a superseded job is back sooner than a new one starts.
