@@ -2,7 +2,8 @@
 
 The threads only wait: ptxas and the jax/GPU workers are separate processes, so `--jobs N`
 runs N of them at once. GPU cases take a device from a pool (`--devices`) and run with
-CUDA_VISIBLE_DEVICES set to it.
+CUDA_VISIBLE_DEVICES set to it. A thread's jax cases are forked from a server of its own that
+has imported jax once (`forkserver.py`); where one cannot run, each case starts a process.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from typing import Any
 
 from mmalint.confirm import families
 from mmalint.confirm.availability import probe_for
-from mmalint.confirm.judge import judge_availability, judge_gpu, judge_jax
+from mmalint.confirm.forkserver import ForkServer, ServerGone
+from mmalint.confirm.judge import WorkerOutcome, judge_availability, judge_gpu, judge_jax
 from mmalint.confirm.process import run_worker
 from mmalint.confirm.ptx_tier import confirm_ptx
 from mmalint.confirm.signature import Finding, parse_findings
@@ -38,6 +40,8 @@ from mmalint.confirm.verdict import (
 
 Progress = Callable[[int, int, Verdict], None]
 DEFAULT_TIMEOUT = 120.0
+JAX_WORKER = "mmalint.confirm.jax_worker"
+JAX_ENV = {"JAX_PLATFORMS": "cpu"}
 GPU_BACKENDS = ("auto", "jax", "cupy")
 
 
@@ -79,6 +83,37 @@ class _Confirmer:
         self.seed = seed
         self.devices = devices
         self._no_gpu = gpu_present()
+        self._local = threading.local()  # each thread's fork server
+        self._servers: list[ForkServer] = []
+        self._lock = threading.Lock()
+        self._forking = True  # until a fork server fails: then a process per case
+
+    def _jax_case(self, case: dict[str, Any]) -> WorkerOutcome:
+        server: ForkServer | None = getattr(self._local, "server", None)
+        if server is None and self._forking:
+            try:
+                server = ForkServer(self.python, env=JAX_ENV, search_path=self.worker_path)
+            except ServerGone:
+                self._forking = False
+            else:
+                self._local.server = server
+                with self._lock:
+                    self._servers.append(server)
+        if server is not None:
+            try:
+                return server.run(JAX_WORKER, case, self.timeout)
+            except ServerGone:
+                self._forking = False
+                self._local.server = None
+        return run_worker(self.python, JAX_WORKER, case, timeout=self.timeout, env=JAX_ENV,
+                          search_path=self.worker_path)
+
+    def close(self) -> None:
+        """End the fork servers."""
+        with self._lock:
+            servers, self._servers = self._servers, []
+        for server in servers:
+            server.close()
 
     def run(self, finding: Finding, tier: str) -> Verdict:
         if finding.variants:
@@ -123,9 +158,7 @@ class _Confirmer:
         if finding.masked_by:
             notes.append(f"built with {', '.join(finding.masked_by)} fixed first (masked_by)")
         if tier == "jax":
-            outcome = run_worker(self.python, "mmalint.confirm.jax_worker", case,
-                                 timeout=self.timeout, env={"JAX_PLATFORMS": "cpu"},
-                                 search_path=self.worker_path)
+            outcome = self._jax_case(case)
             judged = judge_jax(finding.code, finding.predicted, call.target_jax,
                                family.data_instruction(call).text, outcome)
         else:
@@ -179,9 +212,7 @@ class _Confirmer:
                                 time.perf_counter() - start)
         case = {"code": finding.code, "family": probe.family, "probe": probe.probe,
                 "pallas": probe.pallas}
-        outcome = run_worker(self.python, "mmalint.confirm.jax_worker", case,
-                             timeout=self.timeout, env={"JAX_PLATFORMS": "cpu"},
-                             search_path=self.worker_path)
+        outcome = self._jax_case(case)
         target = finding.predicted.jax_version if finding.predicted else None
         if target is None and finding.call is not None:
             target = finding.call.target_jax
@@ -247,9 +278,12 @@ def confirm_findings(
             if progress is not None:
                 progress(done, len(tasks), verdict)
 
-    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="mmalint-confirm") as pool:
-        for future in [pool.submit(work, i) for i in range(len(tasks))]:
-            future.result()
+    try:
+        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="mmalint-confirm") as pool:
+            for future in [pool.submit(work, i) for i in range(len(tasks))]:
+                future.result()
+    finally:
+        confirmer.close()
     return [v for v in results if v is not None]
 
 

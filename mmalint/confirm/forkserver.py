@@ -1,0 +1,252 @@
+"""A worker process that has imported jax once, and forks one child per case.
+
+A jax-tier case spends most of its time importing jax (1.2-1.7 s measured on this project's
+2-core machine, against 0.1-0.5 s building both parts). A fork server pays that once per
+runner thread: it starts isolated exactly as `process.run_worker` starts a worker (`python
+-I`, an empty working directory, an import directory holding only this package), imports jax
+and Mosaic GPU (`PRELOAD`), and forks a child for each case, which runs the worker module as
+`python -m` would. Every case still starts from the same state (a copy of the server, which
+never runs a case itself) and runs in a session of its own: a crash, a hang or a timeout is
+that case's outcome, and killing it kills nothing else.
+
+The forking happens before jax has chosen a backend (importing jax does not start one), the
+state that `os.fork` is safe from: jax warns about a fork only once a backend is up.
+
+Protocol, over a Unix socket that is the server's standard input: the runner sends a
+module's name with the child's standard input, output and error as three descriptors
+(`socket.send_fds`); the server answers the child's pid, then, once the child has ended, its
+exit status (as `subprocess.Popen.returncode` gives it). An empty message, or the runner's end
+closed, ends the server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import os
+import selectors
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from contextlib import ExitStack
+from typing import Any
+
+from mmalint.confirm.judge import WorkerOutcome
+from mmalint.confirm.process import isolated_workspace, worker_command, worker_env
+from mmalint.confirm.protocol import parse_records
+
+# What every case of the jax tier imports first (`families/*/kernels.import_apis`). Not
+# Pallas: a case that does not use it must not find it imported.
+PRELOAD = ("numpy", "jax", "jax.numpy", "jax.experimental.mosaic.gpu")
+
+_PID = struct.Struct("<q")
+_STATUS = struct.Struct("<qi")
+_NAME_MAX = 1024
+# How long the output of a child killed at its timeout may take to end.
+_GRACE_S = 10.0
+
+
+# ---------------------------------------------------------------------- the server (in the worker)
+
+
+def serve() -> int:
+    channel = socket.socket(fileno=os.dup(0))
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+    for name in PRELOAD:
+        with contextlib.suppress(Exception):  # each child imports it again and says why not
+            importlib.import_module(name)
+    while True:
+        try:
+            message, fds, _flags, _address = socket.recv_fds(channel, _NAME_MAX, 3)
+        except OSError:
+            return 0
+        if not message or len(fds) != 3:
+            for fd in fds:
+                os.close(fd)
+            return 0
+        pid = os.fork()
+        if pid == 0:
+            _child(message.decode(), fds, channel)
+        for fd in fds:
+            os.close(fd)
+        channel.sendall(_PID.pack(pid))
+        _, status = os.waitpid(pid, 0)
+        channel.sendall(_STATUS.pack(pid, os.waitstatus_to_exitcode(status)))
+
+
+def _child(module: str, fds: list[int], channel: socket.socket) -> None:
+    """Run `module` as `__main__` on the descriptors given; never returns."""
+    code = 1
+    try:
+        channel.close()
+        os.setsid()
+        for target, fd in enumerate(fds):
+            os.dup2(fd, target)
+            os.close(fd)
+        import runpy
+
+        try:
+            runpy.run_module(module, run_name="__main__", alter_sys=True)
+            code = 0
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+            if not isinstance(e.code, int | None):
+                print(e.code, file=sys.stderr)
+    except BaseException:
+        import traceback
+
+        traceback.print_exc()
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        os._exit(code)
+
+
+# ---------------------------------------------------------------------- the runner's side
+
+
+class ServerGone(Exception):
+    """The fork server could not be started, or ended: run the case in a process of its own."""
+
+
+class ForkServer:
+    """One fork server and its isolated workspace; used by one thread at a time."""
+
+    def __init__(self, python: str, *, env: Mapping[str, str],
+                 search_path: Sequence[str] = ()) -> None:
+        self._stack = ExitStack()
+        lib, cwd = self._stack.enter_context(isolated_workspace())
+        ours, theirs = socket.socketpair()
+        try:
+            self.process = subprocess.Popen(
+                worker_command(python, "mmalint.confirm.forkserver", [str(lib), *search_path]),
+                stdin=theirs.fileno(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                env=worker_env(env), cwd=cwd, start_new_session=True,
+            )
+        except OSError as e:
+            ours.close()
+            self._stack.close()
+            raise ServerGone(f"cannot start {python}: {e}") from e
+        finally:
+            theirs.close()
+        self._channel = ours
+
+    def run(self, module: str, case: Mapping[str, Any], timeout: float) -> WorkerOutcome:
+        """Run `module` with `case` on its standard input in a fresh child: a
+        `judge.WorkerOutcome`. Raises `ServerGone` when the server is not there to fork it."""
+        stdin_r, stdin_w = os.pipe()
+        stdout_r, stdout_w = os.pipe()
+        stderr_r, stderr_w = os.pipe()
+        theirs, ours = [stdin_r, stdout_w, stderr_w], [stdin_w, stdout_r, stderr_r]
+        try:
+            try:
+                socket.send_fds(self._channel, [module.encode()], theirs)
+            except OSError as e:
+                raise ServerGone(f"the fork server is gone: {e}") from e
+            finally:
+                for fd in theirs:
+                    os.close(fd)
+            pid = _PID.unpack(self._receive(_PID.size))[0]
+            stdout, stderr, timed_out = _communicate(
+                pid, ours, json.dumps(case).encode(), timeout)
+            ours = []  # closed by `_communicate`
+            got_pid, returncode = _STATUS.unpack(self._receive(_STATUS.size))
+            if got_pid != pid:
+                raise ServerGone("the fork server is out of step")
+        finally:
+            for fd in ours:
+                os.close(fd)
+        return WorkerOutcome(
+            records=tuple(parse_records(stdout.decode(errors="replace"))),
+            returncode=returncode,
+            stderr_tail=stderr.decode(errors="replace")[-4000:],
+            timed_out=timed_out,
+            timeout=timeout,
+        )
+
+    def _receive(self, size: int) -> bytes:
+        data = b""
+        while len(data) < size:
+            try:
+                chunk = self._channel.recv(size - len(data))
+            except OSError as e:
+                raise ServerGone(f"the fork server is gone: {e}") from e
+            if not chunk:
+                raise ServerGone(f"the fork server ended (status {self.process.poll()})")
+            data += chunk
+        return data
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self._channel.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+        self._stack.close()
+
+
+def _communicate(pid: int, fds: list[int], data: bytes,
+                 timeout: float) -> tuple[bytes, bytes, bool]:
+    """Write `data` to the child, read its output and error to their ends (or until `timeout`,
+    then kill its session and read what is left); closes the three descriptors."""
+    stdin_w, stdout_r, stderr_r = fds
+    chunks: dict[int, list[bytes]] = {stdout_r: [], stderr_r: []}
+    timed_out = False
+    view = memoryview(data)
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as selector:
+        for fd in fds:
+            os.set_blocking(fd, False)
+        if view:
+            selector.register(stdin_w, selectors.EVENT_WRITE)
+        else:
+            os.close(stdin_w)
+        for fd in (stdout_r, stderr_r):
+            selector.register(fd, selectors.EVENT_READ)
+        while selector.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0 and not timed_out:
+                timed_out = True
+                deadline += _GRACE_S
+                left = _GRACE_S
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(pid, signal.SIGKILL)
+            elif left <= 0:  # killed, and something outside its session holds the pipes
+                break
+            for key, _events in selector.select(left):
+                fd = key.fd
+                if fd == stdin_w:
+                    try:
+                        view = view[os.write(fd, view[:65536]):]
+                    except BrokenPipeError:
+                        view = view[len(view):]
+                    if not view:
+                        selector.unregister(fd)
+                        os.close(fd)
+                    continue
+                chunk = os.read(fd, 65536)
+                if chunk:
+                    chunks[fd].append(chunk)
+                else:
+                    selector.unregister(fd)
+                    os.close(fd)
+        for key in list(selector.get_map().values()):
+            selector.unregister(key.fd)
+            os.close(key.fd)
+    return b"".join(chunks[stdout_r]), b"".join(chunks[stderr_r]), timed_out
+
+
+if __name__ == "__main__":
+    sys.exit(serve())
