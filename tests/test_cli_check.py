@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -123,3 +124,36 @@ def test_check_confirm_prints_progress_and_a_line_per_finding(tmp_path: Path) ->
     assert lines[0].startswith("confirm [1/1] b.py:14:16: MMA105 inconclusive (")
     assert lines[1].startswith("b.py:14:16: MMA105 inconclusive (gpu: inconclusive) gpu: no GPU")
     assert lines[2] == "1 finding: 0 confirmed, 1 inconclusive in every tier"
+
+
+# ---------------------------------------------------------------------- the forked runs
+
+
+FORKED_VERSUS_NEW = {
+    "findings, json": (("check", *TARGET, "--format", "json", "a.py", "b.py", "c.py"), None, {}),
+    "findings, concise": (("check", *TARGET, "--format", "concise", "."), None, {}),
+    "stdin": (("check", *TARGET, "--stdin-filename", "k.py", "-"), k.PALLAS_SWAPPED.encode(), {}),
+    "usage error": (("check", "--target-jax", "abc", "a.py"), None, {}),
+    "environment": (("check", *TARGET, "b.py"), None, {"MMALINT_OUTPUT_FORMAT": "json"}),
+    "another command": (("rules",), None, {}),
+    "a new interpreter's variable": (("check", *TARGET, "a.py"), None, {"PYTHONWARNINGS": "error"}),
+}
+
+
+@pytest.mark.parametrize(("args", "stdin", "extra"), FORKED_VERSUS_NEW.values(), ids=list(FORKED_VERSUS_NEW))
+def test_a_forked_run_is_what_a_new_interpreter_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...], stdin: bytes | None, extra: dict[str, str]
+) -> None:
+    """`run_cli` forks most runs from a server that has imported mmalint (`_mmalint_cli.py`):
+    the exit status, output and error are those of `python -m mmalint` started afresh."""
+    import _mmalint_cli
+
+    _tree(tmp_path)
+    env = {**os.environ, **extra}
+    forked = run_cli(*args, stdin=stdin, cwd=tmp_path, env=env)
+    if "PYTHONWARNINGS" not in extra:
+        assert _mmalint_cli._server is not None, "the run was not forked"
+    monkeypatch.setenv("MMALINT_TESTS_SUBPROCESS", "1")
+    fresh = run_cli(*args, stdin=stdin, cwd=tmp_path, env=env)
+    assert (forked.returncode, forked.stdout, forked.stderr) == (fresh.returncode, fresh.stdout, fresh.stderr)
+    assert forked.args == fresh.args

@@ -12,11 +12,11 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import _kernels as k
 import pytest
+from _mmalint_cli import run_cli
 
 from mmalint.gitignore import GitIgnore, parse_pattern
 
@@ -32,8 +32,7 @@ def _env(home: Path) -> dict[str, str]:
 
 
 def _mmalint(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "mmalint", *args], cwd=cwd, env=_env(cwd),
-                          capture_output=True, text=True, timeout=300)
+    return run_cli(*args, cwd=cwd, env=_env(cwd))
 
 
 def _checked(*args: str, cwd: Path) -> list[str]:

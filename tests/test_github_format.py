@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import _kernels as k
-from _mmalint_cli import REPO
+from _mmalint_cli import REPO, run_cli
 
 from mmalint.report.paths import workspace_relative
 
@@ -20,9 +19,7 @@ def _mmalint(*args: str, cwd: Path, workspace: Path | None = None) -> subprocess
     env = {key: value for key, value in os.environ.items() if key != "GITHUB_WORKSPACE"}
     if workspace is not None:
         env["GITHUB_WORKSPACE"] = str(workspace)
-    return subprocess.run(
-        [sys.executable, "-m", "mmalint", *args], capture_output=True, text=True, cwd=cwd, env=env, timeout=300
-    )
+    return run_cli(*args, cwd=cwd, env=env)
 
 
 def _properties(line: str) -> dict[str, str]:

@@ -18,7 +18,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from _mmalint_cli import REPO
+from _mmalint_cli import REPO, run_cli
 from packaging.specifiers import SpecifierSet
 from test_config import M_WARPS_KERNEL
 
@@ -37,10 +37,9 @@ def _env(**extra: str) -> dict[str, str]:
 def _mmalint(*args: str, cwd: Path, python: list[str] | None = None,
              env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """`mmalint ARGS` in a subprocess; `python`: the command that runs mmalint instead."""
-    return subprocess.run(
-        [*(python or [sys.executable, "-m", "mmalint"]), *args],
-        cwd=cwd, env=env or _env(), capture_output=True, text=True, timeout=300,
-    )
+    if python is None:
+        return run_cli(*args, cwd=cwd, env=env or _env())
+    return subprocess.run([*python, *args], cwd=cwd, env=env or _env(), capture_output=True, text=True, timeout=300)
 
 
 def _project(tmp_path: Path, files: dict[str, str]) -> Path:

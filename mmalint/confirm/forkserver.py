@@ -12,9 +12,10 @@ that case's outcome, and killing it kills nothing else.
 The forking happens before jax has chosen a backend (importing jax does not start one), the
 state that `os.fork` is safe from: jax warns about a fork only once a backend is up.
 
-Protocol, over a Unix socket that is the server's standard input: the runner sends a
-module's name with the child's standard input, output and error as three descriptors
-(`socket.send_fds`); the server answers the child's pid, then, once the child has ended, its
+Protocol, over a Unix socket (one message a packet) that is the server's standard input: the
+runner sends a spec (JSON: the module, and where the runner sets them the arguments, working
+directory and environment) with the child's standard input, output and error as three
+descriptors (`socket.send_fds`); the server answers the child's pid, then, once the child has ended, its
 exit status (as `subprocess.Popen.returncode` gives it). An empty message, or the runner's end
 closed, ends the server.
 """
@@ -46,7 +47,7 @@ PRELOAD = ("numpy", "jax", "jax.numpy", "jax.experimental.mosaic.gpu")
 
 _PID = struct.Struct("<q")
 _STATUS = struct.Struct("<qi")
-_NAME_MAX = 1024
+_MESSAGE_MAX = 1 << 20  # a case's spec: its module, and its environment where it has one
 # How long the output of a child killed at its timeout may take to end.
 _GRACE_S = 10.0
 
@@ -54,18 +55,18 @@ _GRACE_S = 10.0
 # ---------------------------------------------------------------------- the server (in the worker)
 
 
-def serve() -> int:
+def serve(preload: Sequence[str] = PRELOAD) -> int:
     channel = socket.socket(fileno=os.dup(0))
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1):
         os.dup2(devnull, fd)
     os.close(devnull)
-    for name in PRELOAD:
+    for name in preload:
         with contextlib.suppress(Exception):  # each child imports it again and says why not
             importlib.import_module(name)
     while True:
         try:
-            message, fds, _flags, _address = socket.recv_fds(channel, _NAME_MAX, 3)
+            message, fds, _flags, _address = socket.recv_fds(channel, _MESSAGE_MAX, 3)
         except OSError:
             return 0
         if not message or len(fds) != 3:
@@ -74,7 +75,7 @@ def serve() -> int:
             return 0
         pid = os.fork()
         if pid == 0:
-            _child(message.decode(), fds, channel)
+            _child(json.loads(message), fds, channel)
         for fd in fds:
             os.close(fd)
         channel.sendall(_PID.pack(pid))
@@ -82,8 +83,9 @@ def serve() -> int:
         channel.sendall(_STATUS.pack(pid, os.waitstatus_to_exitcode(status)))
 
 
-def _child(module: str, fds: list[int], channel: socket.socket) -> None:
-    """Run `module` as `__main__` on the descriptors given; never returns."""
+def _child(spec: dict[str, Any], fds: list[int], channel: socket.socket) -> None:
+    """Run `spec["module"]` as `__main__` on the descriptors given, with the arguments, working
+    directory and environment the spec gives (else the server's); never returns."""
     code = 1
     try:
         channel.close()
@@ -91,10 +93,22 @@ def _child(module: str, fds: list[int], channel: socket.socket) -> None:
         for target, fd in enumerate(fds):
             os.dup2(fd, target)
             os.close(fd)
+        if spec.get("cwd") is not None:
+            os.chdir(spec["cwd"])
+        if spec.get("env") is not None:
+            os.environ.clear()
+            os.environ.update(spec["env"])
+        if spec.get("argv") is not None:
+            sys.argv = [sys.argv[0], *spec["argv"]]
+        if spec.get("cwd_on_path"):  # as `python -m` puts it first (for `-c`'s "")
+            if sys.path and sys.path[0] == "":
+                sys.path[0] = os.getcwd()
+            else:
+                sys.path.insert(0, os.getcwd())
         import runpy
 
         try:
-            runpy.run_module(module, run_name="__main__", alter_sys=True)
+            runpy.run_module(spec["module"], run_name="__main__", alter_sys=True)
             code = 0
         except SystemExit as e:
             code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
@@ -105,10 +119,24 @@ def _child(module: str, fds: list[int], channel: socket.socket) -> None:
 
         traceback.print_exc()
     finally:
-        for stream in (sys.stdout, sys.stderr):
-            with contextlib.suppress(Exception):
-                stream.flush()
-        os._exit(code)
+        _exit(code)
+
+
+def _exit(code: int) -> None:
+    """End as an interpreter ends: wait for its threads, run its exit functions, flush."""
+    import atexit
+    import threading
+
+    with contextlib.suppress(BaseException):
+        shutdown = getattr(threading, "_shutdown", None)
+        if shutdown is not None:
+            shutdown()
+    with contextlib.suppress(BaseException):
+        atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BaseException):
+            stream.flush()
+    os._exit(code)
 
 
 # ---------------------------------------------------------------------- the runner's side
@@ -119,18 +147,34 @@ class ServerGone(Exception):
 
 
 class ForkServer:
-    """One fork server and its isolated workspace; used by one thread at a time."""
+    """One fork server (and the workspace it runs in); used by one thread at a time."""
 
     def __init__(self, python: str, *, env: Mapping[str, str],
                  search_path: Sequence[str] = ()) -> None:
+        """A server for the jax tier: isolated as `process.run_worker` isolates a worker."""
         self._stack = ExitStack()
         lib, cwd = self._stack.enter_context(isolated_workspace())
-        ours, theirs = socket.socketpair()
+        self._start(worker_command(python, "mmalint.confirm.forkserver", [str(lib), *search_path]),
+                    worker_env(env), cwd, python)
+
+    @classmethod
+    def local(cls, preload: Sequence[str], cwd: str) -> ForkServer:
+        """A server in this interpreter and environment, not isolated, that has imported
+        `preload` (mmalint's own tests run the command line in its children)."""
+        server = cls.__new__(cls)
+        server._stack = ExitStack()
+        code = "import sys; from mmalint.confirm.forkserver import serve; sys.exit(serve(sys.argv[1:]))"
+        server._start([sys.executable, "-c", code, *preload], dict(os.environ), cwd, sys.executable)
+        return server
+
+    def _start(self, command: list[str], env: dict[str, str], cwd: str | os.PathLike[str],
+               python: str) -> None:
+        # One message a packet: a spec (with an environment) is read whole.
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             self.process = subprocess.Popen(
-                worker_command(python, "mmalint.confirm.forkserver", [str(lib), *search_path]),
-                stdin=theirs.fileno(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                env=worker_env(env), cwd=cwd, start_new_session=True,
+                command, stdin=theirs.fileno(), stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, env=env, cwd=cwd, start_new_session=True,
             )
         except OSError as e:
             ours.close()
@@ -143,28 +187,8 @@ class ForkServer:
     def run(self, module: str, case: Mapping[str, Any], timeout: float) -> WorkerOutcome:
         """Run `module` with `case` on its standard input in a fresh child: a
         `judge.WorkerOutcome`. Raises `ServerGone` when the server is not there to fork it."""
-        stdin_r, stdin_w = os.pipe()
-        stdout_r, stdout_w = os.pipe()
-        stderr_r, stderr_w = os.pipe()
-        theirs, ours = [stdin_r, stdout_w, stderr_w], [stdin_w, stdout_r, stderr_r]
-        try:
-            try:
-                socket.send_fds(self._channel, [module.encode()], theirs)
-            except OSError as e:
-                raise ServerGone(f"the fork server is gone: {e}") from e
-            finally:
-                for fd in theirs:
-                    os.close(fd)
-            pid = _PID.unpack(self._receive(_PID.size))[0]
-            stdout, stderr, timed_out = _communicate(
-                pid, ours, json.dumps(case).encode(), timeout)
-            ours = []  # closed by `_communicate`
-            got_pid, returncode = _STATUS.unpack(self._receive(_STATUS.size))
-            if got_pid != pid:
-                raise ServerGone("the fork server is out of step")
-        finally:
-            for fd in ours:
-                os.close(fd)
+        returncode, stdout, stderr, timed_out = self.spawn(
+            {"module": module}, json.dumps(case).encode(), timeout)
         return WorkerOutcome(
             records=tuple(parse_records(stdout.decode(errors="replace"))),
             returncode=returncode,
@@ -173,16 +197,41 @@ class ForkServer:
             timeout=timeout,
         )
 
-    def _receive(self, size: int) -> bytes:
-        data = b""
-        while len(data) < size:
+    def spawn(self, spec: Mapping[str, Any], stdin: bytes | None,
+              timeout: float) -> tuple[int, bytes, bytes, bool]:
+        """Run a child as `spec` says (`_child`), `stdin` written to it (None: it reads this
+        process's standard input): its (exit status, output, error, whether it timed out)."""
+        stdin_r, stdin_w = os.pipe() if stdin is not None else (os.dup(0), -1)
+        stdout_r, stdout_w = os.pipe()
+        stderr_r, stderr_w = os.pipe()
+        theirs, ours = [stdin_r, stdout_w, stderr_w], [stdin_w, stdout_r, stderr_r]
+        try:
             try:
-                chunk = self._channel.recv(size - len(data))
+                socket.send_fds(self._channel, [json.dumps(spec).encode()], theirs)
             except OSError as e:
                 raise ServerGone(f"the fork server is gone: {e}") from e
-            if not chunk:
-                raise ServerGone(f"the fork server ended (status {self.process.poll()})")
-            data += chunk
+            finally:
+                for fd in theirs:
+                    os.close(fd)
+            pid = _PID.unpack(self._receive(_PID.size))[0]
+            stdout, stderr, timed_out = _communicate(pid, ours, stdin or b"", timeout)
+            ours = []  # closed by `_communicate`
+            got_pid, returncode = _STATUS.unpack(self._receive(_STATUS.size))
+            if got_pid != pid:
+                raise ServerGone("the fork server is out of step")
+        finally:
+            for fd in ours:
+                if fd >= 0:
+                    os.close(fd)
+        return returncode, stdout, stderr, timed_out
+
+    def _receive(self, size: int) -> bytes:
+        try:
+            data = self._channel.recv(size)
+        except OSError as e:
+            raise ServerGone(f"the fork server is gone: {e}") from e
+        if len(data) != size:
+            raise ServerGone(f"the fork server ended (status {self.process.poll()})")
         return data
 
     def close(self) -> None:
@@ -208,8 +257,11 @@ def _communicate(pid: int, fds: list[int], data: bytes,
     deadline = time.monotonic() + timeout
     with selectors.DefaultSelector() as selector:
         for fd in fds:
-            os.set_blocking(fd, False)
-        if view:
+            if fd >= 0:
+                os.set_blocking(fd, False)
+        if stdin_w < 0:
+            pass
+        elif view:
             selector.register(stdin_w, selectors.EVENT_WRITE)
         else:
             os.close(stdin_w)
@@ -249,4 +301,4 @@ def _communicate(pid: int, fds: list[int], data: bytes,
 
 
 if __name__ == "__main__":
-    sys.exit(serve())
+    sys.exit(serve(sys.argv[1:] or PRELOAD))
