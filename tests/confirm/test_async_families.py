@@ -12,15 +12,14 @@ GPU is listed (marker `gpu`), and up to compilation on the CPU (dry run) everywh
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _dry_runs import dry_run
 
 from mmalint.confirm import confirm_findings, families
-from mmalint.confirm.process import worker_env
 from mmalint.confirm.protocol import parse_records
 from mmalint.confirm.signature import parse_findings
 
@@ -118,22 +117,6 @@ def test_jax_tier(jax_info: tuple[str | None, str | None]) -> None:
             assert "the fix built without error" in v.evidence, v.evidence
 
 
-def _dry_run(finding: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    f = parse_findings([finding])[0]
-    assert f.call is not None
-    family = families.host(f.call.family)
-    assert family is not None
-    fixed = family.fixed_call(f.call, f.code)
-    case = {"flagged": family.kernel_spec(f.call, f.code).to_json(),
-            "fix": family.kernel_spec(fixed, f.code, conform=True).to_json() if fixed else None,
-            "seed": 1, "dry_run": True}
-    out = subprocess.run([sys.executable, "-m", "mmalint.confirm.gpu_worker"],
-                         input=json.dumps(case), capture_output=True, text=True, timeout=300,
-                         env=worker_env({"JAX_PLATFORMS": "cpu"}))
-    assert out.returncode == 0, out.stderr[-2000:]
-    return {r["part"]: r for r in parse_records(out.stdout)}
-
-
 @pytest.mark.jax
 @pytest.mark.parametrize(("name", "fix"), [
     ("MMA603-wgmma_pallas_u8_hamming", "wgmma.mma_async.sync.aligned.m64n128k32.s32.s8.s8"),
@@ -149,11 +132,11 @@ def _dry_run(finding: dict[str, Any]) -> dict[str, dict[str, Any]]:
     ("MMA611-wgmma_pallas_lane_swizzle_mismatch",
      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"),
 ])
-def test_gpu_worker_dry_run(name: str, fix: str, jax_info: tuple[str | None, str | None]) -> None:
+def test_gpu_workerdry_run(name: str, fix: str, jax_info: tuple[str | None, str | None]) -> None:
     """The gpu tier up to compilation, with the same full-range data and arrays."""
     if jax_info[1] is not None:
         pytest.skip(jax_info[1])
-    records = _dry_run(next(f for f in FINDINGS + NEW_FINDINGS if key(f) == name))
+    records = dry_run(next(f for f in FINDINGS + NEW_FINDINGS if key(f) == name))
     assert records["fix"]["status"] == "lowered", records["fix"]
     assert records["fix"]["has_reference"] is True
     assert any(fix in i for i in records["fix"]["instructions"]), records["fix"]
@@ -569,7 +552,7 @@ def test_gpu_worker_dry_run_with_scales(name: str, fix: str,
     if problem is not None:
         pytest.skip(problem)
     target = "0.10" if _minor(version or "") == "0.10" else "0.12"
-    records = _dry_run(next(f for f in SCALE_FINDINGS if key(f) == name
+    records = dry_run(next(f for f in SCALE_FINDINGS if key(f) == name
                             and f["predicted_error"]["jax_version"] == target))
     assert records["fix"]["status"] == "lowered", records["fix"]
     assert records["fix"]["has_reference"] is True

@@ -3,20 +3,15 @@ CPU up to compilation (a "dry run": data, arrays, kernel build and CUDA lowering
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _dry_runs import dry_run
 
 from mmalint.confirm import confirm_findings
-from mmalint.confirm.families.mma.cases import kernel_spec
-from mmalint.confirm.families.mma.fixes import fixed_call
 from mmalint.confirm.process import worker_env
-from mmalint.confirm.protocol import parse_records
-from mmalint.confirm.signature import parse_findings
+from mmalint.confirm.verdict import Verdict
 
 pytestmark = pytest.mark.jax
 
@@ -47,11 +42,20 @@ def expected(finding: dict[str, Any], version: str, problem: str | None) -> tupl
     return "confirmed", finding["predicted_error"]["message"]
 
 
-def test_fixture_verdicts(fixture_finding: dict[str, Any],
+@pytest.fixture(scope="module")
+def fixture_verdicts(findings: list[dict[str, Any]]) -> list[Verdict]:
+    """The jax tier's verdict on every finding of data/findings.json, in one run (one fork
+    server per thread imports jax, not one process per finding)."""
+    return confirm_findings(findings, {"jax"}, jobs=2, timeout=120)
+
+
+def test_fixture_verdicts(fixture_finding: dict[str, Any], findings: list[dict[str, Any]],
+                          fixture_verdicts: list[Verdict],
                           jax_info: tuple[str | None, str | None]) -> None:
     version, problem = jax_info
     assert version is not None
-    (verdict,) = confirm_findings([fixture_finding], {"jax"}, timeout=120)
+    verdict = fixture_verdicts[findings.index(fixture_finding)]
+    assert verdict.index == findings.index(fixture_finding)
     want, evidence = expected(fixture_finding, version, problem)
     assert (verdict.verdict, verdict.tier) == (want, "jax"), verdict.evidence
     assert evidence in verdict.evidence
@@ -72,22 +76,6 @@ def test_false_findings(false_findings: list[dict[str, Any]],
         assert "Got float32" in verdicts[2].evidence and "Got f32" in verdicts[2].evidence
 
 
-def _dry_run(finding: dict[str, Any]) -> list[dict[str, Any]]:
-    f = parse_findings([finding])[0]
-    assert f.call is not None
-    fixed = fixed_call(f.call, f.code)
-    case = {"flagged": kernel_spec(f.call, f.code).to_json(),
-            "fix": kernel_spec(fixed, f.code, conform=True).to_json() if fixed else None,
-            "seed": 1, "dry_run": True}
-    out = subprocess.run(
-        [sys.executable, "-m", "mmalint.confirm.gpu_worker"], input=json.dumps(case),
-        capture_output=True, text=True, timeout=120,
-        env=worker_env({"JAX_PLATFORMS": "cpu"}),
-    )
-    assert out.returncode == 0, out.stderr[-2000:]
-    return parse_records(out.stdout)
-
-
 @pytest.mark.parametrize(("name", "flagged", "fix"), [
     ("MMA101-mgpu.mma-raw_int8_f32_acc", "raised", "s32.s8.s8.s32"),
     ("MMA203-mgpu.mma-raw_int8_as_unsigned", "s32.u8.u8.s32", "s32.s8.s8.s32"),
@@ -106,7 +94,7 @@ def test_gpu_worker_dry_run(findings: list[dict[str, Any]], name: str, flagged: 
     assert version is not None
     if finding["call"]["api"] == "plgpu.mma" and minor(version) < (0, 11):
         pytest.skip(f"jax {version} has no plgpu.mma")
-    records = {r["part"]: r for r in _dry_run(finding)}
+    records = dry_run(finding)
     assert records["env"]["backend"] == "jax"
     assert records["fix"]["status"] == "lowered", records["fix"]
     assert records["fix"]["has_reference"] is True

@@ -13,16 +13,13 @@ there is inconclusive and says so. The gpu tier runs the wgmma fixes up to compi
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from _dry_runs import dry_run
 
 from mmalint.confirm import confirm_findings, families
-from mmalint.confirm.process import worker_env
-from mmalint.confirm.protocol import parse_records
 from mmalint.confirm.signature import parse_findings
 
 DATA = Path(__file__).parent / "data" / "kmult_findings.json"
@@ -119,23 +116,6 @@ def test_fixes_from_the_call_data() -> None:
     assert tcgen05.kernel_spec(fixed, "MMA718").to_json()["a_scale_shape"] == [128, 8]
 
 
-def _dry_run(finding: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    f = parse_findings([finding])[0]
-    assert f.call is not None
-    family = families.host(f.call.family)
-    assert family is not None
-    fixed = family.fixed_call(f.call, f.code)
-    assert fixed is not None
-    case = {"flagged": family.kernel_spec(f.call, f.code).to_json(),
-            "fix": family.kernel_spec(fixed, f.code, conform=True).to_json(),
-            "seed": 1, "dry_run": True}
-    out = subprocess.run([sys.executable, "-m", "mmalint.confirm.gpu_worker"],
-                         input=json.dumps(case), capture_output=True, text=True, timeout=300,
-                         env=worker_env({"JAX_PLATFORMS": "cpu"}))
-    assert out.returncode == 0, out.stderr[-2000:]
-    return {r["part"]: r for r in parse_records(out.stdout)}
-
-
 @pytest.mark.jax
 @pytest.mark.parametrize(("name", "fix"), [
     ("MMA612-wgmma_pallas_lora_rank32-0.10", "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"),
@@ -148,7 +128,7 @@ def test_gpu_worker_dry_run_of_the_wgmma_fix(name: str, fix: str,
     N-major, A in registers) lowers with full-range data and a NumPy reference."""
     if jax_info[1] is not None:
         pytest.skip(jax_info[1])
-    records = _dry_run(next(f for f in FINDINGS if key(f) == name))
+    records = dry_run(needs_fix=True, finding=next(f for f in FINDINGS if key(f) == name))
     assert records["flagged"]["status"] != "lowered", records["flagged"]
     assert records["fix"]["status"] == "lowered", records["fix"]
     assert records["fix"]["has_reference"] is True
