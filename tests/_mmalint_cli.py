@@ -54,8 +54,10 @@ def run_cli(
                     {"module": "mmalint", "argv": list(args), "cwd": directory,
                      "env": environment, "cwd_on_path": True},
                     stdin, 300)
-            except ServerGone:
+            except ServerGone as e:
                 _stop()
+                if e.started:  # it may have written files: running it again would not be this run
+                    raise RuntimeError(f"the forked mmalint run was lost: {e}") from e
             else:
                 stdout, stderr = _text(out, encoding), _text(err, encoding)
                 if timed_out:

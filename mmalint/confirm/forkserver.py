@@ -26,6 +26,7 @@ import contextlib
 import importlib
 import json
 import os
+import select
 import selectors
 import signal
 import socket
@@ -50,6 +51,8 @@ _STATUS = struct.Struct("<qi")
 _MESSAGE_MAX = 1 << 20  # a case's spec: its module, and its environment where it has one
 # How long the output of a child killed at its timeout may take to end.
 _GRACE_S = 10.0
+# How long a server may take to fork a child (the first waits for the imports of `PRELOAD`).
+_START_S = 600.0
 
 
 # ---------------------------------------------------------------------- the server (in the worker)
@@ -73,14 +76,47 @@ def serve(preload: Sequence[str] = PRELOAD) -> int:
             for fd in fds:
                 os.close(fd)
             return 0
+        for stream in (sys.stdout, sys.stderr):  # nothing of the server's in a child's output
+            with contextlib.suppress(Exception):
+                stream.flush()
         pid = os.fork()
         if pid == 0:
             _child(json.loads(message), fds, channel)
         for fd in fds:
             os.close(fd)
         channel.sendall(_PID.pack(pid))
-        _, status = os.waitpid(pid, 0)
+        status = _wait(pid, channel)
+        if status is None:  # the runner is gone: so is its case, and this server
+            return 0
         channel.sendall(_STATUS.pack(pid, os.waitstatus_to_exitcode(status)))
+
+
+def _wait(pid: int, channel: socket.socket) -> int | None:
+    """The child's wait status; None, the child killed, when the runner's end closes first."""
+    try:
+        watch = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # not Linux 5.3+: the runner's end goes unwatched
+        return os.waitpid(pid, 0)[1]
+    try:
+        ready, _, _ = select.select([watch, channel.fileno()], [], [])
+        if watch not in ready and not channel.recv(1, socket.MSG_PEEK):
+            _kill(pid)
+            os.waitpid(pid, 0)
+            return None
+        return os.waitpid(pid, 0)[1]  # (a message out of turn waits for the case to end)
+    finally:
+        os.close(watch)
+
+
+def _kill(pid: int) -> None:
+    """Kill a child and its session (or the child alone, before it has made one)."""
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    except PermissionError:
+        pass
 
 
 def _child(spec: dict[str, Any], fds: list[int], channel: socket.socket) -> None:
@@ -143,7 +179,13 @@ def _exit(code: int) -> None:
 
 
 class ServerGone(Exception):
-    """The fork server could not be started, or ended: run the case in a process of its own."""
+    """The fork server could not be started, or ended, or fell out of step: run the case in a
+    process of its own. `started`: whether the case's child had begun (it may have done part
+    of its work)."""
+
+    def __init__(self, message: str, *, started: bool = False) -> None:
+        super().__init__(message)
+        self.started = started
 
 
 class ForkServer:
@@ -183,6 +225,7 @@ class ForkServer:
         finally:
             theirs.close()
         self._channel = ours
+        self._broken = False
 
     def run(self, module: str, case: Mapping[str, Any], timeout: float) -> WorkerOutcome:
         """Run `module` with `case` on its standard input in a fresh child: a
@@ -200,34 +243,68 @@ class ForkServer:
     def spawn(self, spec: Mapping[str, Any], stdin: bytes | None,
               timeout: float) -> tuple[int, bytes, bytes, bool]:
         """Run a child as `spec` says (`_child`), `stdin` written to it (None: it reads this
-        process's standard input): its (exit status, output, error, whether it timed out)."""
+        process's standard input): its (exit status, output, error, whether it timed out).
+        Whatever goes wrong after the child is asked for leaves this server unused after."""
+        if self._broken:
+            raise ServerGone("the fork server is out of step")
         stdin_r, stdin_w = os.pipe() if stdin is not None else (os.dup(0), -1)
         stdout_r, stdout_w = os.pipe()
         stderr_r, stderr_w = os.pipe()
         theirs, ours = [stdin_r, stdout_w, stderr_w], [stdin_w, stdout_r, stderr_r]
         try:
-            try:
-                socket.send_fds(self._channel, [json.dumps(spec).encode()], theirs)
-            except OSError as e:
-                raise ServerGone(f"the fork server is gone: {e}") from e
-            finally:
-                for fd in theirs:
-                    os.close(fd)
-            pid = _PID.unpack(self._receive(_PID.size))[0]
-            stdout, stderr, timed_out = _communicate(pid, ours, stdin or b"", timeout)
-            ours = []  # closed by `_communicate`
-            got_pid, returncode = _STATUS.unpack(self._receive(_STATUS.size))
-            if got_pid != pid:
-                raise ServerGone("the fork server is out of step")
-        finally:
+            socket.send_fds(self._channel, [json.dumps(spec).encode()], theirs)
+        except OSError as e:
+            self._broken = True
             for fd in ours:
                 if fd >= 0:
                     os.close(fd)
+            raise ServerGone(f"the fork server is gone: {e}") from e
+        finally:
+            for fd in theirs:
+                os.close(fd)
+        pid: int | None = None
+        try:
+            try:
+                pid = _PID.unpack(self._receive(_PID.size, _START_S))[0]
+            except TimeoutError as e:
+                raise ServerGone(f"the fork server did not fork within {_START_S:.0f} s") from e
+            deadline = time.monotonic() + timeout
+            streams, ours = ours, []  # `_communicate` closes them, whatever happens
+            stdout, stderr, timed_out = _communicate(pid, streams, stdin or b"", timeout)
+            returncode = self._status(pid, deadline)
+        except BaseException as e:
+            self._broken = True
+            for fd in ours:
+                if fd >= 0:
+                    os.close(fd)
+            if pid is not None:
+                _kill(pid)
+            if isinstance(e, ServerGone):
+                e.started = pid is not None
+            raise
         return returncode, stdout, stderr, timed_out
 
-    def _receive(self, size: int) -> bytes:
+    def _status(self, pid: int, deadline: float) -> int:
+        """The child's exit status, once its output has ended: killed if it does not end by
+        `deadline` (and a grace), as a child whose output ends before it does may not."""
+        wait = max(deadline - time.monotonic(), 0.0) + _GRACE_S
+        try:
+            data = self._receive(_STATUS.size, wait)
+        except TimeoutError:
+            _kill(pid)
+            data = self._receive(_STATUS.size, _GRACE_S)
+        got_pid, returncode = _STATUS.unpack(data)
+        if got_pid != pid:
+            raise ServerGone("the fork server is out of step")
+        return int(returncode)
+
+    def _receive(self, size: int, timeout: float) -> bytes:
+        """One message of `size` bytes; TimeoutError after `timeout` seconds."""
+        self._channel.settimeout(timeout)
         try:
             data = self._channel.recv(size)
+        except TimeoutError:
+            raise
         except OSError as e:
             raise ServerGone(f"the fork server is gone: {e}") from e
         if len(data) != size:
@@ -249,54 +326,58 @@ class ForkServer:
 def _communicate(pid: int, fds: list[int], data: bytes,
                  timeout: float) -> tuple[bytes, bytes, bool]:
     """Write `data` to the child, read its output and error to their ends (or until `timeout`,
-    then kill its session and read what is left); closes the three descriptors."""
+    then kill its session and read what is left); closes the three descriptors (-1: none)."""
     stdin_w, stdout_r, stderr_r = fds
+    opened = {fd for fd in fds if fd >= 0}
+
+    def close(fd: int) -> None:
+        opened.discard(fd)
+        os.close(fd)
+
     chunks: dict[int, list[bytes]] = {stdout_r: [], stderr_r: []}
     timed_out = False
     view = memoryview(data)
     deadline = time.monotonic() + timeout
-    with selectors.DefaultSelector() as selector:
-        for fd in fds:
-            if fd >= 0:
+    try:
+        with selectors.DefaultSelector() as selector:
+            for fd in opened:
                 os.set_blocking(fd, False)
-        if stdin_w < 0:
-            pass
-        elif view:
-            selector.register(stdin_w, selectors.EVENT_WRITE)
-        else:
-            os.close(stdin_w)
-        for fd in (stdout_r, stderr_r):
-            selector.register(fd, selectors.EVENT_READ)
-        while selector.get_map():
-            left = deadline - time.monotonic()
-            if left <= 0 and not timed_out:
-                timed_out = True
-                deadline += _GRACE_S
-                left = _GRACE_S
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(pid, signal.SIGKILL)
-            elif left <= 0:  # killed, and something outside its session holds the pipes
-                break
-            for key, _events in selector.select(left):
-                fd = key.fd
-                if fd == stdin_w:
-                    try:
-                        view = view[os.write(fd, view[:65536]):]
-                    except BrokenPipeError:
-                        view = view[len(view):]
-                    if not view:
-                        selector.unregister(fd)
-                        os.close(fd)
-                    continue
-                chunk = os.read(fd, 65536)
-                if chunk:
-                    chunks[fd].append(chunk)
+            if stdin_w >= 0:
+                if view:
+                    selector.register(stdin_w, selectors.EVENT_WRITE)
                 else:
-                    selector.unregister(fd)
-                    os.close(fd)
-        for key in list(selector.get_map().values()):
-            selector.unregister(key.fd)
-            os.close(key.fd)
+                    close(stdin_w)
+            for fd in (stdout_r, stderr_r):
+                selector.register(fd, selectors.EVENT_READ)
+            while selector.get_map():
+                left = deadline - time.monotonic()
+                if left <= 0 and not timed_out:
+                    timed_out = True
+                    deadline += _GRACE_S
+                    left = _GRACE_S
+                    _kill(pid)
+                elif left <= 0:  # killed, and something outside its session holds the pipes
+                    break
+                for key, _events in selector.select(left):
+                    fd = key.fd
+                    if fd == stdin_w:
+                        try:
+                            view = view[os.write(fd, view[:65536]):]
+                        except BrokenPipeError:
+                            view = view[len(view):]
+                        if not view:
+                            selector.unregister(fd)
+                            close(fd)
+                        continue
+                    chunk = os.read(fd, 65536)
+                    if chunk:
+                        chunks[fd].append(chunk)
+                    else:
+                        selector.unregister(fd)
+                        close(fd)
+    finally:
+        for fd in list(opened):
+            close(fd)
     return b"".join(chunks[stdout_r]), b"".join(chunks[stderr_r]), timed_out
 
 

@@ -244,7 +244,9 @@ class _Cancels:
         try:
             self.current += 1
             self.read()
-            self.given_up = {number for number in self.given_up if number >= self.current}
+            # In place, over a copy: a handler that ran just before the mask took hold may
+            # still add to the set while this reads it.
+            self.given_up.difference_update([n for n in tuple(self.given_up) if n < self.current])
             budget.superseded = self.current in self.given_up
         finally:
             signal.pthread_sigmask(signal.SIG_UNBLOCK, {CANCEL_SIGNAL})
@@ -291,7 +293,11 @@ def main(cancel_fd: int) -> int:
     os.dup2(devnull, 0)
     os.dup2(2, 1)
     os.close(devnull)
+    # Only this thread takes `CANCEL_SIGNAL` (a thread inherits the mask it starts with), so
+    # that blocking it here, while a job begins, holds it back.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {CANCEL_SIGNAL})
     threading.Thread(target=_orphan_watch, daemon=True).start()
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {CANCEL_SIGNAL})
     tune_gc()
     load_catalog()
     _installation()
@@ -299,8 +305,8 @@ def main(cancel_fd: int) -> int:
         data = _read_exactly(channel_in, _SIZE.unpack(header)[0])
         if data is None:
             break
-        cancels.job_begins()
         try:
+            cancels.job_begins()
             out = pickle.dumps(run_job(pickle.loads(data)), protocol=pickle.HIGHEST_PROTOCOL)
         except Superseded:
             out = pickle.dumps(Cancelled())

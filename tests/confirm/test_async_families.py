@@ -132,7 +132,7 @@ def test_jax_tier(jax_info: tuple[str | None, str | None]) -> None:
     ("MMA611-wgmma_pallas_lane_swizzle_mismatch",
      "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16"),
 ])
-def test_gpu_workerdry_run(name: str, fix: str, jax_info: tuple[str | None, str | None]) -> None:
+def test_gpu_worker_dry_run(name: str, fix: str, jax_info: tuple[str | None, str | None]) -> None:
     """The gpu tier up to compilation, with the same full-range data and arrays."""
     if jax_info[1] is not None:
         pytest.skip(jax_info[1])

@@ -145,3 +145,47 @@ def test_the_runner_runs_a_process_per_case_where_no_server_serves(python: str) 
         assert outcome.returncode == 0
     else:
         assert "cannot start" in outcome.stderr_tail
+
+
+def test_a_case_that_ends_its_output_but_not_itself_is_killed(server: ForkServer, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its output ends, so only the wait for its status can see it run on: that wait has the
+    case's time limit, and a grace, too."""
+    from mmalint.confirm import forkserver
+
+    monkeypatch.setattr(forkserver, "_GRACE_S", 0.5)
+    _worker(tmp_path, "quiet_worker", "import os, time\nos.close(1)\nos.close(2)\ntime.sleep(60)\n")
+    start = time.perf_counter()
+    returncode, _, _, _ = server.spawn({"module": "quiet_worker"}, b"", 1.0)
+    assert returncode == -9 and time.perf_counter() - start < 10
+
+
+def test_a_runner_that_goes_takes_its_case_with_it(server: ForkServer, tmp_path: Path) -> None:
+    """The runner's end closes in the middle of a case: the server kills the case's session
+    and ends; this server is not used again."""
+    import threading
+
+    _worker(tmp_path, "hang_worker", (
+        "import json, subprocess, sys, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        "print('MMALINT-RECORD ' + json.dumps({'part': 'env', 'child': child.pid}), flush=True)\n"
+        "time.sleep(60)\n"))
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            server.spawn({"module": "hang_worker"}, b"", 60)
+        except BaseException as e:
+            raised.append(e)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    time.sleep(2)  # the case has started its own child
+    server._channel.shutdown(2)
+    thread.join(30)
+    assert not thread.is_alive(), "the case outlived its runner"
+    assert len(raised) == 1 and isinstance(raised[0], ServerGone) and raised[0].started
+    assert server.process.wait(10) == 0
+    with pytest.raises(ServerGone) as gone:
+        server.spawn({"module": "probe_worker"}, b"", 60)
+    assert not gone.value.started
