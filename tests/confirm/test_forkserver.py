@@ -30,11 +30,32 @@ def _worker(tmp_path: Path, name: str, body: str) -> None:
     (tmp_path / f"{name}.py").write_text(body)
 
 
+@pytest.fixture(scope="module")
+def workers(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fake workers' directory, a trusted import directory of the servers."""
+    directory = tmp_path_factory.mktemp("workers")
+    _worker(directory, "probe_worker", PROBE)
+    return directory
+
+
+def _server(workers: Path) -> ForkServer:
+    return ForkServer(sys.executable, env={"JAX_PLATFORMS": "cpu"}, search_path=[str(workers)])
+
+
+@pytest.fixture(scope="module")
+def server(workers: Path) -> Iterator[ForkServer]:
+    """One server for the tests that leave it as they found it (every case is a new child)."""
+    server = _server(workers)
+    try:
+        yield server
+    finally:
+        server.close()
+
+
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[ForkServer]:
-    _worker(tmp_path, "probe_worker", PROBE)
-    server = ForkServer(sys.executable, env={"JAX_PLATFORMS": "cpu"},
-                        search_path=[str(tmp_path)])
+def own_server(workers: Path) -> Iterator[ForkServer]:
+    """A server for a test that ends it."""
+    server = _server(workers)
     try:
         yield server
     finally:
@@ -83,13 +104,13 @@ def test_jax_is_imported_once_and_pallas_is_not(server: ForkServer) -> None:
 
 
 def test_a_crash_is_the_cases_outcome_and_the_server_lives_on(server: ForkServer,
-                                                               tmp_path: Path) -> None:
-    _worker(tmp_path, "crash_worker", (
+                                                               workers: Path) -> None:
+    _worker(workers, "crash_worker", (
         "import os, sys\n"
         "print('MMALINT-RECORD {\"part\": \"env\", \"jax_version\": \"0.11.2\"}', flush=True)\n"
         "sys.stderr.write('CUDA_ERROR_ILLEGAL_INSTRUCTION\\n'); sys.stderr.flush()\n"
         "os.abort()\n"))
-    _worker(tmp_path, "exit_worker", "import sys\nsys.exit(3)\n")
+    _worker(workers, "exit_worker", "import sys\nsys.exit(3)\n")
     crashed = server.run("crash_worker", {}, 60)
     assert crashed.part("env") == {"part": "env", "jax_version": "0.11.2"}
     assert crashed.returncode == -6
@@ -99,8 +120,8 @@ def test_a_crash_is_the_cases_outcome_and_the_server_lives_on(server: ForkServer
 
 
 def test_a_hang_is_killed_at_its_timeout_with_what_it_started(server: ForkServer,
-                                                              tmp_path: Path) -> None:
-    _worker(tmp_path, "hang_worker", (
+                                                              workers: Path) -> None:
+    _worker(workers, "hang_worker", (
         "import json, subprocess, sys, time\n"
         "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
         "print('MMALINT-RECORD ' + json.dumps({'part': 'env', 'child': child.pid}), flush=True)\n"
@@ -121,11 +142,11 @@ def test_a_hang_is_killed_at_its_timeout_with_what_it_started(server: ForkServer
     assert server.run("probe_worker", {}, 60).part("env") is not None
 
 
-def test_a_server_that_is_gone_says_so(server: ForkServer) -> None:
-    server.process.kill()
-    server.process.wait()
+def test_a_server_that_is_gone_says_so(own_server: ForkServer) -> None:
+    own_server.process.kill()
+    own_server.process.wait()
     with pytest.raises(ServerGone):
-        server.run("probe_worker", {}, 60)
+        own_server.run("probe_worker", {}, 60)
 
 
 @pytest.mark.parametrize("python", ["/nonexistent/python", "/bin/true"])
@@ -147,25 +168,25 @@ def test_the_runner_runs_a_process_per_case_where_no_server_serves(python: str) 
         assert "cannot start" in outcome.stderr_tail
 
 
-def test_a_case_that_ends_its_output_but_not_itself_is_killed(server: ForkServer, tmp_path: Path,
+def test_a_case_that_ends_its_output_but_not_itself_is_killed(server: ForkServer, workers: Path,
                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """Its output ends, so only the wait for its status can see it run on: that wait has the
     case's time limit, and a grace, too."""
     from mmalint.confirm import forkserver
 
     monkeypatch.setattr(forkserver, "_GRACE_S", 0.5)
-    _worker(tmp_path, "quiet_worker", "import os, time\nos.close(1)\nos.close(2)\ntime.sleep(60)\n")
+    _worker(workers, "quiet_worker", "import os, time\nos.close(1)\nos.close(2)\ntime.sleep(60)\n")
     start = time.perf_counter()
     returncode, _, _, _ = server.spawn({"module": "quiet_worker"}, b"", 1.0)
     assert returncode == -9 and time.perf_counter() - start < 10
 
 
-def test_a_runner_that_goes_takes_its_case_with_it(server: ForkServer, tmp_path: Path) -> None:
+def test_a_runner_that_goes_takes_its_case_with_it(own_server: ForkServer, workers: Path) -> None:
     """The runner's end closes in the middle of a case: the server kills the case's session
     and ends; this server is not used again."""
     import threading
 
-    _worker(tmp_path, "hang_worker", (
+    _worker(workers, "hang_worker", (
         "import json, subprocess, sys, time\n"
         "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
         "print('MMALINT-RECORD ' + json.dumps({'part': 'env', 'child': child.pid}), flush=True)\n"
@@ -174,18 +195,18 @@ def test_a_runner_that_goes_takes_its_case_with_it(server: ForkServer, tmp_path:
 
     def run() -> None:
         try:
-            server.spawn({"module": "hang_worker"}, b"", 60)
+            own_server.spawn({"module": "hang_worker"}, b"", 60)
         except BaseException as e:
             raised.append(e)
 
     thread = threading.Thread(target=run)
     thread.start()
     time.sleep(2)  # the case has started its own child
-    server._channel.shutdown(2)
+    own_server._channel.shutdown(2)
     thread.join(30)
     assert not thread.is_alive(), "the case outlived its runner"
     assert len(raised) == 1 and isinstance(raised[0], ServerGone) and raised[0].started
-    assert server.process.wait(10) == 0
+    assert own_server.process.wait(10) == 0
     with pytest.raises(ServerGone) as gone:
-        server.spawn({"module": "probe_worker"}, b"", 60)
+        own_server.spawn({"module": "probe_worker"}, b"", 60)
     assert not gone.value.started
