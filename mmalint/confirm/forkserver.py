@@ -39,8 +39,7 @@ from contextlib import ExitStack
 from typing import Any
 
 from mmalint.confirm.judge import WorkerOutcome
-from mmalint.confirm.process import isolated_workspace, worker_command, worker_env
-from mmalint.confirm.protocol import parse_records
+from mmalint.confirm.process import collected, isolated_workspace, worker_command, worker_env
 
 # What every case of the jax tier imports first (`families/*/kernels.import_apis`). Not
 # Pallas: a case that does not use it must not find it imported.
@@ -232,13 +231,8 @@ class ForkServer:
         `judge.WorkerOutcome`. Raises `ServerGone` when the server is not there to fork it."""
         returncode, stdout, stderr, timed_out = self.spawn(
             {"module": module}, json.dumps(case).encode(), timeout)
-        return WorkerOutcome(
-            records=tuple(parse_records(stdout.decode(errors="replace"))),
-            returncode=returncode,
-            stderr_tail=stderr.decode(errors="replace")[-4000:],
-            timed_out=timed_out,
-            timeout=timeout,
-        )
+        return collected(stdout.decode(errors="replace"), stderr.decode(errors="replace"),
+                         returncode, timed_out, timeout)
 
     def spawn(self, spec: Mapping[str, Any], stdin: bytes | None,
               timeout: float) -> tuple[int, bytes, bytes, bool]:
@@ -317,8 +311,7 @@ class ForkServer:
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.process.pid, signal.SIGKILL)
+            _kill(self.process.pid)
             self.process.wait()
         self._stack.close()
 

@@ -101,10 +101,16 @@ def run_worker(python: str, module: str, case: Mapping[str, Any], *, timeout: fl
             timed_out = True
             _kill_group(proc)
             stdout, stderr = proc.communicate()
+    return collected(stdout or "", stderr or "", proc.returncode, timed_out, timeout)
+
+
+def collected(stdout: str, stderr: str, returncode: int | None, timed_out: bool,
+              timeout: float) -> WorkerOutcome:
+    """What a worker left, from its output and error (a process of its own, or forked)."""
     return WorkerOutcome(
-        records=tuple(parse_records(stdout or "")),
-        returncode=proc.returncode,
-        stderr_tail=(stderr or "")[-4000:],
+        records=tuple(parse_records(stdout)),
+        returncode=returncode,
+        stderr_tail=stderr[-4000:],
         timed_out=timed_out,
         timeout=timeout,
     )

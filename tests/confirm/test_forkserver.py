@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import sys
@@ -38,28 +39,27 @@ def workers(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return directory
 
 
-def _server(workers: Path) -> ForkServer:
-    return ForkServer(sys.executable, env={"JAX_PLATFORMS": "cpu"}, search_path=[str(workers)])
+@contextlib.contextmanager
+def _serving(workers: Path) -> Iterator[ForkServer]:
+    server = ForkServer(sys.executable, env={"JAX_PLATFORMS": "cpu"}, search_path=[str(workers)])
+    try:
+        yield server
+    finally:
+        server.close()
 
 
 @pytest.fixture(scope="module")
 def server(workers: Path) -> Iterator[ForkServer]:
     """One server for the tests that leave it as they found it (every case is a new child)."""
-    server = _server(workers)
-    try:
+    with _serving(workers) as server:
         yield server
-    finally:
-        server.close()
 
 
 @pytest.fixture
 def own_server(workers: Path) -> Iterator[ForkServer]:
     """A server for a test that ends it."""
-    server = _server(workers)
-    try:
+    with _serving(workers) as server:
         yield server
-    finally:
-        server.close()
 
 
 def test_each_case_is_a_child_that_starts_from_the_same_state(server: ForkServer) -> None:
