@@ -35,7 +35,7 @@ from dataclasses import dataclass, fields, is_dataclass, replace
 from typing import Any
 
 from mmalint.analysis import reads as reads_module
-from mmalint.analysis.program import scan_imports
+from mmalint.analysis.imports import scan_imports
 from mmalint.analysis.reads import ScanFacts
 from mmalint.analysis.relevance import _QUALIFIED, _names_in, _triggers
 from mmalint.analysis.source import SourceFile, _bound_names, indent_of

@@ -447,7 +447,7 @@ def _answers(kind: str, arg: str, text: str | None) -> bool:
     if text is None:
         return False
     if kind == SCAN_IMPORTS:
-        from mmalint.analysis.program import import_words, scan_imports
+        from mmalint.analysis.imports import import_words, scan_imports
 
         return arg in import_words(scan_imports(text))
     from mmalint.analysis.prefilter import TRIGGER_TEXT

@@ -10,6 +10,7 @@ import libcst as cst
 
 from mmalint.analysis import names, reads
 from mmalint.analysis.host import Args, Diverges
+from mmalint.analysis.imports import scan_imports
 from mmalint.analysis.interpreter.core import (
     Flow,
     Frame,
@@ -17,7 +18,6 @@ from mmalint.analysis.interpreter.core import (
     ModuleState,
     is_import_block,
 )
-from mmalint.analysis.program import scan_imports
 from mmalint.analysis.relevance import modelled
 from mmalint.analysis.scopes import dotted_name as _dotted
 from mmalint.analysis.source import Block

@@ -1,0 +1,112 @@
+"""A file's import statements, from a scan of its lines (no parse): what the checked tree's
+import graph is drawn from (`program.Program.edges`), and what the callers of a module are
+looked for by (`import_words`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+_IDENTIFIER = re.compile(r"[^\W\d]\w*\Z")
+
+
+@dataclass(frozen=True)
+class ImportStmt:
+    """One import statement of a file, from a scan of its text (no parse)."""
+
+    level: int  # leading dots of `from ..x import y`; 0 for absolute imports and `import x`
+    module: str  # `x.y` of `from x.y import ...` / `import x.y` ("" for `from . import y`)
+    names: tuple[tuple[str, str | None], ...]  # (name, as-name) of `from ... import`; () for `import`
+    asname: str | None = None  # `import x.y as z`
+
+
+
+_IMPORTS_CACHE: dict[str, tuple[ImportStmt, ...]] = {}  # by text
+_IMPORTS_CACHE_LIMIT = 50_000
+_IMPORT_START = re.compile(r"^[ \t]*(from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]+import\b|import[ \t]+)", re.MULTILINE)
+
+
+def scan_imports(text: str) -> tuple[ImportStmt, ...]:
+    """The import statements of a text, from its lines (an over-approximation: an import in a
+    docstring counts too); a statement this scan cannot read is skipped."""
+    found: list[ImportStmt] = []
+    for match in _IMPORT_START.finditer(text):
+        rest = _logical_rest(text, match.end())
+        if match.group(1).startswith("from"):
+            module = match.group(3)
+            level = len(match.group(2))
+            if module == "__future__":
+                continue
+            body = rest.strip()
+            if body.startswith("("):
+                body = body[1 : body.find(")") if ")" in body else len(body)]
+            pairs: list[tuple[str, str | None]] = []
+            for part in body.replace("\\\n", " ").split(","):
+                words = part.split()
+                if len(words) == 1 and (words[0] == "*" or _IDENTIFIER.match(words[0])):
+                    pairs.append((words[0], None))
+                elif len(words) == 3 and words[1] == "as" and _IDENTIFIER.match(words[0]) and _IDENTIFIER.match(words[2]):
+                    pairs.append((words[0], words[2]))
+            if pairs and (module or level):
+                found.append(ImportStmt(level, module, tuple(pairs)))
+        else:
+            for part in rest.replace("\\\n", " ").split(","):
+                words = part.split()
+                if len(words) == 1 and _dotted(words[0]):
+                    found.append(ImportStmt(0, words[0], ()))
+                elif len(words) == 3 and words[1] == "as" and _dotted(words[0]) and _IDENTIFIER.match(words[2]):
+                    found.append(ImportStmt(0, words[0], (), words[2]))
+    return tuple(found)
+
+
+def scanned(text: str) -> tuple[ImportStmt, ...]:
+    """`scan_imports`, once per text in a process (a program per checked file reads the same)."""
+    found = _IMPORTS_CACHE.get(text)
+    if found is None:
+        if len(_IMPORTS_CACHE) >= _IMPORTS_CACHE_LIMIT:
+            _IMPORTS_CACHE.clear()
+        found = _IMPORTS_CACHE[text] = scan_imports(text)
+    return found
+
+
+def import_words(stmts: Iterable[ImportStmt]) -> set[str]:
+    """The words import statements name (a module's or a package's parts, imported names):
+    a file may import a module only when its statements name the module's last name."""
+    words: set[str] = set()
+    for stmt in stmts:
+        words.update(stmt.module.split("."))
+        words.update(name for name, _ in stmt.names)
+    return words
+
+
+def _dotted(text: str) -> bool:
+    return all(_IDENTIFIER.match(p) for p in text.split("."))
+
+
+def _logical_rest(text: str, start: int) -> str:
+    """The rest of the logical line from `start`: through brackets and backslash newlines, up
+    to a `;` or `#`, at most a few thousand characters."""
+    depth = 0
+    i = start
+    end = min(len(text), start + 8192)
+    while i < end:
+        char = text[i]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth = max(depth - 1, 0)
+        elif char == "\\" and i + 1 < end and text[i + 1] == "\n":
+            i += 2
+            continue
+        elif char in "\n;#" and depth == 0:
+            break
+        elif char == "#":
+            newline = text.find("\n", i, end)
+            i = end if newline < 0 else newline + 1
+            continue
+        i += 1
+    return text[start:i]
+
+
+__all__ = ["ImportStmt", "import_words", "scan_imports", "scanned"]
