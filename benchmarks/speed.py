@@ -11,7 +11,8 @@ in this process's children, `ruff check --isolated --no-cache --select E,F DIR..
 (`--no-cache`), ruff again, and mmalint warm (its cache in a temporary `--cache-dir`, filled by
 one run before the rounds, whose time is reported as `mmalint_first_with_cache_s`); then the
 import time of a warm run (`-X importtime`: the modules it loads, whether libcst is among them).
-Alternating keeps a busy machine's slow moments from landing on one side only. The children run
+Alternating keeps a busy machine's slow moments from landing on one side only. The paths may
+be files: run from a project's root with the files a commit changed, it measures pre-commit. The children run
 without $PYTHONDONTWRITEBYTECODE, as an installed mmalint has its bytecode compiled.
 """
 
@@ -116,7 +117,7 @@ def vs_ruff(paths: list[str], rounds: int, target_jax: str) -> int:
         "machine": f"{platform.node()} {platform.machine()}, {os.cpu_count()} cores",
         "python": sys.version.split()[0],
         "paths": paths,
-        "files": sum(1 for p in paths for _ in Path(p).rglob("*.py")),
+        "files": sum(1 if Path(p).is_file() else sum(1 for _ in Path(p).rglob("*.py")) for p in paths),
         "rounds": rounds,
         "median_s": {k: round(v, 3) for k, v in median.items()},
         "runs_s": {k: [round(t, 3) for t in v] for k, v in times.items()},

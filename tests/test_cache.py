@@ -188,6 +188,77 @@ def test_a_module_that_shadows_an_import_misses(project: Path) -> None:
     assert (code, out) == check(project, "--format", "concise", "--no-cache")[:2]
 
 
+# ---------------------------------------------------------------------- a few files of a large tree
+
+
+def check_alone(root: Path, *names: str, cache: bool = True) -> tuple[int, str, str]:
+    """What pre-commit runs: the changed files named, the rest of the tree not checked."""
+    flags = () if cache else ("--no-cache",)
+    proc = run_cli("check", "--target-jax", "0.11", "--format", "concise", *flags, *names, cwd=root)
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def test_a_test_checked_alone_hits_until_what_it_reaches_changes(project: Path) -> None:
+    """tests/ops_test.py names no MMA API; checked alone it leads to the kernel module, which
+    the run does not check, so its check reports the kernel's MMA101. The walk that showed it
+    is part of the entry: an edit of the kernel module misses it, one of notes.py does not."""
+    first = check_alone(project, "tests/ops_test.py")
+    assert "common.py:16:10: MMA101" in first[1]
+    before = states(project, ["tests/ops_test.py"])
+    assert all(before.values()), before
+    assert check_alone(project, "tests/ops_test.py") == first
+    assert hits(project, before) == {"tests/ops_test.py"}
+    with open(project / "notes.py", "a") as handle:
+        handle.write("# edited\n")
+    assert check_alone(project, "tests/ops_test.py") == first
+    assert hits(project, before) == {"tests/ops_test.py"}
+    common = project / "src/matlib/kernels/common.py"
+    common.write_text(common.read_text().replace("jnp.zeros((M, N), acc_dtype)", "jnp.zeros((M, N), jnp.int32)"))
+    after = check_alone(project, "tests/ops_test.py")
+    assert hits(project, before) == set()
+    assert "MMA101" not in after[1]
+    assert after == check_alone(project, "tests/ops_test.py", cache=False)
+
+
+def test_a_file_checked_alone_misses_when_an_import_starts_to_lead_to_a_kernel(project: Path) -> None:
+    """A file whose imports reach no MMA API has an entry with what its walk read: the modules
+    on the way. One of them made to import the kernel module makes it miss."""
+    (project / "tests" / "helpers.py").write_text("def run(a, b):\n  return a\n")
+    (project / "tests" / "uses_helpers.py").write_text(
+        "import helpers\n\n\ndef test_int8(a, b):\n  return helpers.run(a, b)\n")
+    first = check_alone(project, "tests/uses_helpers.py")
+    assert first[0] == 0
+    found = entry(project, "tests/uses_helpers.py")
+    assert found is not None
+    data = json.loads(found.read_bytes())
+    # No scan of the whole tree: only what the file reaches.
+    assert data["scans"] == []
+    assert set(data["texts"]) == {os.path.realpath(project / "tests" / "helpers.py")}
+    before = states(project, ["tests/uses_helpers.py"])
+    assert check_alone(project, "tests/uses_helpers.py") == first
+    assert hits(project, before) == {"tests/uses_helpers.py"}
+    (project / "tests" / "helpers.py").write_text(
+        "import jax.numpy as jnp\n\nimport matlib\n\n\ndef run(a, b):\n"
+        "  return matlib.matmul(a.astype(jnp.int8), b.astype(jnp.int8))\n")
+    after = check_alone(project, "tests/uses_helpers.py")
+    assert hits(project, before) == set()
+    assert after == check_alone(project, "tests/uses_helpers.py", cache=False)
+    assert "common.py:16:10: MMA101" in after[1]
+
+
+def test_a_module_that_shadows_an_import_misses_a_file_checked_alone(project: Path) -> None:
+    """Where `import matlib` resolves is probed on the way: a new matlib.py beside the test
+    is found first, and leads to no kernel."""
+    first = check_alone(project, "tests/ops_test.py")
+    assert "MMA101" in first[1]
+    before = states(project, ["tests/ops_test.py"])
+    (project / "tests" / "matlib.py").write_text("M, N, K = 1, 1, 1\n\n\ndef matmul(a, b):\n  return a\n")
+    after = check_alone(project, "tests/ops_test.py")
+    assert hits(project, before) == set()
+    assert "MMA101" not in after[1]
+    assert after == check_alone(project, "tests/ops_test.py", cache=False)
+
+
 def test_settings_are_part_of_the_key_and_the_format_is_not(project: Path) -> None:
     check(project)
     before = states(project, FILES)

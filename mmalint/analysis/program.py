@@ -61,6 +61,10 @@ from mmalint.tree import (
 # How far up the import graph callers of a checked file are looked for: a test that calls an
 # op that calls the kernel module is two steps up.
 MAX_CALLER_DEPTH = 3
+# A run of at most this many files decides whether a file without an MMA word reaches one by
+# walking its imports (what pre-commit pays for is what the file reaches), a larger one by
+# one scan of the files it does not check (`Program.worth_running`).
+EXACT_WALK_FILES = 64
 _STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) - {"__main__"}
 _IDENTIFIER = re.compile(r"[^\W\d]\w*\Z")
 
@@ -120,6 +124,10 @@ class Program:
         # of no run shares nothing.
         self._run = spec.run or new_run()
         self._bases: dict[str, str] = {}  # directory -> its base directory (`_base_dir`)
+        # The path probes each memo entry's computation made (`_recording`): a later use of the
+        # entry makes them again for the record being kept (`observed`), as a fresh program would.
+        self._memo_probes: dict[tuple[str, object], dict[str, bool]] = {}
+        self._captures: list[dict[str, bool]] = []
         self._scan_of_unchecked = Observed()
         self._cannot_reach: set[str] = set()  # files that reach no unchecked MMA call
         self._unchecked_triggered: set[str] | None = None  # files of the tree that name an MMA API, not checked
@@ -170,6 +178,7 @@ class Program:
         self._api_seen.pop(path, None)
         self._imports.pop(path, None)
         self._edges.pop(path, None)
+        self._memo_probes.pop(("edges", path), None)
         self._closures.clear()
         self._reaches.clear()
         self._cannot_reach.clear()
@@ -204,6 +213,7 @@ class Program:
         """A file's dotted name below the innermost source root holding it, else below its
         base directory; None when a part is not an identifier."""
         if path in self._names:
+            self._replay(("name", path))
             return self._names[path]
         base = None
         for root in sorted(self.spec.roots, key=len, reverse=True):
@@ -211,7 +221,8 @@ class Program:
                 base = root
                 break
         if base is None:
-            base = _base_dir(path, self._bases, self._is_file)
+            with self._recording(("name", path)):
+                base = self._base(path)
         relative = os.path.relpath(path, base)
         parts = relative.split(os.sep)
         parts[-1] = parts[-1][: -len(".py")] if parts[-1].endswith(".py") else parts[-1]
@@ -238,7 +249,7 @@ class Program:
         if not parts or not all(_IDENTIFIER.match(p) for p in parts) or parts[0] in _STDLIB:
             return None
         path = self.path_of(importer) if importer is not None else None
-        dirs = ([_base_dir(path, self._bases, self._is_file)] if path is not None else []) + list(self.spec.roots)
+        dirs = ([self._base(path)] if path is not None else []) + list(self.spec.roots)
         seen: set[str] = set()
         for directory in dirs:
             if directory in seen:
@@ -252,7 +263,14 @@ class Program:
     def _find_in(self, directory: str, parts: tuple[str, ...]) -> ModuleRef | None:
         key = (directory, parts)
         if key in self._found:
+            self._replay(("found", key))
             return self._found[key]
+        with self._recording(("found", key)):
+            result = self._look_in(directory, parts)
+        self._found[key] = result
+        return result
+
+    def _look_in(self, directory: str, parts: tuple[str, ...]) -> ModuleRef | None:
         result: ModuleRef | None = None
         current = directory
         for i, part in enumerate(parts):
@@ -272,20 +290,55 @@ class Program:
                 current = package_dir
             else:
                 break
-        self._found[key] = result
         return result
+
+    def _base(self, path: str) -> str:
+        """`_base_dir` of a file, once per directory."""
+        start = os.path.dirname(path)
+        if start in self._bases:
+            self._replay(("base", start))
+            return self._bases[start]
+        with self._recording(("base", start)):
+            found = self._bases[start] = _base_dir(path, self._is_file)
+        return found
 
     def _is_file(self, path: str) -> bool:
         answer = is_file(path)
-        if self.observed is not None:
-            self.observed.probe("f", path, answer)
+        self._probed("f", path, answer)
         return answer
 
     def _is_dir(self, path: str) -> bool:
         answer = is_dir(path)
-        if self.observed is not None:
-            self.observed.probe("d", path, answer)
+        self._probed("d", path, answer)
         return answer
+
+    def _probed(self, kind: str, path: str, answer: bool) -> None:
+        if self.observed is not None:
+            self.observed.probe(kind, path, answer)
+        for probes in self._captures:
+            probes[f"{kind}:{path}"] = answer
+
+    @contextmanager
+    def _recording(self, key: tuple[str, object]) -> Iterator[None]:
+        """The probes made (or replayed) while computing the memo entry `key`."""
+        probes: dict[str, bool] = {}
+        self._captures.append(probes)
+        try:
+            yield
+        finally:
+            self._captures.pop()
+            self._memo_probes[key] = probes
+
+    def _replay(self, key: tuple[str, object]) -> None:
+        """A memo entry used again: the probes its computation made are made again, for the
+        record being kept and the entries being computed."""
+        probes = self._memo_probes.get(key)
+        if not probes:
+            return
+        if self.observed is not None:
+            self.observed.probes.update(probes)
+        for outer in self._captures:
+            outer.update(probes)
 
     def ref(self, name: str, path: str) -> ModuleRef:
         """The module of the tree a `ProjectModule` value names."""
@@ -432,7 +485,7 @@ class Program:
         parts = tuple(dotted.split("."))
         if not parts or not all(_IDENTIFIER.match(p) for p in parts) or parts[0] in _STDLIB:
             return None
-        for directory in dict.fromkeys([_base_dir(importer, self._bases), *self.spec.roots]):
+        for directory in dict.fromkeys([self._base(importer), *self.spec.roots]):
             ref = self._find_in(directory, parts)
             if ref is not None:
                 return ref
@@ -444,11 +497,16 @@ class Program:
         found = self._edges.get(path)
         if found is None:
             targets: dict[str, None] = {}
-            for stmt in self.imports(path):
-                for binding in self.resolve(path, stmt):
-                    if binding.ref.path != path:
-                        targets[binding.ref.path] = None
+            with self._recording(("edges", path)):
+                for stmt in self.imports(path):
+                    for binding in self.resolve(path, stmt):
+                        if binding.ref.path != path:
+                            targets[binding.ref.path] = None
             found = self._edges[path] = tuple(targets)
+        else:
+            if self.observed is not None:
+                self._observe_text(path)  # the text the edges were read from
+            self._replay(("edges", path))
         return found
 
     def _triggered(self, path: str) -> bool:
@@ -684,7 +742,7 @@ class Program:
         """`tree.walk`'s arguments for `tree_files(near)`."""
         if self.spec.tree:
             return (self.spec.tree, False)
-        return ((_base_dir(near, self._bases, self._is_file),), True)
+        return ((self._base(near),), True)
 
     def tree_files(self, near: str) -> list[str]:
         """The Python files of the tree (`spec.tree`), walked once, bounded; without a project
@@ -700,11 +758,20 @@ class Program:
 
     def worth_running(self, path: str | None, text: str) -> bool:
         """Whether a file that mentions no MMA API may still reach one: it imports (through
-        the tree) a module that does, in a file this run does not check itself (a checked
-        one reports its own calls, with this file among its callers)."""
+        the tree) a module that does, in a file this run does not check (a checked one
+        reports its own calls, with this file among its callers).
+
+        A run that checks most of the tree first scans the files it does not check, once for
+        all its files: when none of them names an MMA API, no file need be walked. A run of
+        a few files in a large tree (pre-commit) walks each file's imports instead, and reads
+        only what the file reaches: then the answer's record (`observed`) is the walk's, file
+        by file, and holds for as long as those files and probes do.
+        """
         if path is None or "import" not in text:
             return False
-        if self.spec.tree:
+        exact = self.observed is not None
+        if self.spec.tree and len(self.spec.checked) > EXACT_WALK_FILES:
+            exact = False
             # Every module an import can name lies in the tree: when each of its files that
             # names an MMA API is checked by the run, no other file need be.
             if self._unchecked_triggered is None:
@@ -718,22 +785,29 @@ class Program:
                 self.observed.merge(self._scan_of_unchecked)
             if not self._unchecked_triggered and all(r.startswith(self.spec.tree) for r in self.spec.roots):
                 return False
-        if self.observed is not None:
-            # What follows reads the import graph through state shared by the run's files.
+        if self.observed is not None and not exact:
+            # What follows reads the import graph through state shared by the run's files
+            # (`_cannot_reach`: what an earlier file's walk found leads nowhere).
             self.observed.cacheable = self.observed.keyed = False
-        if self._texts.get(path, text) != text:
+        if self._text(path) != text:
+            # Not the file's text on disk (an editor's buffer): what was read of it is not this.
             self._forget(path)
-        self._texts[path] = text
+            self._texts[path] = text
+            self._digests.pop(path, None)
         seen = {path}
         todo = [path]
         while todo:
             current = todo.pop()
             for target in self.edges(current):
-                if target in seen or target in self._cannot_reach:
+                if target in seen or (not exact and target in self._cannot_reach):
                     continue
                 seen.add(target)
-                if self._triggered(target) and target not in self.spec.checked:
-                    return True
+                checked = target in self.spec.checked
+                if self._triggered(target):
+                    if self.observed is not None:
+                        self.observed.is_checked(target, checked)
+                    if not checked:
+                        return True
                 todo.append(target)
         # Nothing the file reaches does: nor does anything it reaches, later asked.
         self._cannot_reach.update(seen)
@@ -770,21 +844,15 @@ def _real(filename: str) -> str | None:
         return None
 
 
-def _base_dir(path: str, cache: dict[str, str] | None = None, probe: Callable[[str], bool] = is_file) -> str:
+def _base_dir(path: str, probe: Callable[[str], bool] = is_file) -> str:
     """The first directory above a file that is not a package: what Python puts on `sys.path`
     for a script there, and pytest (rootdir-less `prepend`) for a test."""
-    start = os.path.dirname(path)
-    found = cache.get(start) if cache is not None else None
-    if found is not None:
-        return found
-    directory = start
+    directory = os.path.dirname(path)
     while probe(os.path.join(directory, "__init__.py")):
         parent = os.path.dirname(directory)
         if parent == directory:
             break
         directory = parent
-    if cache is not None:
-        cache[start] = directory
     return directory
 
 

@@ -221,7 +221,7 @@ class _File:
     triggered: bool | None = None  # the prefilter's say, when known
     outcome: FileOutcome | None = None
     hit: bool = False  # the outcome is the cache's
-    keep: bool = True  # the outcome computed may be kept in the cache
+    walked: Observed | None = None  # what deciding to check a file without an MMA word read
 
 
 def run(
@@ -263,13 +263,15 @@ def run(
     else:
         outcomes = [work(job) for job in jobs_of]
     for (f, _), computed in zip(pending, outcomes, strict=True):
+        if f.walked is not None and computed.report.observed is not None:
+            computed.report.observed.merge(f.walked)
         f.outcome = computed
     known = {f.real: f.hash for f in items}
     for f in items:
         assert f.outcome is not None
         outcome = f.outcome
         if cache is not None and not f.hit:
-            if f.keep and outcome.fixed_text is None and outcome.converged:
+            if outcome.fixed_text is None and outcome.converged:
                 cache.save(f.real, result_key((known[f.real], *f.key_parts)), bool(f.triggered), outcome.report, known)
             # What a hit gives back, so that a miss and a hit print the same bytes.
             outcome = replace(outcome, report=_as_kept(outcome.report))
@@ -365,7 +367,9 @@ def _prepare(
             if not elsewhere:
                 f.outcome = FileOutcome(FileReport(f.entry.display, observed=observed))
                 continue
-            f.keep = False  # its check runs because of what other files hold now
+            # Its check runs because of what other files hold now: what showed it is an input
+            # of its result too (a record that cannot say so keeps the result out of the cache).
+            f.walked = observed
         pending.append((f, (f.entry.display, f.data, f.settings, file_options, fix)))
     return pending
 

@@ -423,3 +423,32 @@ SELF_ALIAS = """
 def test_a_module_aliasing_itself_through_sys_modules(tmp_path: Path, alias: str, acc: str, codes: list[str]) -> None:
     root = project(tmp_path, {"kernels.py": SELF_ALIAS.replace("{alias}", alias).replace("{acc}", acc)})
     assert [d.code for d in check(root, "kernels.py")] == codes
+
+
+def test_each_file_of_a_run_records_the_walk_it_took_through_a_shared_program(tmp_path: Path) -> None:
+    """Two tests of one run import the same op; the second walks through what the first's walk
+    left in the program's memos (where `ops` and `kernels` are, their imports). Each record still
+    holds every path probe and text its own walk needed, as a program of its own would have."""
+    from mmalint.tree import Observed, tree_spec
+
+    root = project(tmp_path, {
+        "kernels.py": KERNELS,
+        "ops.py": "import kernels\n\n\ndef run(dtype):\n  return kernels.tile_mma(dtype, dtype)\n",
+        "tests/a_test.py": "import ops\n\n\ndef test_a():\n  ops.run('int8')\n",
+        "tests/b_test.py": "import ops\n\n\ndef test_b():\n  ops.run('bfloat16')\n",
+    })
+    checked = [str(root / "tests/a_test.py"), str(root / "tests/b_test.py")]
+    spec = tree_spec(Settings(project_root=str(root)), checked)
+
+    def walk(program: Program, name: str) -> Observed:
+        program.observed = observed = Observed(own=os.path.realpath(root / name))
+        assert program.worth_running(observed.own, (root / name).read_text())  # kernels.py: not checked
+        program.observed = None
+        return observed
+
+    shared = Program(spec)
+    first, second = walk(shared, "tests/a_test.py"), walk(shared, "tests/b_test.py")
+    alone = walk(Program(spec), "tests/b_test.py")
+    assert second.probes == alone.probes and second.texts == alone.texts and second.checked == alone.checked
+    assert second.probes and set(second.texts) == {os.path.realpath(root / n) for n in ("ops.py", "kernels.py")}
+    assert first.probes.items() >= {k: v for k, v in second.probes.items() if "tests" not in k}.items()
