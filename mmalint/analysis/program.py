@@ -36,7 +36,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from mmalint.analysis import names
 from mmalint.analysis.imports import ImportStmt, import_words, scan_imports, scanned
@@ -99,6 +99,34 @@ _INDEX_CACHE: dict[tuple[str, str], SourceFile | None] = {}
 _INDEX_CACHE_LIMIT = 4096
 
 
+@dataclass
+class _Resolved:
+    """Where the imports of a run's programs led, shared by those of one process and source
+    roots (a worker of `mmalint check` makes one per checked file when it keeps records): the
+    tree is taken as it was when the run began, as `_WALKS` takes it. Each entry keeps the path
+    probes its computation made (`probes`, by `Program._recording`'s key), so that a program
+    using it records them as its own."""
+
+    found: dict[tuple[str, tuple[str, ...]], ModuleRef | None] = field(default_factory=dict)  # (directory, parts)
+    bases: dict[str, str] = field(default_factory=dict)  # directory -> its base directory (`_base_dir`)
+    names: dict[str, str | None] = field(default_factory=dict)  # real path -> dotted name
+    edges: dict[tuple[str, str | None], tuple[str, ...]] = field(default_factory=dict)  # (path, text)
+    probes: dict[tuple[str, object], dict[str, bool]] = field(default_factory=dict)
+
+
+_RESOLVED: dict[tuple[str, tuple[str, ...]], _Resolved] = {}
+
+
+def _resolved(run: str, roots: tuple[str, ...]) -> _Resolved:
+    key = (run, roots)
+    found = _RESOLVED.get(key)
+    if found is None:
+        if len(_RESOLVED) >= 8:
+            _RESOLVED.clear()
+        found = _RESOLVED[key] = _Resolved()
+    return found
+
+
 class Program:
     """The modules of the checked tree, as one run of the analysis reads them."""
 
@@ -114,19 +142,18 @@ class Program:
         self._sources: dict[str, SourceFile | None] = {}  # real path -> indexed module
         self._texts: dict[str, str | None] = {}
         self._imports: dict[str, tuple[ImportStmt, ...]] = {}
-        self._edges: dict[str, tuple[str, ...]] = {}
-        self._found: dict[tuple[str, tuple[str, ...]], ModuleRef | None] = {}
-        self._names: dict[str, str | None] = {}
         self._closures: dict[tuple[str, str | None], Closure] = {}
         self._in_progress: set[tuple[str, str | None]] = set()
         self._reaches: dict[tuple[str, str | None], bool] = {}
         # What is shared with the run's other programs in this process (`_WALKS`); a program
         # of no run shares nothing.
         self._run = spec.run or new_run()
-        self._bases: dict[str, str] = {}  # directory -> its base directory (`_base_dir`)
-        # The path probes each memo entry's computation made (`_recording`): a later use of the
-        # entry makes them again for the record being kept (`observed`), as a fresh program would.
-        self._memo_probes: dict[tuple[str, object], dict[str, bool]] = {}
+        resolved = _resolved(self._run, spec.roots)
+        self._found = resolved.found
+        self._bases = resolved.bases
+        self._names = resolved.names
+        self._edges = resolved.edges
+        self._memo_probes = resolved.probes
         self._captures: list[dict[str, bool]] = []
         self._scan_of_unchecked = Observed()
         self._cannot_reach: set[str] = set()  # files that reach no unchecked MMA call
@@ -177,8 +204,6 @@ class Program:
         self._trigger_seen.pop(path, None)
         self._api_seen.pop(path, None)
         self._imports.pop(path, None)
-        self._edges.pop(path, None)
-        self._memo_probes.pop(("edges", path), None)
         self._closures.clear()
         self._reaches.clear()
         self._cannot_reach.clear()
@@ -494,19 +519,18 @@ class Program:
     def edges(self, path: str) -> tuple[str, ...]:
         """The files of the tree a file imports (each module a statement names, packages on
         the way included), from a scan of its text."""
-        found = self._edges.get(path)
+        key = (path, self._text(path))  # of this text: another program's may be a buffer's
+        found = self._edges.get(key)
         if found is None:
             targets: dict[str, None] = {}
-            with self._recording(("edges", path)):
+            with self._recording(("edges", key)):
                 for stmt in self.imports(path):
                     for binding in self.resolve(path, stmt):
                         if binding.ref.path != path:
                             targets[binding.ref.path] = None
-            found = self._edges[path] = tuple(targets)
+            found = self._edges[key] = tuple(targets)
         else:
-            if self.observed is not None:
-                self._observe_text(path)  # the text the edges were read from
-            self._replay(("edges", path))
+            self._replay(("edges", key))
         return found
 
     def _triggered(self, path: str) -> bool:

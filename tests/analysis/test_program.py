@@ -428,8 +428,11 @@ def test_a_module_aliasing_itself_through_sys_modules(tmp_path: Path, alias: str
 def test_each_file_of_a_run_records_the_walk_it_took_through_a_shared_program(tmp_path: Path) -> None:
     """Two tests of one run import the same op; the second walks through what the first's walk
     left in the program's memos (where `ops` and `kernels` are, their imports). Each record still
-    holds every path probe and text its own walk needed, as a program of its own would have."""
-    from mmalint.tree import Observed, tree_spec
+    holds every path probe and text its own walk needed, as a program of its own would have; so
+    does the record of another program of the same run, which shares where imports led."""
+    from dataclasses import replace
+
+    from mmalint.tree import Observed, new_run, tree_spec
 
     root = project(tmp_path, {
         "kernels.py": KERNELS,
@@ -448,7 +451,11 @@ def test_each_file_of_a_run_records_the_walk_it_took_through_a_shared_program(tm
 
     shared = Program(spec)
     first, second = walk(shared, "tests/a_test.py"), walk(shared, "tests/b_test.py")
-    alone = walk(Program(spec), "tests/b_test.py")
-    assert second.probes == alone.probes and second.texts == alone.texts and second.checked == alone.checked
+    # Another program of the run (one per checked file, when records are kept) shares where
+    # imports led; one of another run starts afresh.
+    same_run = walk(Program(spec), "tests/b_test.py")
+    alone = walk(Program(replace(spec, run=new_run())), "tests/b_test.py")
+    for record in (second, same_run):
+        assert record.probes == alone.probes and record.texts == alone.texts and record.checked == alone.checked
     assert second.probes and set(second.texts) == {os.path.realpath(root / n) for n in ("ops.py", "kernels.py")}
     assert first.probes.items() >= {k: v for k, v in second.probes.items() if "tests" not in k}.items()
