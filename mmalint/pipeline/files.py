@@ -14,7 +14,7 @@ import contextlib
 import difflib
 import os
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
@@ -178,24 +178,37 @@ def _notebook_code(data: bytes) -> bytes:
     return read_notebook(decode_notebook(data).text).python.encode("utf-8")
 
 
-def _in_pool(items: list[Job], workers: int) -> list[FileOutcome]:
-    """`work` over `items` on `workers` processes. A worker that dies (a native crash in a
-    parser, the kernel's OOM killer) breaks the pool: the files it left unfinished are run
-    again one per fresh process, so the crash costs only the file that caused it."""
-    outcomes: list[FileOutcome | None] = [None] * len(items)
+def _in_pool(
+    items: list[Job], workers: int, meanwhile: Callable[[], None], done: Callable[[int, FileOutcome], None]
+) -> None:
+    """`work` over `items` on `workers` processes, `done` called with each outcome (in order,
+    as they come) and `meanwhile` once the work is handed out. A worker that dies (a native
+    crash in a parser, the kernel's OOM killer) breaks the pool: the files it left unfinished
+    are run again one per fresh process, so the crash costs only the file that caused it."""
+    finished = [False] * len(items)
+    started = False
     try:
         # A process started by spawn (macOS) does not inherit the parent's collector settings.
         with ProcessPoolExecutor(max_workers=workers, initializer=tune_gc) as pool:
             futures = {pool.submit(work, item): i for i, item in enumerate(items)}
+            started = True
+            meanwhile()
             for future, i in futures.items():
                 with contextlib.suppress(BrokenProcessPool):
-                    outcomes[i] = future.result()
+                    outcome = future.result()
+                    finished[i] = True
+                    done(i, outcome)
     except (OSError, RuntimeError):  # no processes here (a sandbox): run them in this one
-        return [o if o is not None else work(items[i]) for i, o in enumerate(outcomes)]
-    for i, outcome in enumerate(outcomes):
-        if outcome is None:
-            outcomes[i] = _alone(items[i])
-    return [o for o in outcomes if o is not None]
+        if not started:
+            meanwhile()
+        for i, item in enumerate(items):
+            if not finished[i]:
+                finished[i] = True
+                done(i, work(item))
+        return
+    for i, item in enumerate(items):
+        if not finished[i]:
+            done(i, _alone(item))
 
 
 def _alone(item: Job) -> FileOutcome:
@@ -257,24 +270,40 @@ def run(
     pending = _prepare(files, items, options, fix) if any(f.outcome is None for f in items) else []
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     jobs_of = [job for _, job in pending]
-    outcomes: list[FileOutcome]
-    if workers > 1 and len(pending) >= PARALLEL_THRESHOLD:
-        outcomes = _in_pool(jobs_of, min(workers, len(pending)))
-    else:
-        outcomes = [work(job) for job in jobs_of]
-    for (f, _), computed in zip(pending, outcomes, strict=True):
-        if f.walked is not None and computed.report.observed is not None:
-            computed.report.observed.merge(f.walked)
-        f.outcome = computed
     known = {f.real: f.hash for f in items}
-    for f in items:
-        assert f.outcome is not None
+    kept: dict[int, FileOutcome] = {}  # id(_File) -> its outcome, as the cache gives it back
+
+    def keep(f: _File) -> None:
+        """A file's outcome is in: kept in the cache (while the pool works on the others)."""
         outcome = f.outcome
+        assert outcome is not None
         if cache is not None and not f.hit:
             if outcome.fixed_text is None and outcome.converged:
                 cache.save(f.real, result_key((known[f.real], *f.key_parts)), bool(f.triggered), outcome.report, known)
             # What a hit gives back, so that a miss and a hit print the same bytes.
             outcome = replace(outcome, report=_as_kept(outcome.report))
+        kept[id(f)] = outcome
+
+    def meanwhile() -> None:
+        for f in items:
+            if f.outcome is not None:
+                keep(f)
+
+    def done(i: int, computed: FileOutcome) -> None:
+        f = pending[i][0]
+        if f.walked is not None and computed.report.observed is not None:
+            computed.report.observed.merge(f.walked)
+        f.outcome = computed
+        keep(f)
+
+    if workers > 1 and len(pending) >= PARALLEL_THRESHOLD:
+        _in_pool(jobs_of, min(workers, len(pending)), meanwhile, done)
+    else:
+        meanwhile()
+        for i, job in enumerate(jobs_of):
+            done(i, work(job))
+    for f in items:
+        outcome = kept[id(f)]
         result.reports.append(outcome.report)
         result.fixed.update(outcome.fixed)
         if outcome.fixed_text is not None:
