@@ -15,13 +15,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-import tomllib
 import types
 import typing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mmalint import toml
 from mmalint.checks.conditions import BY_FAMILY
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
@@ -331,8 +331,8 @@ def _fields(cls: type, raw: object, where: str, skip: frozenset[str] = frozenset
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+        return toml.loads(path.read_text(encoding="utf-8"))
+    except (OSError, toml.TOMLDecodeError) as exc:
         raise CatalogError(f"cannot read {path}: {exc}") from exc
 
 

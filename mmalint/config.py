@@ -16,12 +16,12 @@ import json
 import os
 import re
 import stat
-import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from mmalint import toml
 from mmalint.catalog import Catalog, CatalogError, load_catalog
 from mmalint.config_extend import ExtendError, with_extends
 from mmalint.gitignore import GitIgnore
@@ -141,14 +141,14 @@ def _section(path: Path) -> dict[str, Any] | None:
 
 def _read_section(path: Path) -> dict[str, Any] | None:
     try:
-        data = tomllib.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
-    except tomllib.TOMLDecodeError as exc:
+        data = toml.loads(read_regular(path, MAX_CONFIG_BYTES).decode("utf-8"))
+    except toml.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     except UnreadableInput as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: cannot read: not UTF-8 ({exc.reason} at byte {exc.start})") from None
-    except RecursionError:  # tomllib recurses once per nested array or inline table
+    except RecursionError:  # the parser recurses once per nested array or inline table
         raise ConfigError(f"{path}: invalid TOML: nested too deeply to read") from None
     tool = data.get("tool")
     if path.name == "pyproject.toml":

@@ -9,23 +9,22 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from packaging.requirements import InvalidRequirement, Requirement
 from packaging.specifiers import SpecifierSet
-from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
+from mmalint import toml
 from mmalint.inputs import UnreadableInput, read_regular
 
 MAX_DECLARATION_BYTES = 4 * 1024 * 1024  # a pyproject.toml or a requirements file
 MAX_LOCK_BYTES = 64 * 1024 * 1024  # a lock file of a large project is a few MiB
 LOCK_FILES = ("uv.lock", "poetry.lock", "pdm.lock")
 ENVIRONMENTS = (".venv", "venv")
+_SEPARATORS = re.compile(r"[-_.]+")
 _COMMENT = re.compile(r"(^|\s+)#.*$")
 _INCLUDE = re.compile(r"^(?:--requirement|--constraint|-r|-c)(?:\s*=\s*|\s+)?(\S+)")
 _OPTION = re.compile(r"\s+--?[A-Za-z]")  # `--hash=...` and other options after a requirement
@@ -104,7 +103,15 @@ def _requirements(items: Any, source: str) -> Iterator[Evidence]:
             yield evidence
 
 
+def canonicalize_name(name: str) -> str:
+    """PEP 503's normalized name, as `packaging.utils.canonicalize_name` (which, with
+    `packaging.requirements`, costs 30 ms to import: only a requirement to read needs them)."""
+    return _SEPARATORS.sub("-", name).lower()
+
+
 def _jax(text: str, source: str) -> Evidence | None:
+    from packaging.requirements import InvalidRequirement, Requirement
+
     try:
         requirement = Requirement(text)
     except InvalidRequirement:
@@ -206,8 +213,8 @@ def _toml(path: Path, limit: int) -> dict[str, Any]:
     if text is None:
         return {}
     try:
-        return tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError):
+        return toml.loads(text)
+    except (toml.TOMLDecodeError, RecursionError):
         return {}
 
 

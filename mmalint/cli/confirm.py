@@ -16,13 +16,18 @@ if TYPE_CHECKING:
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    try:
-        from mmalint.confirm import cli as confirm_cli
-    except ImportError:
-        return
+    from mmalint.confirm.options import add_arguments
+
     p = sub.add_parser("confirm", help="confirm findings with the reference lowering (ptxas, jax, a GPU)")
-    confirm_cli.add_arguments(p)
-    p.set_defaults(handler=confirm_cli.run)
+    add_arguments(p)
+    p.set_defaults(handler=_run_confirm)
+
+
+def _run_confirm(args: argparse.Namespace) -> int:
+    # Imported only here: rich and the tiers cost every other command 0.08 s to import.
+    from mmalint.confirm import cli as confirm_cli
+
+    return confirm_cli.run(args)
 
 
 def confirm_findings(args: argparse.Namespace, result: RunResult) -> int:
@@ -32,7 +37,7 @@ def confirm_findings(args: argparse.Namespace, result: RunResult) -> int:
 
     from mmalint.confirm import summarize
     from mmalint.confirm.cli import confirm_with_progress, show
-    from mmalint.confirm.runner import parse_tiers
+    from mmalint.confirm.options import parse_tiers
 
     findings = [d.to_json() for d in result.diagnostics if d.code and d.call is not None]
     if not findings:

@@ -6,14 +6,14 @@ from __future__ import annotations
 import difflib
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-
-from rich.console import Console
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from mmalint.diagnostics import Diagnostic, Edit
 from mmalint.fixes.apply import apply_edits
 from mmalint.report import REPORTERS
-from mmalint.report.style import render_text
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 SourceLines = Callable[[str], list[str] | None]
 
@@ -92,6 +92,11 @@ def fix_diff(d: Diagnostic, source_lines: SourceLines) -> list[str]:
 
 
 def _draw_diff(lines: list[str], color: bool) -> str:
+    # rich only here: the summary line (`plural`) of a check that finds nothing needs none of it.
+    from rich.text import Text
+
+    from mmalint.report.style import render_text
+
     styles = {"-": "red", "+": "green", "@": "cyan"}
 
     def draw(console: Console) -> None:

@@ -16,24 +16,24 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from mmalint.confirm.options import TIERS, parse_tiers
     from mmalint.confirm.report import Summary, print_table, summarize, to_json
-    from mmalint.confirm.runner import confirm_findings, parse_tiers
+    from mmalint.confirm.runner import confirm_findings
     from mmalint.confirm.signature import Finding, FindingsError, load_findings, read_findings
     from mmalint.confirm.verdict import (
         CONFIRMED,
         INCONCLUSIVE,
         NOT_REPRODUCED,
-        TIERS,
         Verdict,
     )
 
 _EXPORTS = {
     "Summary": "report", "print_table": "report", "summarize": "report", "to_json": "report",
-    "confirm_findings": "runner", "parse_tiers": "runner",
+    "confirm_findings": "runner", "parse_tiers": "options",
     "Finding": "signature", "FindingsError": "signature", "load_findings": "signature",
     "read_findings": "signature",
     "CONFIRMED": "verdict", "INCONCLUSIVE": "verdict", "NOT_REPRODUCED": "verdict",
-    "TIERS": "verdict", "Verdict": "verdict",
+    "TIERS": "options", "Verdict": "verdict",
 }
 
 __all__ = [

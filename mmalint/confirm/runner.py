@@ -15,7 +15,7 @@ import shutil
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import replace
@@ -26,6 +26,7 @@ from mmalint.confirm import families
 from mmalint.confirm.availability import probe_for
 from mmalint.confirm.forkserver import ForkServer, ServerGone
 from mmalint.confirm.judge import WorkerOutcome, judge_availability, judge_gpu, judge_jax
+from mmalint.confirm.options import DEFAULT_TIMEOUT, GPU_BACKENDS, TIERS
 from mmalint.confirm.process import run_worker
 from mmalint.confirm.ptx_tier import confirm_ptx
 from mmalint.confirm.signature import Finding, parse_findings
@@ -33,16 +34,13 @@ from mmalint.confirm.verdict import (
     CONFIRMED,
     INCONCLUSIVE,
     NOT_REPRODUCED,
-    TIERS,
     Verdict,
     make_verdict,
 )
 
 Progress = Callable[[int, int, Verdict], None]
-DEFAULT_TIMEOUT = 120.0
 JAX_WORKER = "mmalint.confirm.jax_worker"
 JAX_ENV = {"JAX_PLATFORMS": "cpu"}
-GPU_BACKENDS = ("auto", "jax", "cupy")
 
 
 def gpu_present() -> str | None:
@@ -287,14 +285,4 @@ def confirm_findings(
     return [v for v in results if v is not None]
 
 
-def parse_tiers(text: str | Iterable[str]) -> set[str]:
-    """`all`, one tier, or a comma-separated list -> a set of tier names."""
-    items = text.split(",") if isinstance(text, str) else list(text)
-    tiers: set[str] = set()
-    for item in (i.strip() for i in items):
-        if item == "all":
-            tiers |= set(TIERS)
-        elif item:
-            tiers.add(item)
-    return tiers
 

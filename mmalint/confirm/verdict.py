@@ -5,12 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any
 
 from mmalint.confirm.signature import Finding
-
-Tier = Literal["ptx", "jax", "gpu"]
-TIERS: tuple[Tier, ...] = ("ptx", "jax", "gpu")
 
 CONFIRMED = "confirmed"
 NOT_REPRODUCED = "not reproduced"

@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from mmalint.confirm import FindingsError, confirm_findings, summarize
+from mmalint.confirm.options import parse_tiers
 from mmalint.confirm.process import run_worker
-from mmalint.confirm.runner import _DevicePool, parse_tiers
+from mmalint.confirm.runner import _DevicePool
 from mmalint.confirm.verdict import Verdict
 
 
