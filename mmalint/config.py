@@ -387,12 +387,22 @@ class Resolver:
         self.gitignore = GitIgnore()
         self.warnings: list[str] = []  # about the inferred targets: a jax version mmalint does not know
         self._by_dir: dict[Path, Settings] = {}
+        self._by_path: dict[str, Settings] = {}  # `for_file`: a file's directory, as written
         self._by_root: dict[Path | None, TargetJax] = {}
         self._listing: dict[str, tuple[Settings, Excluder]] = {}  # a walked directory, as written
         self._excluders: dict[tuple[str | None, tuple[str, ...]], Excluder] = {}
         self._marks: dict[Path, tuple[Path | None, Path | None]] = {}
         self._real: dict[str, Path] = {}
         self._cwd = Path(os.path.realpath(os.getcwd()))
+
+    def for_file(self, path: Path) -> Settings:
+        """`for_path` of a path known to be a file (one that discovery found): its directory's,
+        as written, looked up once (`is_dir` and `resolve` are stats, 40 ms over jax's tree)."""
+        parent = str(path.parent)
+        settings = self._by_path.get(parent)
+        if settings is None:
+            settings = self._by_path[parent] = self.for_path(path.parent)
+        return settings
 
     def for_path(self, path: Path) -> Settings:
         directory = (path if path.is_dir() else path.parent).resolve()

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from mmalint.inputs import describe_os_error, kind_of, regular_file_problem
+from mmalint.inputs import RealPaths, describe_os_error, kind_of, regular_file_problem
 
 # What a walk picks up, as ruff: Python sources, stubs, and Jupyter notebooks (their code cells).
 CHECKED_SUFFIXES = (".py", ".pyi", ".ipynb")
@@ -75,6 +75,7 @@ def discover(
     """
     exclusions = Globs(exclude) if isinstance(exclude, tuple) else exclude
     seen: set[str] = set()
+    real = RealPaths()
     for raw in paths:
         path = Path(raw)
         try:
@@ -92,12 +93,12 @@ def discover(
         if force_exclude and exclusions.excludes_named(path):
             continue
         if stat.S_ISDIR(info.st_mode):
-            yield from _walk(path, exclusions, errors, skipped, seen)
+            yield from _walk(path, exclusions, errors, skipped, seen, real)
             continue
         if not stat.S_ISREG(info.st_mode):
             errors.append(f"{raw}: {kind_of(info.st_mode)}, not a regular file or directory")
             continue
-        resolved = os.path.realpath(path)
+        resolved = real(path)
         if resolved not in seen:
             seen.add(resolved)
             yield Discovered(path, raw, True)
@@ -105,7 +106,7 @@ def discover(
 
 def _walk(
     path: Path, exclusions: Exclusions, errors: list[str], skipped: list[str] | None,
-    seen: set[str],
+    seen: set[str], real: RealPaths,
 ) -> Iterator[Discovered]:
     notes = errors if skipped is None else skipped
     for root, dirs, files in os.walk(path, onerror=lambda e: errors.append(f"{e.filename}: {e.strerror}")):
@@ -122,7 +123,7 @@ def _walk(
             if problem is not None:
                 notes.append(f"{file_path}: {problem}; skipped")
                 continue
-            resolved = os.path.realpath(file_path)
+            resolved = real(file_path)
             if resolved in seen:
                 continue
             seen.add(resolved)

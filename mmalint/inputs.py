@@ -75,6 +75,33 @@ def read_regular(path: Path | str, limit: int = MAX_FILE_BYTES) -> bytes:
         os.close(fd)
 
 
+class RealPaths:
+    """`os.path.realpath` of many files, each directory resolved once: a file that is not itself
+    a symlink is the entry of its name in its directory's real path. (`realpath` looks at every
+    component of every path: 4,000 calls were 0.12 s of a 0.5 s check served from the cache.)"""
+
+    def __init__(self) -> None:
+        self._dirs: dict[str, str] = {}
+
+    def __call__(self, path: Path | str, is_link: bool | None = None) -> str:
+        """The real path of `path`; `is_link`, when the caller knows it (a directory entry)."""
+        text = os.fspath(path)
+        head, name = os.path.split(text)
+        if name in ("", ".", ".."):
+            return os.path.realpath(text)
+        if is_link is None:
+            try:
+                is_link = stat.S_ISLNK(os.lstat(text).st_mode)
+            except (OSError, ValueError):
+                is_link = True  # realpath says what it makes of it
+        if is_link:
+            return os.path.realpath(text)
+        real = self._dirs.get(head)
+        if real is None:
+            real = self._dirs[head] = os.path.realpath(head or os.curdir)
+        return os.path.join(real, name)
+
+
 def regular_file_problem(path: Path) -> str | None:
     """Why `path` (symlinks followed) is not a regular file mmalint can read, or None."""
     try:

@@ -15,7 +15,7 @@ import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from mmalint.inputs import read_regular
+from mmalint.inputs import RealPaths, read_regular
 from mmalint.settings import DEFAULT_SRC, Settings
 
 # A module of the tree is read only up to this size (jax's largest test file is ~0.5 MB).
@@ -130,6 +130,7 @@ def walk(tops: tuple[str, ...], packages_only: bool = False, visited: list[str] 
     count = 0
     size = 0
     seen: set[str] = set()
+    real = RealPaths()
     for top in tops:
         stack = [top]
         while stack:
@@ -163,7 +164,7 @@ def walk(tops: tuple[str, ...], packages_only: bool = False, visited: list[str] 
                         size += entry.stat().st_size
                         if count > MAX_TREE_FILES or size > MAX_TREE_BYTES:
                             return
-                        yield os.path.realpath(entry.path)
+                        yield real(entry.path, entry.is_symlink())
                 except OSError:
                     continue
             stack.extend(reversed(subdirs))

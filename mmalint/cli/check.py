@@ -167,7 +167,7 @@ def _run_check(args: argparse.Namespace) -> int:
         skipped: list[str] = []
         try:
             files = list(discover(paths, resolver, errors, skipped, force_exclude=args.force_exclude))
-            settings_for = {f.display: resolver.for_path(f.path) for f in files}
+            settings_for = {f.display: resolver.for_file(f.path) for f in files}
         except ConfigError as exc:
             raise UsageError(str(exc)) from None
         for message in (*skipped, *resolver.warnings):

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from mmalint.diagnostics import Diagnostic, FileReport
 from mmalint.discover import Discovered
-from mmalint.inputs import UnreadableInput, read_regular
+from mmalint.inputs import RealPaths, UnreadableInput, read_regular
 from mmalint.notebook import is_notebook
 from mmalint.pipeline.cache import result_key
 from mmalint.runtime import tune_gc
@@ -256,6 +256,7 @@ def run(
     result = RunResult()
     files = list(files)
     items: list[_File] = []
+    real = RealPaths()
     for entry in files:
         try:
             data = read_regular(entry.path)
@@ -263,9 +264,10 @@ def run(
             result.input_errors.append(f"{entry.display}: {exc}")
             continue
         file_settings = settings[entry.display] if isinstance(settings, dict) else settings
-        items.append(_File(entry, data, file_settings, os.path.realpath(entry.path), digest(data) if cache else ""))
+        items.append(_File(entry, data, file_settings, real(entry.path), digest(data) if cache else ""))
+    reprs: dict[int, tuple[object, str]] = {}  # `result_key`'s texts of the parts the files share
     if cache is not None:
-        _look_up(cache, items, options, fix)
+        _look_up(cache, items, options, fix, reprs)
         result.keys = {f.entry.display: (f.real, f.key_parts, options.report_unused_noqa) for f in items}
     pending = _prepare(files, items, options, fix) if any(f.outcome is None for f in items) else []
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
@@ -279,7 +281,7 @@ def run(
         assert outcome is not None
         if cache is not None and not f.hit:
             if outcome.fixed_text is None and outcome.converged:
-                cache.save(f.real, result_key((known[f.real], *f.key_parts)), bool(f.triggered), outcome.report, known)
+                cache.save(f.real, result_key((known[f.real], *f.key_parts), reprs), bool(f.triggered), outcome.report, known)
             # What a hit gives back, so that a miss and a hit print the same bytes.
             outcome = replace(outcome, report=_as_kept(outcome.report))
         kept[id(f)] = outcome
@@ -317,7 +319,9 @@ def run(
     return result
 
 
-def _look_up(cache: Cache, items: list[_File], options: LintOptions, fix: FixMode) -> None:
+def _look_up(
+    cache: Cache, items: list[_File], options: LintOptions, fix: FixMode, reprs: dict[int, tuple[object, str]]
+) -> None:
     """Each file's entry: its outcome when the entry still holds (and, with a fix mode, offers
     no fix to apply: fixes are computed afresh, never applied from an entry)."""
     from mmalint.pipeline.cache import Validator, decode_report
@@ -335,7 +339,7 @@ def _look_up(cache: Cache, items: list[_File], options: LintOptions, fix: FixMod
             shape.roots, shape.tree, is_notebook(f.entry.display),
         )
         found = cache.load(f.real)
-        if found is None or found.get("key") != result_key((f.hash, *f.key_parts)):
+        if found is None or found.get("key") != result_key((f.hash, *f.key_parts), reprs):
             continue
         f.triggered = found.get("triggered") is True
         if not validator.valid(found):
