@@ -47,6 +47,9 @@ class ProgramSpec:
     # Those of `checked` that the prefilter passed, as the run found them (no file is scanned
     # for MMA words twice); a file of the tree not checked is scanned when asked about.
     triggered: frozenset[str] = frozenset()
+    # Where the run keeps what it read of the tree's files for the next run (the import words
+    # the callers of a file are looked for by): the result cache's directory; "": nowhere.
+    memo: str = ""
 
 
 def tree_spec(
@@ -56,6 +59,7 @@ def tree_spec(
     absolute: bool = False,
     run: str | None = None,
     triggered: Iterable[str] = (),
+    memo: str = "",
 ) -> ProgramSpec:
     """The checked tree of a file with these settings: its project root (the configuration's
     directory, else the nearest directory above with a pyproject.toml or `.git`:
@@ -79,6 +83,7 @@ def tree_spec(
         absolute=absolute,
         run=run if run is not None else new_run(),
         triggered=frozenset(os.path.realpath(p) for p in triggered),
+        memo=memo,
     )
 
 
@@ -170,9 +175,10 @@ def walk(tops: tuple[str, ...], packages_only: bool = False, visited: list[str] 
             stack.extend(reversed(subdirs))
 
 
-# Texts read, by real path, with the modification time and size they were read at: a later
-# run in the same process (the language server's child) reads again only what changed.
-_TEXT_CACHE: dict[str, tuple[int, int, str | None, str | None]] = {}
+# Texts read, by real path, with the modification and change times, size and inode they were
+# read at: a later run in the same process (the language server's child) reads again only what
+# changed (a file put in another's place with its size and modification time is a new inode).
+_TEXT_CACHE: dict[str, tuple[tuple[int, int, int, int], str | None, str | None]] = {}
 _TEXT_CACHE_LIMIT = 50_000
 
 
@@ -193,9 +199,10 @@ def read_text(path: str, decode: Decode = utf8) -> tuple[str | None, str | None]
         info = os.stat(path)
     except (OSError, ValueError):
         return None, None
+    stamp = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino)
     cached = _TEXT_CACHE.get(path)
-    if cached is not None and cached[:2] == (info.st_mtime_ns, info.st_size):
-        return cached[2], cached[3]
+    if cached is not None and cached[0] == stamp:
+        return cached[1], cached[2]
     text: str | None = None
     hashed: str | None = None
     try:
@@ -206,7 +213,7 @@ def read_text(path: str, decode: Decode = utf8) -> tuple[str | None, str | None]
         text = None
     if len(_TEXT_CACHE) >= _TEXT_CACHE_LIMIT:
         _TEXT_CACHE.clear()
-    _TEXT_CACHE[path] = (info.st_mtime_ns, info.st_size, text, hashed)
+    _TEXT_CACHE[path] = (stamp, text, hashed)
     return text, hashed
 
 

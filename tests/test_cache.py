@@ -463,3 +463,86 @@ def test_every_example_report_survives_the_codec() -> None:
         assert back == report
         for d, e in zip(back.diagnostics, report.diagnostics, strict=True):
             assert repr(d) == repr(e)  # the fields equality leaves out (a notebook's cell) too
+
+
+# ---------------------------------------------------------------------- the import words kept between runs
+
+
+def _age(root: Path, seconds: float = 3600) -> None:
+    """Every file of the tree last modified `seconds` ago: older than the kept words (a file
+    modified as the words are written may change again unseen, and is read again)."""
+    old = __import__("time").time() - seconds
+    for path in root.rglob("*.py"):
+        os.utime(path, (old, old))
+
+
+def test_the_words_of_a_tree_are_read_again_only_where_a_file_changed(tmp_path: Path) -> None:
+    from mmalint.analysis.imports import tree_words
+    from mmalint.tree import read_text
+
+    tree, memo = tmp_path / "tree", tmp_path / "memo"
+    tree.mkdir()
+    for name, text in {"a.py": "import kern\n", "b.py": "from pkg import kern as k\n", "c.py": "import os\n"}.items():
+        (tree / name).write_text(text)
+    _age(tree)
+    paths = [str(tree / n) for n in ("a.py", "b.py", "c.py")]
+    reads: list[str] = []
+
+    def read(path: str) -> tuple[str | None, str | None]:
+        reads.append(os.path.basename(path))
+        return read_text(path)
+
+    first = tree_words(paths, read, str(memo), "w")
+    assert sorted(reads) == ["a.py", "b.py", "c.py"] and first.index["kern"] == paths[:2]
+    reads.clear()
+    again = tree_words(paths, read, str(memo), "w")
+    assert reads == [] and (again.index, again.snapshot) == (first.index, first.snapshot)
+    # An edit (a new modification time): that file alone is read again.
+    (tree / "c.py").write_text("import kern\n")
+    edited = tree_words(paths, read, str(memo), "w")
+    assert reads == ["c.py"] and edited.index["kern"] == paths
+    # Another file put in its place, with the same size and an old modification time: a new inode.
+    (tree / "new.py").write_text("import oops\n")
+    os.utime(tree / "new.py", (os.stat(tree / "a.py").st_mtime,) * 2)
+    os.replace(tree / "new.py", tree / "a.py")
+    reads.clear()
+    replaced = tree_words(paths, read, str(memo), "w")
+    assert "a.py" in reads and "oops" in replaced.index and paths[0] not in replaced.index["kern"]
+    # The words of another walk, and a corrupt file, are not used.
+    reads.clear()
+    tree_words(paths, read, str(memo), "another walk")
+    assert sorted(reads) == ["a.py", "b.py", "c.py"]
+    for kept in memo.glob("words-*.json"):
+        kept.write_text("{not json")
+    reads.clear()
+    assert tree_words(paths, read, str(memo), "w").index == replaced.index
+    assert len(reads) == 3
+
+
+def test_a_kernel_checked_alone_finds_its_callers_through_the_kept_words(project: Path) -> None:
+    """What pre-commit runs on a kernel module of a large tree: its callers are looked for in
+    every file's import words, kept from the run before for each file that did not change."""
+    kernel = "src/matlib/kernels/common.py"
+    _age(project)
+    first = check_alone(project, kernel)
+    assert "common.py:16:10: MMA101" in first[1]
+    assert list((project / ".mmalint_cache").glob("*/words-*.json"))
+    # The caller changes what it passes, and the kernel is edited too (its entry misses).
+    test = project / "tests/ops_test.py"
+    test.write_text(test.read_text().replace("out = matlib.matmul(a, b)\n  np.testing.assert_array_equal",
+                                             "out = matlib.matmul(a, b, acc_dtype=jnp.int32)\n  np.testing.assert_array_equal"))
+    with open(project / kernel, "a") as handle:
+        handle.write("# edited\n")
+    after = check_alone(project, kernel)
+    assert "MMA101" not in after[1]
+    assert after == check_alone(project, kernel, cache=False)
+    # A new caller, in a file the kept words never saw.
+    (project / "tests" / "quant_test.py").write_text(
+        "import jax.numpy as jnp\n\nimport matlib\n\n\ndef test_i8(a, b):\n"
+        "  return matlib.matmul(a.astype(jnp.int8), b.astype(jnp.int8))\n")
+    _age(project)
+    with open(project / kernel, "a") as handle:
+        handle.write("# edited again\n")
+    newest = check_alone(project, kernel)
+    assert "MMA101" in newest[1]
+    assert newest == check_alone(project, kernel, cache=False)

@@ -39,7 +39,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from mmalint.analysis import names
-from mmalint.analysis.imports import ImportStmt, import_words, scan_imports, scanned
+from mmalint.analysis.imports import ImportStmt, import_words, scan_imports, scanned, tree_words
 from mmalint.analysis.prefilter import triggered
 from mmalint.analysis.relevance import NOTHING, Closure, Leading, modelled, relevant, uses_api
 from mmalint.analysis.source import Block, SourceFile, SourceSyntaxError, index_source
@@ -734,13 +734,8 @@ class Program:
             # may have a program of its own); an editor's buffers are looked at below.
             if len(_WORD_INDEXES) >= 2:
                 _WORD_INDEXES.clear()
-            index: dict[str, list[str]] = {}
-            snapshot: dict[str, str | None] = {}
-            for path in self.tree_files(near):
-                text, snapshot[path] = read_text(path, self._decode)
-                for found in import_words(scanned(text) if text is not None else ()):
-                    index.setdefault(found, []).append(path)
-            _WORD_INDEXES[key] = (index, snapshot)
+            words = tree_words(self.tree_files(near), lambda p: read_text(p, self._decode), self.spec.memo, repr(where))
+            _WORD_INDEXES[key] = (words.index, words.snapshot)
         index, snapshot = _WORD_INDEXES[key]
         found_files = [p for p in index.get(word, []) if p not in self._overlays]
         found_files += [p for p, text in self._overlays.items()

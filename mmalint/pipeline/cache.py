@@ -206,6 +206,7 @@ class Cache:
         self.directory = directory
         self.here = directory / f"{__version__}-{installation()[:16]}"
         self._here = str(self.here)
+        self.here_dir = self._here  # where a run keeps what else it read of the tree (`ProgramSpec.memo`)
         self._warn = warn
         self.writable = True
         self.wrote = False

@@ -269,7 +269,8 @@ def run(
     if cache is not None:
         _look_up(cache, items, options, fix, reprs)
         result.keys = {f.entry.display: (f.real, f.key_parts, options.report_unused_noqa) for f in items}
-    pending = _prepare(files, items, options, fix) if any(f.outcome is None for f in items) else []
+    memo = cache.here_dir if cache is not None else ""
+    pending = _prepare(files, items, options, fix, memo) if any(f.outcome is None for f in items) else []
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     jobs_of = [job for _, job in pending]
     known = {f.real: f.hash for f in items}
@@ -352,7 +353,7 @@ def _look_up(
 
 
 def _prepare(
-    files: list[Discovered], items: list[_File], options: LintOptions, fix: FixMode
+    files: list[Discovered], items: list[_File], options: LintOptions, fix: FixMode, memo: str = ""
 ) -> list[tuple[_File, Job]]:
     """The prefilter and the checked tree for the files without an outcome yet: the outcome of
     those not worth running, and the jobs of the others."""
@@ -383,7 +384,7 @@ def _prepare(
             continue
         tree = (f.settings.project_root, f.settings.src)
         if tree not in specs:
-            specs[tree] = tree_spec(f.settings, checked, run=this_run, triggered=triggered)
+            specs[tree] = tree_spec(f.settings, checked, run=this_run, triggered=triggered, memo=memo)
         file_options = replace(options, program=specs[tree]) if not is_notebook(f.entry.display) else options
         if not f.triggered:
             # Not worth running, unless it leads to an MMA call in a file the run does not
