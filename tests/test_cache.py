@@ -477,8 +477,8 @@ def _age(root: Path, seconds: float = 3600) -> None:
 
 
 def test_the_words_of_a_tree_are_read_again_only_where_a_file_changed(tmp_path: Path) -> None:
-    from mmalint.analysis.imports import tree_words
-    from mmalint.tree import read_text
+    from mmalint.analysis.imports import import_words, scanned
+    from mmalint.tree import read_text, tree_words
 
     tree, memo = tmp_path / "tree", tmp_path / "memo"
     tree.mkdir()
@@ -488,34 +488,37 @@ def test_the_words_of_a_tree_are_read_again_only_where_a_file_changed(tmp_path: 
     paths = [str(tree / n) for n in ("a.py", "b.py", "c.py")]
     reads: list[str] = []
 
+    def words(text: str) -> set[str]:
+        return import_words(scanned(text))
+
     def read(path: str) -> tuple[str | None, str | None]:
         reads.append(os.path.basename(path))
         return read_text(path)
 
-    first = tree_words(paths, read, str(memo), "w")
+    first = tree_words(paths, read, words, str(memo), "w")
     assert sorted(reads) == ["a.py", "b.py", "c.py"] and first.index["kern"] == paths[:2]
     reads.clear()
-    again = tree_words(paths, read, str(memo), "w")
+    again = tree_words(paths, read, words, str(memo), "w")
     assert reads == [] and (again.index, again.snapshot) == (first.index, first.snapshot)
     # An edit (a new modification time): that file alone is read again.
     (tree / "c.py").write_text("import kern\n")
-    edited = tree_words(paths, read, str(memo), "w")
+    edited = tree_words(paths, read, words, str(memo), "w")
     assert reads == ["c.py"] and edited.index["kern"] == paths
     # Another file put in its place, with the same size and an old modification time: a new inode.
     (tree / "new.py").write_text("import oops\n")
     os.utime(tree / "new.py", (os.stat(tree / "a.py").st_mtime,) * 2)
     os.replace(tree / "new.py", tree / "a.py")
     reads.clear()
-    replaced = tree_words(paths, read, str(memo), "w")
+    replaced = tree_words(paths, read, words, str(memo), "w")
     assert "a.py" in reads and "oops" in replaced.index and paths[0] not in replaced.index["kern"]
     # The words of another walk, and a corrupt file, are not used.
     reads.clear()
-    tree_words(paths, read, str(memo), "another walk")
+    tree_words(paths, read, words, str(memo), "another walk")
     assert sorted(reads) == ["a.py", "b.py", "c.py"]
     for kept in memo.glob("words-*.json"):
         kept.write_text("{not json")
     reads.clear()
-    assert tree_words(paths, read, str(memo), "w").index == replaced.index
+    assert tree_words(paths, read, words, str(memo), "w").index == replaced.index
     assert len(reads) == 3
 
 
@@ -546,3 +549,36 @@ def test_a_kernel_checked_alone_finds_its_callers_through_the_kept_words(project
     newest = check_alone(project, kernel)
     assert "MMA101" in newest[1]
     assert newest == check_alone(project, kernel, cache=False)
+
+
+def test_a_hit_is_validated_from_the_kept_words_without_reading_the_tree(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The entry of a kernel checked alone holds the scan for its callers, over every file of
+    the tree: validating it hashes the modules the check read (its inputs) and, of the rest of
+    the tree, only the files whose stamp the kept words do not hold."""
+    from mmalint.cli import main
+
+    kernel = "src/matlib/kernels/common.py"
+    _age(project)
+    first = check_alone(project, kernel)
+    check_alone(project, kernel)  # the words are written after the files' stamps: none is racy
+    notes = project / "notes.py"
+    notes.write_text(notes.read_text() + "# edited\n")
+    hashed: list[str] = []
+    real = result_cache.fingerprint
+
+    def spy(path: str) -> str | None:
+        hashed.append(os.path.relpath(path, os.path.realpath(project)))
+        return real(path)
+
+    monkeypatch.setattr(result_cache, "fingerprint", spy)
+    monkeypatch.chdir(project)
+    code = main(["check", "--target-jax", "0.11", "--format", "concise", kernel])
+    assert (code, capsys.readouterr().out) == first[:2]
+    found = entry(project, kernel)
+    assert found is not None
+    inputs = {os.path.relpath(p, os.path.realpath(project)) for p in json.loads(found.read_bytes())["texts"]}
+    assert "tests/ops_test.py" in inputs and "unrelated.py" not in inputs
+    assert "notes.py" in hashed  # its stamp changed: hashed, and found the scan's answer unchanged
+    assert set(hashed) == inputs | {"notes.py"}

@@ -5,9 +5,8 @@ looked for by (`import_words`)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 _IDENTIFIER = re.compile(r"[^\W\d]\w*\Z")
 
@@ -110,110 +109,4 @@ def _logical_rest(text: str, start: int) -> str:
     return text[start:i]
 
 
-
-
-# ---------------------------------------------------------------------- the words of a tree
-
-# The words of each file of a walk, kept between runs in the cache's directory (`ProgramSpec.
-# memo`): the callers of a checked file are looked for among the files whose import statements
-# name its module, and reading and scanning every file of jax's tree for that was 0.24 s of a
-# pre-commit run checking five of its files.
-WORDS_FORMAT = 1
-# A file modified this close to when the index was written may have changed again within the
-# same timestamp (git's "racily clean" entries): it is read again.
-_RACY_NS = 2_000_000_000
-
-
-@dataclass
-class TreeWords:
-    """Which files of a walk name each import word, and the hash of each file's bytes (the
-    scan's snapshot): read from the files, or from the index a previous run kept of those
-    whose modification time, change time, size and inode are still what it saw."""
-
-    index: dict[str, list[str]]
-    snapshot: dict[str, str | None]
-    read: int = 0  # files read (the rest came from the kept index)
-
-
-def tree_words(paths: Iterable[str], read: Callable[[str], tuple[str | None, str | None]], memo: str = "",
-               where: str = "") -> TreeWords:
-    """The words of `paths` (`import_words` of each one's text, `read` giving its text and
-    hash); with `memo`, a directory, the index of the walk `where` names is kept there."""
-    import hashlib
-    import json
-    import os
-    import time
-
-    kept: dict[str, list[Any]] = {}
-    target = ""
-    if memo:
-        target = os.path.join(memo, f"words-{hashlib.blake2b(where.encode('utf-8', 'surrogatepass'), digest_size=8).hexdigest()}.json")
-        try:
-            with open(target, "rb") as handle:
-                data = json.loads(handle.read())
-            if isinstance(data, dict) and data.get("format") == WORDS_FORMAT and data.get("where") == where:
-                written = data.get("written")
-                files = data.get("files")
-                if isinstance(written, int) and isinstance(files, dict):
-                    kept = {p: e for p, e in files.items() if _entry_ok(e) and e[0] < written - _RACY_NS}
-        except (OSError, ValueError, RecursionError):
-            kept = {}
-    found = TreeWords({}, {})
-    entries: dict[str, list[Any]] = {}
-    for path in paths:
-        entry = kept.get(path) if kept else None
-        stamp: list[int] | None = None
-        if memo:
-            try:
-                info = os.stat(path)
-                stamp = [info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino]
-            except (OSError, ValueError):
-                stamp = None
-        if entry is not None and stamp is not None and entry[:4] == stamp:
-            hashed, words = entry[4], entry[5]
-        else:
-            text, hashed = read(path)
-            words = sorted(import_words(scanned(text))) if text is not None else []
-            found.read += 1
-        found.snapshot[path] = hashed
-        for word in words:
-            found.index.setdefault(word, []).append(path)
-        if stamp is not None:
-            entries[path] = [*stamp, hashed, words]
-    if memo and found.read:
-        _write_index(target, {"format": WORDS_FORMAT, "where": where, "written": time.time_ns(), "files": entries})
-    return found
-
-
-def _entry_ok(entry: object) -> bool:
-    return (
-        isinstance(entry, list) and len(entry) == 6 and all(isinstance(v, int) for v in entry[:4])
-        and (entry[4] is None or isinstance(entry[4], str))
-        and isinstance(entry[5], list) and all(isinstance(w, str) for w in entry[5])
-    )
-
-
-def _write_index(target: str, data: dict[str, Any]) -> None:
-    """Whole or not at all (a temporary file beside it, then a rename); a directory that
-    cannot be written keeps no index (the next run reads the files again)."""
-    import contextlib
-    import json
-    import os
-    import tempfile
-
-    directory = os.path.dirname(target)
-    try:
-        os.makedirs(directory, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".words.", suffix=".tmp")
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(json.dumps(data).encode("utf-8", "surrogatepass"))
-        os.replace(tmp, target)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-
-
-__all__ = ["ImportStmt", "TreeWords", "import_words", "scan_imports", "scanned", "tree_words"]
+__all__ = ["ImportStmt", "import_words", "scan_imports", "scanned"]

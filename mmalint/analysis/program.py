@@ -39,7 +39,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from mmalint.analysis import names
-from mmalint.analysis.imports import ImportStmt, import_words, scan_imports, scanned, tree_words
+from mmalint.analysis.imports import ImportStmt, import_words, scan_imports, scanned
 from mmalint.analysis.prefilter import triggered
 from mmalint.analysis.relevance import NOTHING, Closure, Leading, modelled, relevant, uses_api
 from mmalint.analysis.source import Block, SourceFile, SourceSyntaxError, index_source
@@ -54,6 +54,7 @@ from mmalint.tree import (
     is_file,
     new_run,
     read_text,
+    tree_words,
     utf8,
     walk,
 )
@@ -734,7 +735,8 @@ class Program:
             # may have a program of its own); an editor's buffers are looked at below.
             if len(_WORD_INDEXES) >= 2:
                 _WORD_INDEXES.clear()
-            words = tree_words(self.tree_files(near), lambda p: read_text(p, self._decode), self.spec.memo, repr(where))
+            words = tree_words(self.tree_files(near), lambda p: read_text(p, self._decode),
+                               lambda text: import_words(scanned(text)), self.spec.memo, repr(where))
             _WORD_INDEXES[key] = (words.index, words.snapshot)
         index, snapshot = _WORD_INDEXES[key]
         found_files = [p for p in index.get(word, []) if p not in self._overlays]

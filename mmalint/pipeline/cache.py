@@ -45,7 +45,16 @@ from mmalint.diagnostics import (
     Range,
     Related,
 )
-from mmalint.tree import SCAN_IMPORTS, Walk, digest, fingerprint, probe_answer, read_text, walk
+from mmalint.tree import (
+    SCAN_IMPORTS,
+    Walk,
+    digest,
+    fingerprint,
+    kept_hashes,
+    probe_answer,
+    read_text,
+    walk,
+)
 
 CACHE_DIR_NAME = ".mmalint_cache"
 CACHE_DIR_ENV = "MMALINT_CACHE_DIR"
@@ -388,6 +397,7 @@ class Validator:
         self._walks: dict[Walk, list[str]] = {}
         self._scans: dict[str, bool] = {}
         self._texts: dict[str, str | None] = {}
+        self._kept: dict[Walk, dict[str, str | None]] = {}
 
     def fingerprint(self, path: str) -> str | None:
         if path not in self._prints:
@@ -434,6 +444,9 @@ class Validator:
         if snapshot is not None:
             if where not in self._walks:
                 self._walks[where] = list(walk(*where))
+                # Hashes of the files whose stamp the kept import words still hold: no read.
+                self._kept[where] = kept_hashes(self.cache.here_dir, repr(where))
+            kept = self._kept[where]
             recorded = set(answer)
             now: set[str] = set()
             for path in self._walks[where]:
@@ -441,7 +454,7 @@ class Validator:
                     continue  # the checked file is never its own caller
                 if kind != SCAN_IMPORTS and path in self.checked:
                     continue  # the scan is over the files the run does not check
-                hashed = self.fingerprint(path)
+                hashed = kept[path] if path in kept and path not in self._prints else self.fingerprint(path)
                 if path in snapshot and snapshot[path] == hashed:
                     if path in recorded:
                         now.add(path)
