@@ -298,7 +298,17 @@ def snapshot_id(files: dict[str, str | None]) -> str:
 WORDS_FORMAT = 1
 # A file modified this close to when the index was written may have changed again within the
 # same timestamp (git's "racily clean" entries): it is read again.
-_RACY_NS = 2_000_000_000
+RACY_NS = 2_000_000_000
+
+
+def file_stamp(path: str | os.PathLike[str]) -> list[int] | None:
+    """What says a file is unchanged without reading it: its modification and change times,
+    size and inode (symlinks followed); None when it cannot be looked at."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return [info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino]
 
 
 @dataclass
@@ -325,13 +335,7 @@ def tree_words(
     entries: dict[str, list[Any]] = {}
     for path in paths:
         entry = kept.get(path) if kept else None
-        stamp: list[int] | None = None
-        if memo:
-            try:
-                info = os.stat(path)
-                stamp = [info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino]
-            except (OSError, ValueError):
-                stamp = None
+        stamp = file_stamp(path) if memo else None
         if entry is not None and stamp is not None and entry[:4] == stamp:
             hashed, words = entry[4], entry[5]
         else:
@@ -353,11 +357,7 @@ def kept_hashes(memo: str, where: str) -> dict[str, str | None]:
     what it was): what a file's hash is without reading it (the cache's validator)."""
     found: dict[str, str | None] = {}
     for path, entry in _kept(_index_path(memo, where), where).items():
-        try:
-            info = os.stat(path)
-        except (OSError, ValueError):
-            continue
-        if entry[:4] == [info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino]:
+        if entry[:4] == file_stamp(path):
             found[path] = entry[4]
     return found
 
@@ -380,7 +380,7 @@ def _kept(target: str, where: str) -> dict[str, list[Any]]:
     written, files = data.get("written"), data.get("files")
     if not isinstance(written, int) or not isinstance(files, dict):
         return {}
-    return {p: e for p, e in files.items() if isinstance(p, str) and _entry_ok(e) and e[0] < written - _RACY_NS}
+    return {p: e for p, e in files.items() if isinstance(p, str) and _entry_ok(e) and e[0] < written - RACY_NS}
 
 
 def _entry_ok(entry: object) -> bool:

@@ -582,3 +582,45 @@ def test_a_hit_is_validated_from_the_kept_words_without_reading_the_tree(
     assert "tests/ops_test.py" in inputs and "unrelated.py" not in inputs
     assert "notes.py" in hashed  # its stamp changed: hashed, and found the scan's answer unchanged
     assert set(hashed) == inputs | {"notes.py"}
+
+
+def _reads_in_process(project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                      *names: str) -> tuple[list[str], int, str]:
+    """The checked files `mmalint check NAMES` reads (in this process), its exit code and output."""
+    from mmalint.cli import main
+    from mmalint.pipeline import files as runner
+
+    read: list[str] = []
+    real = runner.read_regular
+
+    def spy(path: Path | str, *args: int) -> bytes:
+        read.append(str(path))
+        return real(path, *args)
+
+    monkeypatch.setattr(runner, "read_regular", spy)
+    monkeypatch.chdir(project)
+    code = main(["check", "--target-jax", "0.11", "--format", "concise", *names])
+    monkeypatch.undo()
+    return read, code, capsys.readouterr().out
+
+
+def test_a_checked_file_whose_stamp_is_unchanged_is_not_read_again(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    names = ("unrelated.py", "notes.py")
+    # Just written: modified as its entry is saved, so it could change again unseen (racy).
+    first, code, out = _reads_in_process(project, monkeypatch, capsys, *names)
+    assert sorted(first) == sorted(names)
+    assert _reads_in_process(project, monkeypatch, capsys, *names) == (first, code, out)
+    _age(project)  # older than the entries that will be saved next
+    assert _reads_in_process(project, monkeypatch, capsys, *names)[1:] == (code, out)
+    # Neither is read now: each entry's stamp holds, and says the hash of the bytes it read.
+    assert _reads_in_process(project, monkeypatch, capsys, *names) == ([], code, out)
+    # An edit changes the stamp: that file is read, and its result is the new text's.
+    (project / "notes.py").write_text("import os\n")
+    assert _reads_in_process(project, monkeypatch, capsys, *names)[0] == ["notes.py"]
+    kernel = project / "unrelated.py"
+    kernel.write_text(kernel.read_text().replace("return mgpu.mma(acc, a, b)", "return acc"))
+    read, code_after, out_after = _reads_in_process(project, monkeypatch, capsys, *names)
+    assert "unrelated.py" in read and (code_after, out_after) != (code, out)  # notes.py: still racy
+    assert (code_after, out_after) == check_alone(project, *names, cache=False)[:2]

@@ -27,7 +27,7 @@ from mmalint.notebook import is_notebook
 from mmalint.pipeline.cache import result_key
 from mmalint.runtime import tune_gc
 from mmalint.settings import Settings
-from mmalint.tree import Observed, ProgramSpec, digest, new_run, tree_spec
+from mmalint.tree import Observed, ProgramSpec, digest, file_stamp, new_run, tree_spec
 
 if TYPE_CHECKING:
     from mmalint.notebook import Notebook
@@ -235,6 +235,8 @@ class _File:
     outcome: FileOutcome | None = None
     hit: bool = False  # the outcome is the cache's
     walked: Observed | None = None  # what deciding to check a file without an MMA word read
+    stamp: list[int] | None = None  # its `file_stamp` before it was read (with a cache)
+    unread: bool = False  # `hash` is its entry's, by its stamp; `data` is read if it misses
 
 
 def run(
@@ -258,16 +260,30 @@ def run(
     items: list[_File] = []
     real = RealPaths()
     for entry in files:
+        file_settings = settings[entry.display] if isinstance(settings, dict) else settings
+        f = _File(entry, b"", file_settings, real(entry.path))
+        if cache is not None:
+            # Looked at before it is read: a change meanwhile shows in the next run's stamp.
+            f.stamp = file_stamp(entry.path)
+            trusted = cache.trusted_hash(f.real, f.stamp)
+            if trusted is not None:
+                f.hash, f.unread = trusted, True  # read only if its entry does not hold
+                items.append(f)
+                continue
         try:
-            data = read_regular(entry.path)
+            f.data = read_regular(entry.path)
         except UnreadableInput as exc:
             result.input_errors.append(f"{entry.display}: {exc}")
             continue
-        file_settings = settings[entry.display] if isinstance(settings, dict) else settings
-        items.append(_File(entry, data, file_settings, real(entry.path), digest(data) if cache else ""))
+        f.hash = digest(f.data) if cache else ""
+        items.append(f)
     reprs: dict[int, tuple[object, str]] = {}  # `result_key`'s texts of the parts the files share
     if cache is not None:
         _look_up(cache, items, options, fix, reprs)
+        items = _read_misses(items, result)
+        for f in items:
+            if f.hit and not f.unread:
+                cache.restamp(f.real, f.stamp, f.hash)
         result.keys = {f.entry.display: (f.real, f.key_parts, options.report_unused_noqa) for f in items}
     memo = cache.here_dir if cache is not None else ""
     pending = _prepare(files, items, options, fix, memo) if any(f.outcome is None for f in items) else []
@@ -282,7 +298,8 @@ def run(
         assert outcome is not None
         if cache is not None and not f.hit:
             if outcome.fixed_text is None and outcome.converged:
-                cache.save(f.real, result_key((known[f.real], *f.key_parts), reprs), bool(f.triggered), outcome.report, known)
+                cache.save(f.real, result_key((known[f.real], *f.key_parts), reprs), bool(f.triggered), outcome.report, known,
+                           stamp=f.stamp, hashed=known[f.real])
             # What a hit gives back, so that a miss and a hit print the same bytes.
             outcome = replace(outcome, report=_as_kept(outcome.report))
         kept[id(f)] = outcome
@@ -318,6 +335,22 @@ def run(
         if report.error is not None:
             result.input_errors.append(f"{report.filename}: {report.error}")
     return result
+
+
+def _read_misses(items: list[_File], result: RunResult) -> list[_File]:
+    """The files taken by their stamp whose entry did not hold, read now (their hash as read);
+    one that cannot be read any more is an input error, as at the start."""
+    kept: list[_File] = []
+    for f in items:
+        if f.unread and f.outcome is None:
+            try:
+                f.data = read_regular(f.entry.path)
+            except UnreadableInput as exc:
+                result.input_errors.append(f"{f.entry.display}: {exc}")
+                continue
+            f.hash, f.unread = digest(f.data), False
+        kept.append(f)
+    return kept
 
 
 def _look_up(
@@ -417,7 +450,9 @@ def keep_fixed(cache: Cache, result: RunResult, entry: Discovered, outcome: File
     if data is None or entry.display not in result.keys or outcome.notebook is not None or not outcome.converged:
         return
     real, parts, report_unused_noqa = result.keys[entry.display]
-    cache.save(real, result_key((digest(data), *parts)), worth_running(data, report_unused_noqa), outcome.report)
+    # The stamp of the file as written (modified just now: the next run reads it all the same).
+    cache.save(real, result_key((digest(data), *parts)), worth_running(data, report_unused_noqa), outcome.report,
+               stamp=file_stamp(entry.path), hashed=digest(data))
 
 
 def _as_kept(report: FileReport) -> FileReport:
