@@ -15,6 +15,7 @@ import ast
 
 import pytest
 
+from mmalint.analysis import newer_syntax as N
 from mmalint.analysis import source as S
 
 TEXT = '''\
@@ -52,7 +53,7 @@ def _shape(source: S.SourceFile) -> list[tuple[object, ...]]:
 
 
 def test_type_parameters_blanked_index_as_libcst_does() -> None:
-    tree = S._without_newer_syntax(TEXT)
+    tree = N.without_newer_syntax(TEXT)
     assert tree is not None
     fast = S._index_tree("t.py", TEXT, tree)
     slow = S._index_with_libcst("t.py", TEXT)
@@ -75,9 +76,9 @@ def test_the_index_of_new_syntax_goes_through_ast_where_it_can(monkeypatch: pyte
 
 
 def test_text_without_type_parameters_is_not_rewritten() -> None:
-    assert S._without_newer_syntax("x = 1\nf'{x!r:>{10}}'\n") is None
+    assert N.without_newer_syntax("x = 1\nf'{x!r:>{10}}'\n") is None
     # Parameters over several rows are left to libcst: blanked, their rows would break the def.
-    assert S._without_newer_syntax("def f[\n  T\n](x: T) -> T:\n  return x\n") is None
+    assert N.without_newer_syntax("def f[\n  T\n](x: T) -> T:\n  return x\n") is None
 
 
 # PEP 701 (Python 3.12): f-strings that hold their own quotes, nested f-strings, format specs
@@ -116,7 +117,7 @@ def test_new_fstrings_made_plain_index_as_libcst_does() -> None:
     error = _refused_by_this_python(FSTRINGS)
     if error is None:
         pytest.skip("this Python reads PEP 701 itself")
-    tree = S._without_newer_syntax(FSTRINGS)
+    tree = N.without_newer_syntax(FSTRINGS)
     assert tree is not None
     fast = S._index_tree("t.py", FSTRINGS, tree)
     slow = S._index_with_libcst("t.py", FSTRINGS)
@@ -138,17 +139,26 @@ def _blank(token: str) -> str:
     ("x = ", 'f"{"\\n".join(a)}"', "\n"),
 ])
 def test_a_row_of_new_fstrings_reads_as_plain_strings_of_their_length(before: str, fstring: str, after: str) -> None:
-    assert S._plain_fstrings(before + fstring + after) == before + _blank(fstring) + after
+    assert N.plain_fstrings(before + fstring + after) == before + _blank(fstring) + after
 
 
 @pytest.mark.parametrize("line", ["x = f'{a!r:>{w}}' + 'b'\n", 'x = f"{{}}" + f"{d[\'k\']}"\n', 'if"x": y = "f{"\n'])
 def test_a_row_any_python_reads_is_left_as_written(line: str) -> None:
-    assert S._plain_fstrings(line) == line
+    assert N.plain_fstrings(line) == line
+
+
+def test_fstrings_nested_deeper_than_real_code_are_left_to_libcst() -> None:
+    def nested(levels: int) -> str:
+        return "1" if levels == 0 else 'f"{' + nested(levels - 1) + '}"'
+
+    shallow = "x = " + nested(N.MAX_FSTRING_NESTING) + "\n"
+    assert N.plain_fstrings(shallow) == "x = " + _blank(nested(N.MAX_FSTRING_NESTING)) + "\n"
+    assert N.plain_fstrings("x = " + nested(N.MAX_FSTRING_NESTING + 2) + "\n") is None
 
 
 @pytest.mark.parametrize("line", ['x = f"""{a}\n', 'x = f"{a\n', "x = f'{a}\\\n"])
 def test_a_string_that_goes_on_over_rows_is_left_to_libcst(line: str) -> None:
-    assert S._plain_fstrings(line) is None
+    assert N.plain_fstrings(line) is None
 
 
 # ---------------------------------------------------------------------- the prefilter's shortcut
