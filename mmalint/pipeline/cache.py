@@ -216,7 +216,7 @@ class Cache:
         self.directory = directory
         self.here = directory / f"{__version__}-{installation()[:16]}"
         self._here = str(self.here)
-        self.here_dir = self._here  # where a run keeps what else it read of the tree (`ProgramSpec.memo`)
+        self.here_dir = self._here  # where the kept import words are looked for (`memo_dir` makes it)
         self._warn = warn
         self.writable = True
         self.wrote = False
@@ -330,6 +330,18 @@ class Cache:
             self.writable = False
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             self._warn(f"cannot write the cache in {self.directory} ({reason}); going on without it")
+
+    def memo_dir(self) -> str:
+        """Where the run's programs keep what they read of the tree (`ProgramSpec.memo`): this
+        installation's directory, made (with the cache's tag and .gitignore) if need be; ""
+        when it cannot be (the first result that cannot be kept says so)."""
+        if not self.writable:
+            return ""
+        try:
+            self._prepare()
+        except OSError:
+            return ""
+        return self._here
 
     def _prepare(self) -> None:
         if (self.here / "snapshots").is_dir():

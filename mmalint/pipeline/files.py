@@ -285,8 +285,9 @@ def run(
             if f.hit and not f.unread:
                 cache.restamp(f.real, f.stamp, f.hash)
         result.keys = {f.entry.display: (f.real, f.key_parts, options.report_unused_noqa) for f in items}
-    memo = cache.here_dir if cache is not None else ""
-    pending = _prepare(files, items, options, fix, memo) if any(f.outcome is None for f in items) else []
+    pending: list[tuple[_File, Job]] = []
+    if any(f.outcome is None for f in items):
+        pending = _prepare(files, items, options, fix, cache.memo_dir() if cache is not None else "")
     workers = jobs if jobs is not None else (os.cpu_count() or 1)
     jobs_of = [job for _, job in pending]
     known = {f.real: f.hash for f in items}
