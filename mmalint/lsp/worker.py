@@ -1,7 +1,8 @@
 """The language server's lints run here, in child processes that run `main()`.
 
 Why processes, not threads: a lint that a newer version of its document supersedes is told
-to stop, and is killed if it does not within `DRAIN_S` (a thread could only be abandoned, and
+to stop, and is killed if it does not within `DRAIN_S` (`STARTING_S` more for a child that may
+still be starting; a thread could only be abandoned, and
 would go on holding a core and the GIL against the event loop and every other document's
 lint); a lint that runs away is stopped at its time
 limit; a crash in the parser or the analysis (a segfault, a MemoryError, a RecursionError
@@ -327,6 +328,7 @@ class Worker:
         self.process = process
         self._cancels = cancels  # the write end of the child's cancel pipe
         self._sent = 0  # jobs sent: the number of the one in flight
+        self.answered = False  # it has answered a job: its imports are done
 
     @classmethod
     async def spawn(cls) -> Worker:
@@ -363,6 +365,7 @@ class Worker:
         except (asyncio.IncompleteReadError, ConnectionError) as exc:
             code = await self.process.wait()
             raise WorkerDied(f"the lint process ended with status {code}") from exc
+        self.answered = True
         return outcome
 
     def kill(self) -> None:
@@ -385,8 +388,11 @@ class Worker:
             self.process.send_signal(CANCEL_SIGNAL)
 
 
-# How long a child told that its job is superseded may take to answer before it is killed.
+# How long a child told that its job is superseded may take to answer before it is killed;
+# and how much longer one that has never answered, which may still be starting (its imports,
+# over a second on a loaded 2-core machine, come before it reads the job and the word to stop).
 DRAIN_S = 1.0
+STARTING_S = 10.0
 
 
 def _retrieved(task: asyncio.Future[Outcome]) -> None:
@@ -443,7 +449,7 @@ class Pool:
 
         async def drained() -> None:
             try:
-                await asyncio.wait_for(asyncio.shield(io), DRAIN_S)
+                await asyncio.wait_for(asyncio.shield(io), DRAIN_S if worker.answered else DRAIN_S + STARTING_S)
             except BaseException:  # still running, or dead: it goes
                 worker.kill()
                 return
