@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import tempfile
 from pathlib import Path
@@ -27,3 +28,29 @@ def write_atomic(path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def write_replacing(target: Path, data: bytes) -> None:
+    """Write whole or not at all, for files a later run reads (the result cache's): a
+    temporary file beside `target` (its directories made), then `os.replace`, so that a
+    reader sees the old file or the new one; with the permissions any file the user creates
+    gets. No fsync: a file lost to a crash is only a miss."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with contextlib.suppress(OSError):
+            os.fchmod(fd, 0o666 & ~_umask())  # not mkstemp's 0600
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+@functools.cache
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

@@ -13,13 +13,14 @@ import hashlib
 import json
 import os
 import stat
-import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from mmalint.fileio import write_replacing
 from mmalint.inputs import RealPaths, read_regular
 from mmalint.settings import DEFAULT_SRC, Settings
 
@@ -180,10 +181,20 @@ def walk(tops: tuple[str, ...], packages_only: bool = False, visited: list[str] 
             stack.extend(reversed(subdirs))
 
 
+def file_stamp(path: str | os.PathLike[str]) -> list[int] | None:
+    """What says a file is unchanged without reading it: its modification and change times,
+    size and inode (symlinks followed); None when it cannot be looked at."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return [info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino]
+
+
 # Texts read, by real path, with the modification and change times, size and inode they were
 # read at: a later run in the same process (the language server's child) reads again only what
 # changed (a file put in another's place with its size and modification time is a new inode).
-_TEXT_CACHE: dict[str, tuple[tuple[int, int, int, int], str | None, str | None]] = {}
+_TEXT_CACHE: dict[str, tuple[list[int], str | None, str | None]] = {}
 _TEXT_CACHE_LIMIT = 50_000
 
 
@@ -200,11 +211,9 @@ def read_text(path: str, decode: Decode = utf8) -> tuple[str | None, str | None]
     """A module's text: a regular file, at most `MAX_MODULE_BYTES`, decoded as Python source
     (None when it cannot be read or decoded), and the hash of the bytes read (None when none
     were: `tree.fingerprint`)."""
-    try:
-        info = os.stat(path)
-    except (OSError, ValueError):
+    stamp = file_stamp(path)
+    if stamp is None:
         return None, None
-    stamp = (info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino)
     cached = _TEXT_CACHE.get(path)
     if cached is not None and cached[0] == stamp:
         return cached[1], cached[2]
@@ -301,16 +310,6 @@ WORDS_FORMAT = 1
 RACY_NS = 2_000_000_000
 
 
-def file_stamp(path: str | os.PathLike[str]) -> list[int] | None:
-    """What says a file is unchanged without reading it: its modification and change times,
-    size and inode (symlinks followed); None when it cannot be looked at."""
-    try:
-        info = os.stat(path)
-    except (OSError, ValueError):
-        return None
-    return [info.st_mtime_ns, info.st_ctime_ns, info.st_size, info.st_ino]
-
-
 @dataclass
 class TreeWords:
     """Which files of a walk name each import word, and the hash of each file's bytes (the
@@ -392,18 +391,7 @@ def _entry_ok(entry: object) -> bool:
 
 
 def _write_index(target: str, data: dict[str, Any]) -> None:
-    """Whole or not at all (a temporary file beside it, then a rename); a directory that
-    cannot be written keeps no index (the next run reads the files again)."""
-    directory = os.path.dirname(target)
-    try:
-        os.makedirs(directory, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".words.", suffix=".tmp")
-    except OSError:
-        return
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(json.dumps(data).encode("utf-8", "surrogatepass"))
-        os.replace(tmp, target)
-    except OSError:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
+    """Written as the cache's entries are; a directory that cannot be written keeps no index
+    (the next run reads the files again)."""
+    with contextlib.suppress(OSError):
+        write_replacing(Path(target), json.dumps(data).encode("utf-8", "surrogatepass"))

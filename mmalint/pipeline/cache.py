@@ -22,11 +22,9 @@ Reading an entry needs none of the analysis: a run whose every file hits imports
 from __future__ import annotations
 
 import contextlib
-import functools
 import json
 import os
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import fields, is_dataclass
@@ -45,6 +43,7 @@ from mmalint.diagnostics import (
     Range,
     Related,
 )
+from mmalint.fileio import write_replacing
 from mmalint.tree import (
     RACY_NS,
     SCAN_IMPORTS,
@@ -215,8 +214,7 @@ class Cache:
     def __init__(self, directory: Path, warn: Callable[[str], None]) -> None:
         self.directory = directory
         self.here = directory / f"{__version__}-{installation()[:16]}"
-        self._here = str(self.here)
-        self.here_dir = self._here  # where the kept import words are looked for (`memo_dir` makes it)
+        self._here = str(self.here)  # also where the kept import words are (`memo_dir` makes it)
         self._warn = warn
         self.writable = True
         self.wrote = False
@@ -261,7 +259,7 @@ class Cache:
             return
         entry.update(stamp=stamp, hash=hashed, saved=time.time_ns())
         try:
-            _write(Path(self._entry_path(real)), json.dumps(entry).encode("utf-8", "surrogatepass"))
+            write_replacing(Path(self._entry_path(real)), json.dumps(entry).encode("utf-8", "surrogatepass"))
         except OSError:
             self._unstampable = True  # said by the first result that cannot be kept, if any
 
@@ -322,9 +320,9 @@ class Cache:
             for snapshot, files in observed.snapshots.items():
                 target = self.here / "snapshots" / f"{snapshot}.json"
                 if snapshot not in self._snapshots and not target.exists():
-                    _write(target, json.dumps(files).encode("utf-8", "surrogatepass"))
+                    write_replacing(target, json.dumps(files).encode("utf-8", "surrogatepass"))
                 self._snapshots.setdefault(snapshot, files)
-            _write(Path(self._entry_path(real)), json.dumps(entry).encode("utf-8", "surrogatepass"))
+            write_replacing(Path(self._entry_path(real)), json.dumps(entry).encode("utf-8", "surrogatepass"))
             self.wrote = True
         except (OSError, TypeError, ValueError) as exc:
             self.writable = False
@@ -349,7 +347,7 @@ class Cache:
         self.directory.mkdir(parents=True, exist_ok=True)
         for name, text in (("CACHEDIR.TAG", _TAG), (".gitignore", "# Created by mmalint automatically.\n*\n")):
             if not (self.directory / name).exists():
-                _write(self.directory / name, text.encode())
+                write_replacing(self.directory / name, text.encode())
         (self.here / "snapshots").mkdir(parents=True, exist_ok=True)
 
     def prune(self, now: float | None = None) -> None:
@@ -383,30 +381,6 @@ def _last_used(directory: Path) -> float:
         return (directory / "last-prune").stat().st_mtime
     except OSError:
         return directory.stat().st_mtime
-
-
-def _write(target: Path, data: bytes) -> None:
-    """Write whole or not at all: a temporary file beside it, then `os.replace`, so that a
-    reader (another mmalint run) sees the old entry or the new one."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with contextlib.suppress(OSError):
-            os.fchmod(fd, 0o666 & ~_umask())  # as any file the user creates, not mkstemp's 0600
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-@functools.cache
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def _remove_tree(top: Path) -> None:
@@ -501,7 +475,7 @@ class Validator:
             if where not in self._walks:
                 self._walks[where] = list(walk(*where))
                 # Hashes of the files whose stamp the kept import words still hold: no read.
-                self._kept[where] = kept_hashes(self.cache.here_dir, repr(where))
+                self._kept[where] = kept_hashes(self.cache._here, repr(where))
             kept = self._kept[where]
             recorded = set(answer)
             now: set[str] = set()
