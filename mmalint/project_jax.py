@@ -19,12 +19,12 @@ from packaging.version import InvalidVersion, Version
 
 from mmalint import toml
 from mmalint.inputs import UnreadableInput, read_regular
+from mmalint.jaxversion import canonicalize_name
 
 MAX_DECLARATION_BYTES = 4 * 1024 * 1024  # a pyproject.toml or a requirements file
 MAX_LOCK_BYTES = 64 * 1024 * 1024  # a lock file of a large project is a few MiB
 LOCK_FILES = ("uv.lock", "poetry.lock", "pdm.lock")
 ENVIRONMENTS = (".venv", "venv")
-_SEPARATORS = re.compile(r"[-_.]+")
 _COMMENT = re.compile(r"(^|\s+)#.*$")
 _INCLUDE = re.compile(r"^(?:--requirement|--constraint|-r|-c)(?:\s*=\s*|\s+)?(\S+)")
 _OPTION = re.compile(r"\s+--?[A-Za-z]")  # `--hash=...` and other options after a requirement
@@ -101,12 +101,6 @@ def _requirements(items: Any, source: str) -> Iterator[Evidence]:
     for item in items:
         if isinstance(item, str) and (evidence := _jax(item, source)) is not None:
             yield evidence
-
-
-def canonicalize_name(name: str) -> str:
-    """PEP 503's normalized name, as `packaging.utils.canonicalize_name` (which, with
-    `packaging.requirements`, costs 30 ms to import: only a requirement to read needs them)."""
-    return _SEPARATORS.sub("-", name).lower()
 
 
 def _jax(text: str, source: str) -> Evidence | None:
