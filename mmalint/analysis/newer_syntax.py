@@ -100,8 +100,7 @@ def plain_fstrings(line: str) -> str | None:
             out.append(char)
             i += 1
             continue
-        prefix = _STRING_PREFIX.search(line, 0, i)
-        letters = (prefix.group(1) if prefix is not None else "").lower()
+        letters = _prefix(line, i)
         found = _string_end(line, i, "f" in letters, "r" in letters)
         if found is None:
             return None
@@ -114,6 +113,12 @@ def plain_fstrings(line: str) -> str | None:
             out.append(line[i:end])
         i = end
     return "".join(out)
+
+
+def _prefix(line: str, quote_at: int) -> str:
+    """The letters before the string that opens at `quote_at` (`rf`, `b`, ""), lower case."""
+    found = _STRING_PREFIX.search(line, 0, quote_at)
+    return found.group(1).lower() if found is not None else ""
 
 
 def _string_end(line: str, start: int, formatted: bool, raw: bool, nesting: int = 0) -> tuple[int, bool] | None:
@@ -155,8 +160,7 @@ def _string_end(line: str, start: int, formatted: bool, raw: bool, nesting: int 
             continue
         if char in "'\"":
             newer = newer or char == quote
-            prefix = _STRING_PREFIX.search(line, 0, i)
-            letters = (prefix.group(1) if prefix is not None else "").lower()
+            letters = _prefix(line, i)
             found = _string_end(line, i, "f" in letters, "r" in letters, nesting + 1)
             if found is None:
                 return None

@@ -15,7 +15,7 @@ from mmalint.diagnostics import Diagnostic
 SourceLines = Callable[[str], list[str] | None]
 Reporter = Callable[[list[Diagnostic], SourceLines, bool], str]
 
-# The formats whose report of no diagnostic is empty (`test_reporters`): `json` is `[]`, and
+# The formats whose report of no diagnostic is empty (tests/test_startup.py checks each): `json` is `[]`, and
 # `sarif` a run with its tool and no result.
 _EMPTY_WHEN_NONE = frozenset({"full", "concise", "github"})
 
