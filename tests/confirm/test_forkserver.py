@@ -181,6 +181,30 @@ def test_a_case_that_ends_its_output_but_not_itself_is_killed(server: ForkServer
     assert returncode == -9 and time.perf_counter() - start < 10
 
 
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError), open(f"/proc/{entry}/stat") as handle:
+                if int(handle.read().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry))
+    return found
+
+
+def _await_grandchild(pid: int, limit: float = 30.0) -> None:
+    """Until a child of `pid` (the forked case) has a child of its own (the case's), at most
+    `limit` seconds: a loaded machine took over the 2 s a fixed sleep gave it. Without /proc,
+    that fixed sleep."""
+    if not os.path.isdir("/proc"):
+        time.sleep(2)
+        return
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        if any(_children(child) for child in _children(pid)):
+            return
+        time.sleep(0.05)
+
+
 def test_a_runner_that_goes_takes_its_case_with_it(own_server: ForkServer, workers: Path) -> None:
     """The runner's end closes in the middle of a case: the server kills the case's session
     and ends; this server is not used again."""
@@ -201,7 +225,7 @@ def test_a_runner_that_goes_takes_its_case_with_it(own_server: ForkServer, worke
 
     thread = threading.Thread(target=run)
     thread.start()
-    time.sleep(2)  # the case has started its own child
+    _await_grandchild(own_server.process.pid)  # the case has started its own child
     own_server._channel.shutdown(2)
     thread.join(30)
     assert not thread.is_alive(), "the case outlived its runner"
