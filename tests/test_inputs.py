@@ -145,6 +145,24 @@ def test_a_worker_that_dies_costs_only_its_file(tmp_path: Path,
         assert any(d.code == "MMA101" for d in by_name[name].diagnostics)
 
 
+def test_the_pool_is_handed_the_largest_files_first_then_the_run_order() -> None:
+    jobs = [(f"f{i}.py", b"x" * size, Settings(), None, "") for i, size in enumerate([5, 90, 1, 70, 3, 80, 2, 60])]
+    # Two workers: the four largest first, by size; the others as the run gave them.
+    assert runner.submission_order(jobs, 2) == [1, 5, 3, 7, 0, 2, 4, 6]  # type: ignore[arg-type]
+    assert runner.submission_order(jobs[:3], 2) == [1, 0, 2]  # type: ignore[arg-type]
+
+
+def test_reports_keep_the_run_order_whatever_the_pool_ran_first(tmp_path: Path) -> None:
+    names = [f"k{i}.py" for i in range(6)]
+    for i, name in enumerate(names):
+        # Sizes that put the last files first in the pool.
+        (tmp_path / name).write_text(GOOD.read_text() + "# padding\n" * (i * 40))
+    files = list(discover([str(tmp_path)], (), []))
+    result = runner.run(files, Settings(), jobs=2)
+    assert [Path(r.filename).name for r in result.reports] == names
+    assert all(any(d.code == "MMA101" for d in r.diagnostics) for r in result.reports)
+
+
 def test_python_warnings_about_the_checked_code_stay_quiet(tmp_path: Path) -> None:
     # "\d" warns on 3.11 (DeprecationWarning) and 3.12 (SyntaxWarning), `1if` on 3.12.
     (tmp_path / "k.py").write_text(
