@@ -64,6 +64,45 @@ def test_compound_statement_header_only() -> None:
     assert statement_rows("for x in f(\n    1):\n  y = 2\n  z = 3\n", [header, body]) == [(1, 2), (4, 4)]
 
 
+def _innermost_by_walking(text: str, first: int, last: int) -> tuple[int, int]:
+    """`statement_rows` by its definition: of every statement (a compound one by its header
+    rows) holding the rows, the one with the fewest, the first in source order on a tie."""
+    import ast
+
+    best = None
+    for node in sorted((n for n in ast.walk(ast.parse(text)) if isinstance(n, ast.stmt)),
+                       key=lambda n: (n.lineno, n.col_offset, -(n.end_lineno or 0))):
+        start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        body = getattr(node, "body", None)
+        end = max(start, body[0].lineno - 1) if isinstance(body, list) and body and isinstance(body[0], ast.stmt) \
+            else node.end_lineno
+        assert end is not None
+        if start <= first and last <= end and (best is None or end - start < best[1] - best[0]):
+            best = (start, end)
+    return best or (first, last)
+
+
+STATEMENT_SHAPES = [
+    "x = f(\n 1,\n 2); y = g(\n 3,\n 4)\n",
+    "if a: b; c\nelif d:\n  e = (\n 1)\nelse: f\n",
+    "try:\n  a\nexcept E:\n  b = [\n 1]\nelse:\n  c\nfinally:\n  d\n",
+    "@dec\n@dec2(\n 1)\ndef f():\n  x = 1\n  for i in g(\n   2):\n    y = i\n  return x\n",
+    "match x:\n  case 1:\n    a = 2\n  case _:\n    b\n",
+    "class A:\n  def f(self): return 1; x = 2\n  with (\n   h() as z):\n    pass\n",
+    "def long():\n" + "".join(f"  x{i} = {i}\n" for i in range(300)) + "  y = mma(\n    x1)\n",
+]
+
+
+def test_statement_rows_are_the_innermost_statement_by_definition() -> None:
+    from mmalint.diagnostics import Location, Range
+
+    for text in STATEMENT_SHAPES:
+        rows = text.count("\n")
+        ranges = [(a, b) for a in range(1, rows + 1) for b in range(a, min(rows, a + 4) + 1)]
+        found = statement_rows(text, [Range("k.py", Location(a, 1), Location(b, 1)) for a, b in ranges])
+        assert found == [_innermost_by_walking(text, a, b) for a, b in ranges], text
+
+
 def test_file_level_directives() -> None:
     assert _codes("# mmalint: noqa\n" + k.PALLAS_SWAPPED) == []
     assert _codes("# mmalint: noqa: MMA101,MMA1\n" + k.PALLAS_SWAPPED) == []
