@@ -1,5 +1,3 @@
-import sys
+from mmalint.cli import run
 
-from mmalint.cli import main
-
-sys.exit(main())
+run()

@@ -9,8 +9,12 @@ of 15.7, against 0.64 s at mypy's thresholds, for 6 % more peak memory (224 -> 2
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import os
 import platform
+import sys
+from typing import NoReturn
 
 # mypy's, for the same reason (`mypy/build.py`): a young generation large enough that a
 # collection finds garbage rather than the run's long-lived objects, and older generations
@@ -24,3 +28,39 @@ def tune_gc() -> None:
     collector turned off by whoever runs us) or one already higher is left alone."""
     if platform.python_implementation() == "CPython" and 0 < gc.get_threshold()[0] < THRESHOLDS[0]:
         gc.set_threshold(*THRESHOLDS)
+
+
+def end_process(code: int) -> NoReturn:
+    """End the process as the interpreter ends it (its threads waited for, its exit functions
+    run, its streams flushed), without freeing what it holds object by object.
+
+    mypy ends the same way (`util.hard_exit`). What a check leaves allocated (every parsed
+    block, the tree's modules, `ast` trees) is freed by the system at once; the interpreter
+    freed it one object at a time: of `mmalint check` of a 200,000-row function, 1.8 s of
+    4.2; of a pre-commit run of five files of jax, 0.15 s of 1.2.
+    """
+    import atexit
+    import threading
+
+    with contextlib.suppress(BaseException):
+        shutdown = getattr(threading, "_shutdown", None)
+        if shutdown is not None:
+            shutdown()
+    with contextlib.suppress(BaseException):
+        atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(BaseException):
+            stream.flush()
+    os._exit(code)
+
+
+def exit_code(exc: SystemExit) -> int:
+    """The status Python gives a process ended by `exc`: its code, 0 for None, and for anything
+    else 1, the code printed to stderr."""
+    if exc.code is None:
+        return 0
+    if isinstance(exc.code, int):
+        return exc.code
+    with contextlib.suppress(BaseException):
+        print(exc.code, file=sys.stderr)
+    return 1

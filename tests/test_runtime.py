@@ -42,3 +42,29 @@ def test_idempotent() -> None:
         assert gc.get_threshold() == once
     finally:
         gc.set_threshold(*before)
+
+
+def test_the_end_of_a_process_waits_runs_its_exit_functions_and_flushes() -> None:
+    code = (
+        "import atexit, sys, threading, time\n"
+        "from mmalint.runtime import end_process\n"
+        "atexit.register(lambda: print('exit function', flush=True))\n"
+        "threading.Thread(target=lambda: (time.sleep(0.2), sys.stdout.write('thread\\n'))).start()\n"
+        "sys.stdout.write('x' * 200000 + '\\n')\n"
+        "end_process(3)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 3
+    assert out.stdout.splitlines() == ["x" * 200000, "thread", "exit function"]
+
+
+def test_the_command_exits_as_python_would() -> None:
+    def command(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "mmalint", *args], capture_output=True, text=True, timeout=120)
+
+    version = command("--version")
+    assert version.returncode == 0 and version.stdout.startswith("mmalint ")
+    usage = command("check", "--no-such-option")
+    assert usage.returncode == 2 and "unrecognized arguments" in usage.stderr
+    listed = command("rules")
+    assert listed.returncode == 0 and "MMA101" in listed.stdout and listed.stdout.endswith("\n")

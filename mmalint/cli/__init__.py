@@ -9,13 +9,14 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 from mmalint import __version__
 from mmalint.catalog import CatalogError
 from mmalint.cli import check, clean, confirm, rules, server
 from mmalint.cli.console import EXIT_CLEAN, EXIT_ERROR, print_error
 from mmalint.config import UsageError
-from mmalint.runtime import tune_gc
+from mmalint.runtime import end_process, exit_code, tune_gc
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -63,3 +64,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print_error(f"internal error: {type(exc).__name__}: {exc} (set MMALINT_DEBUG=1 for the traceback; please report it)")
         return EXIT_ERROR
+
+
+def run() -> NoReturn:
+    """The `mmalint` command: `main`, then the end of the process (`runtime.end_process`: what
+    a check holds is not freed object by object)."""
+    try:
+        code = main()
+    except SystemExit as exc:  # argparse's usage errors, --help, --version
+        code = exit_code(exc)
+    end_process(code)

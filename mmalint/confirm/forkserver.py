@@ -40,6 +40,7 @@ from typing import Any
 
 from mmalint.confirm.judge import WorkerOutcome
 from mmalint.confirm.process import collected, isolated_workspace, worker_command, worker_env
+from mmalint.runtime import end_process, exit_code
 
 # What every case of the jax tier imports first (`families/*/kernels.import_apis`). Not
 # Pallas: a case that does not use it must not find it imported.
@@ -146,32 +147,13 @@ def _child(spec: dict[str, Any], fds: list[int], channel: socket.socket) -> None
             runpy.run_module(spec["module"], run_name="__main__", alter_sys=True)
             code = 0
         except SystemExit as e:
-            code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-            if not isinstance(e.code, int | None):
-                print(e.code, file=sys.stderr)
+            code = exit_code(e)
     except BaseException:
         import traceback
 
         traceback.print_exc()
     finally:
-        _exit(code)
-
-
-def _exit(code: int) -> None:
-    """End as an interpreter ends: wait for its threads, run its exit functions, flush."""
-    import atexit
-    import threading
-
-    with contextlib.suppress(BaseException):
-        shutdown = getattr(threading, "_shutdown", None)
-        if shutdown is not None:
-            shutdown()
-    with contextlib.suppress(BaseException):
-        atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(BaseException):
-            stream.flush()
-    os._exit(code)
+        end_process(code)
 
 
 # ---------------------------------------------------------------------- the runner's side
