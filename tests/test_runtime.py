@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import subprocess
 import sys
+from pathlib import Path
 
 from mmalint.runtime import THRESHOLDS, tune_gc
 
@@ -68,3 +69,11 @@ def test_the_command_exits_as_python_would() -> None:
     assert usage.returncode == 2 and "unrecognized arguments" in usage.stderr
     listed = command("rules")
     assert listed.returncode == 0 and "MMA101" in listed.stdout and listed.stdout.endswith("\n")
+
+
+def test_a_profiled_command_still_writes_its_profile(tmp_path: Path) -> None:
+    target = tmp_path / "rules.prof"
+    out = subprocess.run([sys.executable, "-m", "cProfile", "-o", str(target), "-m", "mmalint", "rules"],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert target.stat().st_size > 0
