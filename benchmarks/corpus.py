@@ -25,7 +25,8 @@ from mmalint.catalog import Catalog, load_catalog
 from mmalint.checks.families import normalize
 from mmalint.config import find_project_root
 from mmalint.engine import reported_here
-from mmalint.pipeline.file import LintOptions, check_bytes, program_for, worth_checking
+from mmalint.pipeline.file import LintOptions, check_bytes
+from mmalint.pipeline.reach import program_for, worth_checking
 from mmalint.pipeline.text import InputError, decode_source
 from mmalint.settings import Settings
 from mmalint.tree import tree_spec

@@ -54,3 +54,30 @@ def test_a_format_said_to_draw_nothing_for_no_finding_draws_nothing(name: str, c
 
     module = importlib.import_module(f"mmalint.report.{ {'json': 'json_format'}.get(name, name)}")
     assert module.render([], lambda _: None, color) == "" == REPORTERS[name]([], lambda _: None, color)
+
+
+def _tree_without_kernels(root: Path) -> None:
+    """A project whose package imports a helper that imports another: no MMA word anywhere."""
+    (root / "pyproject.toml").write_text('[tool.mmalint]\ntarget-jax = "0.11"\n')
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "helpers.py").write_text("import numpy as np\nfrom pkg import util\n\ndef f(x):\n    return util.g(x)\n")
+    (root / "pkg" / "util.py").write_text("def g(x):\n    return x + 1\n")
+
+
+@pytest.mark.parametrize("cache", [False, True])
+def test_a_check_of_files_without_an_mma_word_never_loads_the_analysis(tmp_path: Path, cache: bool) -> None:
+    # Pre-commit on a commit that touches no kernel: the prefilter and the import walk decide it.
+    _tree_without_kernels(tmp_path)
+    args = ["check", *(["--cache-dir", str(tmp_path / "cache")] if cache else ["--no-cache"]),
+            "pkg/helpers.py", "pkg/util.py"]
+    assert "libcst" not in _imported(args, tmp_path)
+
+
+def test_a_file_without_an_mma_word_that_reaches_one_is_still_checked(tmp_path: Path) -> None:
+    # The other side: the helper now imports a module of the tree with an MMA call, which this
+    # run does not check, so the helper is analysed (and libcst loaded).
+    _tree_without_kernels(tmp_path)
+    (tmp_path / "pkg" / "util.py").write_text(
+        "from jax.experimental.mosaic import gpu as mgpu\n\ndef g(acc, a, b):\n    return mgpu.mma(acc, a, b)\n")
+    assert "libcst" in _imported(["check", "--no-cache", "pkg/helpers.py"], tmp_path)

@@ -1,15 +1,16 @@
 """The prefilter: a cheap byte scan, before any parse, for the words without which a file
 cannot reach a call that a model records. Each model module declares its own words
-(`host.trigger`), so a new instruction family adds its words where it adds its model."""
+(`host.trigger`), so a new instruction family adds its words where it adds its model; they
+are read here from `model_words`, where they are written out, so that the prefilter loads no
+model."""
 
 from __future__ import annotations
 
 import re
 
-from mmalint.analysis import models  # noqa: F401  (registers every model and its words)
-from mmalint.analysis.host import REGISTRY
+from mmalint.analysis.model_words import TRIGGER_WORDS
 
-TRIGGER_TEXT = re.compile("|".join(REGISTRY.trigger_words))
+TRIGGER_TEXT = re.compile("|".join(TRIGGER_WORDS))
 TRIGGER = re.compile(TRIGGER_TEXT.pattern.encode())
 
 
@@ -43,13 +44,13 @@ _SUBPATTERN, _BRANCH = _constants.SUBPATTERN, _constants.BRANCH
 # spell them turns the shortcut off.
 _GATES: tuple[str, ...] | None = ("mma", "MMA") if all(
     any(_always_spells(list(_parser.parse(word)), gate) for gate in ("mma", "MMA"))
-    for word in REGISTRY.trigger_words
+    for word in TRIGGER_WORDS
 ) else None
 _BYTE_GATES = None if _GATES is None else tuple(g.encode() for g in _GATES)
 # The longest text a trigger word matches: the pattern runs only around each "mma" / "MMA"
 # ("gamma", "comma" and "summary" make many of jax's files have one), from this far before it
 # to this far after, and a little further for its lookaheads. None: some word has no bound.
-_widths = [_parser.parse(word).getwidth()[1] for word in REGISTRY.trigger_words]
+_widths = [_parser.parse(word).getwidth()[1] for word in TRIGGER_WORDS]
 _REACH = max(_widths) if _widths and max(_widths) < 256 else None
 
 

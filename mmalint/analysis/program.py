@@ -37,12 +37,12 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from mmalint.analysis import names
 from mmalint.analysis.imports import ImportStmt, import_words, scan_imports, scanned
+from mmalint.analysis.model_words import modelled
 from mmalint.analysis.prefilter import triggered
-from mmalint.analysis.relevance import NOTHING, Closure, Leading, modelled, relevant, uses_api
-from mmalint.analysis.source import Block, SourceFile, SourceSyntaxError, index_source
 from mmalint.tree import (
     SCAN_IMPORTS,
     SCAN_TRIGGERED,
@@ -58,6 +58,13 @@ from mmalint.tree import (
     utf8,
     walk,
 )
+
+# The import graph (resolving, walking, the prefilter's words) loads neither libcst nor the
+# models: a check of files that name no MMA API reads only that much. Indexing and the
+# relevance scans, which do, are loaded where they are first asked for.
+if TYPE_CHECKING:
+    from mmalint.analysis.relevance import Closure, Leading
+    from mmalint.analysis.source import Block, SourceFile
 
 # How far up the import graph callers of a checked file are looked for: a test that calls an
 # op that calls the kernel module is two steps up.
@@ -385,7 +392,7 @@ class Program:
         climbs above the top-level package (or the importer is no module of the tree)."""
         if level == 0:
             return module or None
-        path = self.path_of(importer) if isinstance(importer, SourceFile) else importer
+        path = importer if importer is None or isinstance(importer, str) else self.path_of(importer)
         if path is None:
             return None
         own = self._module_name(path)
@@ -402,6 +409,8 @@ class Program:
         """The indexed module at `path` (None: unreadable, not UTF-8, or a syntax error)."""
         if path in self._sources:
             return self._sources[path]
+        from mmalint.analysis.source import SourceSyntaxError, index_source
+
         text = self._text(path)
         found: SourceFile | None = None
         if text is not None:
@@ -506,7 +515,7 @@ class Program:
         return found
 
     def _find_from(self, dotted: str, importer: SourceFile | str | None) -> ModuleRef | None:
-        if isinstance(importer, SourceFile) or importer is None:
+        if not isinstance(importer, str):
             return self.find(dotted, importer)
         parts = tuple(dotted.split("."))
         if not parts or not all(_IDENTIFIER.match(p) for p in parts) or parts[0] in _STDLIB:
@@ -552,6 +561,8 @@ class Program:
 
     def _uses_api(self, path: str) -> bool:
         """`_triggered`, and the words in code, not in a comment or string (`relevance.uses_api`)."""
+        from mmalint.analysis.relevance import uses_api
+
         found = self._api_seen.get(path)
         if found is not None and self.observed is not None:
             self._observe_text(path)
@@ -593,6 +604,8 @@ class Program:
     def closure(self, path: str, toward: str | None = None) -> Closure:
         """The blocks of a module that lead to an MMA call (`toward` None), or to one in the
         file `toward` (its callers), and the module-level names that do."""
+        from mmalint.analysis.relevance import Closure, relevant
+
         if toward == path and path not in self._seeds:
             toward = None
         key = (path, toward)
@@ -649,6 +662,8 @@ class Program:
     def leading_imports(self, source: SourceFile, block: Block, toward: str | None = None) -> Leading:
         """What the import statements of `block` bind to things of the tree that lead to an
         MMA call (or to the file `toward`): names, and modules of which some attributes do."""
+        from mmalint.analysis.relevance import NOTHING, Leading
+
         text = block.text
         if "import" not in text:
             return NOTHING

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from mmalint.analysis import names, reads
-from mmalint.analysis.host import REGISTRY
+from mmalint.analysis.model_words import modelled
 from mmalint.analysis.prefilter import TRIGGER_TEXT, could_trigger
 from mmalint.analysis.source import Block, SourceFile
 
@@ -289,24 +289,6 @@ def foreign_modules(blocks: list[Block]) -> frozenset[str]:
                     if not modelled(canonical):
                         found.add(alias.asname or alias.name)
     return frozenset(found)
-
-
-@functools.cache
-def _model_prefixes() -> frozenset[str]:
-    """Every dotted prefix of a modelled name (`mgpu`, `mgpu.tcgen05`, `plgpu.Layout`...)."""
-    prefixes: set[str] = set()
-    for name in [*REGISTRY.models, *(p for p, _ in REGISTRY.patterns), *(p for p, _ in REGISTRY.resolvers)]:
-        parts = name.rstrip(".").split(".")
-        for i in range(1, len(parts) + 1):
-            prefixes.add(".".join(parts[:i]))
-    return frozenset(prefixes)
-
-
-def modelled(canonical: str) -> bool:
-    """Whether some model knows the canonical name, or names under it (then an import of it is
-    the library's, never a module of the checked tree: a project file `jax.py` is not jax)."""
-    prefixes = _model_prefixes()
-    return canonical in prefixes or names.namespace(canonical) in prefixes
 
 
 def is_import(block: Block) -> bool:

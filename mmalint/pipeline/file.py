@@ -8,7 +8,6 @@ directives that hide nothing. The CLI, the fixer and the language server all go 
 from __future__ import annotations
 
 import functools
-import os
 import warnings
 from dataclasses import replace
 
@@ -19,22 +18,11 @@ from mmalint.diagnostics import Diagnostic
 from mmalint.engine import FileReport, check_text, forget_analysis
 from mmalint.fixes.verify import verify_fixes
 from mmalint.pipeline.options import LintOptions
-from mmalint.pipeline.text import InputError, decode_source, worth_running
+from mmalint.pipeline.reach import program_for, worth_checking
+from mmalint.pipeline.text import InputError, decode_source
 from mmalint.settings import Settings
 from mmalint.suppress import NoqaOptions, apply_suppressions
 from mmalint.tree import Observed
-
-# The program of the last specs seen in this process: a worker checks many files of one run.
-_PROGRAMS: dict[ProgramSpec, Program] = {}
-
-
-def program_for(spec: ProgramSpec) -> Program:
-    found = _PROGRAMS.get(spec)
-    if found is None:
-        if len(_PROGRAMS) >= 2:
-            _PROGRAMS.clear()
-        found = _PROGRAMS[spec] = Program(spec, decode_source)
-    return found
 
 
 def lint_text(
@@ -108,24 +96,6 @@ def _lint_text(
 
 def _enabled(settings: Settings, filename: str, code: str) -> bool:
     return settings.enabled_for(code, filename)
-
-
-def worth_checking(filename: str, data: bytes, options: LintOptions) -> bool:
-    """The prefilter (`text.worth_running`), and for a file that names no MMA API, whether it
-    imports through the checked tree a module that does, in a file this run does not check
-    (`Program.worth_running`): then its own check is where the finding is reported."""
-    return worth_running(data, options.report_unused_noqa) or reaches_elsewhere(filename, data, options)
-
-
-def reaches_elsewhere(filename: str, data: bytes, options: LintOptions) -> bool:
-    """`worth_checking`'s second half, for a file the prefilter did not pass."""
-    if options.program is None or b"import" not in data:
-        return False
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return False
-    return program_for(options.program).worth_running(os.path.realpath(filename), text)
 
 
 def lint_bytes(

@@ -188,6 +188,10 @@ def _in_pool(
     as they come) and `meanwhile` once the work is handed out. A worker that dies (a native
     crash in a parser, the kernel's OOM killer) breaks the pool: the files it left unfinished
     are run again one per fresh process, so the crash costs only the file that caused it."""
+    # Loaded here, before the workers start, so that they inherit it (fork) rather than each
+    # loading it again: the prefilter and the import graph did not need it.
+    import mmalint.pipeline.file  # noqa: F401
+
     finished = [False] * len(items)
     started = False
     try:
@@ -411,7 +415,7 @@ def _prepare(
     """The prefilter and the checked tree for the files without an outcome yet: the outcome of
     those not worth running, and the jobs of the others."""
     from mmalint.notebook import NotebookError
-    from mmalint.pipeline.file import program_for, reaches_elsewhere
+    from mmalint.pipeline.reach import program_for, reaches_elsewhere
     from mmalint.pipeline.text import worth_running
 
     codes: dict[int, bytes] = {}

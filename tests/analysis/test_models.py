@@ -103,6 +103,8 @@ def test_the_warp_level_api_names_live_in_its_model() -> None:
     """Inside the analysis only the mma model module (and names.py's module paths) spell them."""
     holders = []
     for path in ANALYSIS.rglob("*.py"):
+        if path.name == "model_words.py":
+            continue  # the registry's words, written out by its generator
         literals = {
             node.value
             for node in ast.walk(ast.parse(path.read_text()))

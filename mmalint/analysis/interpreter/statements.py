@@ -18,7 +18,7 @@ from mmalint.analysis.interpreter.core import (
     ModuleState,
     is_import_block,
 )
-from mmalint.analysis.relevance import modelled
+from mmalint.analysis.model_words import modelled
 from mmalint.analysis.scopes import dotted_name as _dotted
 from mmalint.analysis.source import Block
 from mmalint.analysis.values import (

@@ -1,0 +1,323 @@
+"""What the prefilter and the import graph know of the models, written out, so that they read
+it without loading the models (and libcst with them): a check of files that name no MMA API
+(pre-commit on a commit that touches no kernel) never imports them.
+
+`TRIGGER_WORDS` are the words each model declares (`host.trigger`), in the order the models
+register them; `MODELLED_PREFIXES` every dotted prefix of a name some model knows. Both are
+generated from the registry: `python -m mmalint.analysis.model_words` writes this file again,
+and `tests/analysis/test_model_words.py` fails while it is out of date.
+"""
+
+from __future__ import annotations
+
+from mmalint.analysis import names
+
+# ---- generated: `python -m mmalint.analysis.model_words` (do not edit below by hand) ----
+TRIGGER_WORDS: tuple[str, ...] = (
+    'MMALayouts',
+    '(?<!tcgen05\\.)(?<!dialect\\.)(?<![A-Za-z0-9_])mma(?![A-Za-z0-9_])',
+    '(?<![A-Za-z0-9_])wgmma(?![A-Za-z0-9_])',
+    'tcgen05(?:\\.mma|_mma)\\b',
+    'MMA_(?:LHS|RHS|ACC)',
+)
+MODELLED_PREFIXES: frozenset[str] = frozenset({
+    '',
+    'TYPE_CHECKING',
+    'arith',
+    'arith.constant',
+    'builtins',
+    'builtins.abs',
+    'builtins.bool',
+    'builtins.call_blind_decorator',
+    'builtins.dict',
+    'builtins.enumerate',
+    'builtins.float',
+    'builtins.getattr',
+    'builtins.identity_decorator',
+    'builtins.int',
+    'builtins.isinstance',
+    'builtins.len',
+    'builtins.list',
+    'builtins.max',
+    'builtins.min',
+    'builtins.never_decorator',
+    'builtins.print',
+    'builtins.range',
+    'builtins.reversed',
+    'builtins.setattr',
+    'builtins.slice',
+    'builtins.sorted',
+    'builtins.staticmethod',
+    'builtins.str',
+    'builtins.sum',
+    'builtins.tuple',
+    'builtins.zip',
+    'dataclasses',
+    'dataclasses.replace',
+    'functools',
+    'functools.cache',
+    'functools.lru_cache',
+    'functools.partial',
+    'functools.wraps',
+    'ir',
+    'ir.IntegerType',
+    'ir.IntegerType.get_signless',
+    'itertools',
+    'itertools.product',
+    'jax',
+    'jax.ShapeDtypeStruct',
+    'jax.dtypes',
+    'jax.dtypes.bit_width',
+    'jax.dtypes.itemsize_bits',
+    'jax.jit',
+    'jax.mlir',
+    'jax.mlir.dtype_to_ir_type',
+    'jax.named_call',
+    'jax.random',
+    'jax.random.bits',
+    'jax.random.normal',
+    'jax.random.randint',
+    'jax.random.truncated_normal',
+    'jax.random.uniform',
+    'jnp',
+    'jnp.arange',
+    'jnp.array',
+    'jnp.asarray',
+    'jnp.broadcast_to',
+    'jnp.concatenate',
+    'jnp.dot',
+    'jnp.dtype',
+    'jnp.empty',
+    'jnp.empty_like',
+    'jnp.expand_dims',
+    'jnp.flip',
+    'jnp.full',
+    'jnp.full_like',
+    'jnp.issubdtype',
+    'jnp.matmul',
+    'jnp.moveaxis',
+    'jnp.ones',
+    'jnp.ones_like',
+    'jnp.pad',
+    'jnp.promote_types',
+    'jnp.repeat',
+    'jnp.reshape',
+    'jnp.result_type',
+    'jnp.roll',
+    'jnp.squeeze',
+    'jnp.stack',
+    'jnp.swapaxes',
+    'jnp.tile',
+    'jnp.transpose',
+    'jnp.zeros',
+    'jnp.zeros_like',
+    'lax',
+    'lax.collapse',
+    'lax.fori_loop',
+    'lax.reshape',
+    'lax.transpose',
+    'math',
+    'math.ceil',
+    'math.gcd',
+    'math.lcm',
+    'math.prod',
+    'mgpu',
+    'mgpu.Barrier',
+    'mgpu.ClusterBarrier',
+    'mgpu.FragmentedArray',
+    'mgpu.FragmentedArray.broadcasted_iota',
+    'mgpu.FragmentedArray.from_tensor',
+    'mgpu.FragmentedArray.load_strided',
+    'mgpu.FragmentedArray.load_tiled',
+    'mgpu.FragmentedArray.load_untiled',
+    'mgpu.FragmentedArray.splat',
+    'mgpu.LoweringSemantics',
+    'mgpu.MMALayouts',
+    'mgpu.MMALayouts.for_shape',
+    'mgpu.ShapeDtypeStruct',
+    'mgpu.TMABarrier',
+    'mgpu.TMEM',
+    'mgpu.TiledLayout',
+    'mgpu.WGMMAAccumulator',
+    'mgpu.WGMMAAccumulator.from_registers',
+    'mgpu.WGMMAAccumulator.zero',
+    'mgpu.WGMMA_LAYOUT',
+    'mgpu.WGSplatFragLayout',
+    'mgpu.WGStridedFragLayout',
+    'mgpu.WGStridedFragLayout.from_shaped_type',
+    'mgpu.as_gpu_kernel',
+    'mgpu.from_tensor',
+    'mgpu.mma',
+    'mgpu.tcgen05',
+    'mgpu.tcgen05.TMEMRef',
+    'mgpu.tcgen05.TMEMRef.from_alloc',
+    'mgpu.tcgen05.mma',
+    'mgpu.tcgen05.scales_layout',
+    'mgpu.tcgen05.sparse_meta_layout',
+    'mgpu.tcgen05.tmem_default_layout',
+    'mgpu.tcgen05.tmem_half_lane_layout',
+    'mgpu.tcgen05.tmem_m64_collective_layout',
+    'mgpu.utils',
+    'mgpu.utils.bitwidth',
+    'mgpu.utils.bytewidth',
+    'mgpu.utils.c',
+    'mgpu.utils.ds',
+    'mgpu.utils.dtype_to_ir_type',
+    'mgpu.utils.fori',
+    'mgpu.utils.is_signed',
+    'mgpu.utils.memref_fold',
+    'mgpu.utils.memref_reshape',
+    'mgpu.utils.memref_slice',
+    'mgpu.utils.memref_transpose',
+    'mgpu.utils.memref_unfold',
+    'mgpu.utils.memref_unsqueeze',
+    'mgpu.utils.tile_shape',
+    'mgpu.utils.when',
+    'mgpu.wgmma',
+    'ml_dtypes',
+    'np',
+    'np.arange',
+    'np.array',
+    'np.asarray',
+    'np.broadcast_to',
+    'np.concatenate',
+    'np.dot',
+    'np.dtype',
+    'np.empty',
+    'np.empty_like',
+    'np.expand_dims',
+    'np.flip',
+    'np.full',
+    'np.full_like',
+    'np.issubdtype',
+    'np.matmul',
+    'np.moveaxis',
+    'np.ones',
+    'np.ones_like',
+    'np.pad',
+    'np.random',
+    'np.random.Generator',
+    'np.random.Generator()',
+    'np.random.Generator().integers',
+    'np.random.Generator().normal',
+    'np.random.Generator().rand',
+    'np.random.Generator().randint',
+    'np.random.Generator().randn',
+    'np.random.Generator().random',
+    'np.random.Generator().random_sample',
+    'np.random.Generator().standard_normal',
+    'np.random.Generator().uniform',
+    'np.random.RandomState',
+    'np.random.default_rng',
+    'np.random.integers',
+    'np.random.normal',
+    'np.random.rand',
+    'np.random.randint',
+    'np.random.randn',
+    'np.random.random',
+    'np.random.random_sample',
+    'np.random.standard_normal',
+    'np.random.uniform',
+    'np.repeat',
+    'np.reshape',
+    'np.roll',
+    'np.squeeze',
+    'np.stack',
+    'np.swapaxes',
+    'np.tile',
+    'np.transpose',
+    'np.zeros',
+    'np.zeros_like',
+    'pl',
+    'pl.BlockSpec',
+    'pl.MemoryRef',
+    'pl.core_map',
+    'pl.ds',
+    'pl.dslice',
+    'pl.loop',
+    'pl.pallas_call',
+    'pl.pallas_call.unknown_params',
+    'pl.run_scoped',
+    'pl.run_state',
+    'pl.run_state.run',
+    'pl.when',
+    'plgpu',
+    'plgpu.ACC',
+    'plgpu.ACC.init',
+    'plgpu.Barrier',
+    'plgpu.BlockSpec',
+    'plgpu.ClusterBarrier',
+    'plgpu.CompilerParams',
+    'plgpu.GMEM',
+    'plgpu.Layout',
+    'plgpu.Layout.WGMMA',
+    'plgpu.LoweringSemantics',
+    'plgpu.SMEM',
+    'plgpu.SwizzleTransform',
+    'plgpu.TMEM',
+    'plgpu.TilingTransform',
+    'plgpu.WGMMAAccumulatorRef',
+    'plgpu.WGMMAAccumulatorRef.init',
+    'plgpu.as_torch_kernel',
+    'plgpu.ds',
+    'plgpu.dynamic_scheduling_loop',
+    'plgpu.emit_pipeline',
+    'plgpu.kernel',
+    'plgpu.kernel.body',
+    'plgpu.layout_cast',
+    'plgpu.load',
+    'plgpu.mma',
+    'plgpu.nd_loop',
+    'plgpu.tcgen05_mma',
+    'plgpu.transpose_ref',
+    'plgpu.wgmma',
+    'pytest',
+    'pytest.param',
+    'typing',
+    'typing.TYPE_CHECKING',
+})
+# ---- end of generated ----
+
+
+def modelled(canonical: str) -> bool:
+    """Whether some model knows the canonical name, or names under it (then an import of it is
+    the library's, never a module of the checked tree: a project file `jax.py` is not jax)."""
+    return canonical in MODELLED_PREFIXES or names.namespace(canonical) in MODELLED_PREFIXES
+
+
+def from_registry() -> tuple[tuple[str, ...], frozenset[str]]:
+    """The words and prefixes as the registered models give them (loads every model)."""
+    from mmalint.analysis import models  # noqa: F401  (registers every model and its words)
+    from mmalint.analysis.host import REGISTRY
+
+    prefixes: set[str] = set()
+    for name in [*REGISTRY.models, *(p for p, _ in REGISTRY.patterns), *(p for p, _ in REGISTRY.resolvers)]:
+        parts = name.rstrip(".").split(".")
+        for i in range(1, len(parts) + 1):
+            prefixes.add(".".join(parts[:i]))
+    return tuple(REGISTRY.trigger_words), frozenset(prefixes)
+
+
+_BEGIN = "# ---- generated: `python -m mmalint.analysis.model_words` (do not edit below by hand) ----\n"
+_END = "# ---- end of generated ----\n"
+
+
+def rendered(text: str) -> str:
+    """This module's text `text` with its generated part made from the registry."""
+    words, prefixes = from_registry()
+    lines = [_BEGIN, "TRIGGER_WORDS: tuple[str, ...] = (\n"]
+    lines += [f"    {word!r},\n" for word in words]
+    lines += [")\n", "MODELLED_PREFIXES: frozenset[str] = frozenset({\n"]
+    lines += [f"    {prefix!r},\n" for prefix in sorted(prefixes)]
+    lines += ["})\n", _END]
+    head, rest = text.split(_BEGIN, 1)
+    return head + "".join(lines) + rest.split(_END, 1)[1]
+
+
+if __name__ == "__main__":
+    from pathlib import Path
+
+    from mmalint.fileio import write_atomic
+
+    here = Path(__file__)
+    write_atomic(here, rendered(here.read_text(encoding="utf-8")).encode("utf-8"))
