@@ -15,8 +15,6 @@ import difflib
 import os
 from collections import Counter
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -189,7 +187,11 @@ def _in_pool(
     crash in a parser, the kernel's OOM killer) breaks the pool: the files it left unfinished
     are run again one per fresh process, so the crash costs only the file that caused it."""
     # Loaded here, before the workers start, so that they inherit it (fork) rather than each
-    # loading it again: the prefilter and the import graph did not need it.
+    # loading it again: the prefilter and the import graph did not need it. The pool itself
+    # (concurrent.futures, multiprocessing: 15 ms) only a run that has one loads.
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     import mmalint.pipeline.file  # noqa: F401
 
     finished = [False] * len(items)
@@ -236,6 +238,9 @@ def submission_order(items: list[Job], workers: int) -> list[int]:
 
 def _alone(item: Job) -> FileOutcome:
     """`work` on one file in a process of its own, after a crash broke the shared pool."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     try:
         with ProcessPoolExecutor(max_workers=1, initializer=tune_gc) as pool:
             return pool.submit(work, item).result()
