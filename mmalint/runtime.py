@@ -49,9 +49,25 @@ def end_process(code: int) -> NoReturn:
     with contextlib.suppress(BaseException):
         atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(BaseException):
+        try:
             stream.flush()
+        except BrokenPipeError:
+            pass  # the reader went away (`| head`): what it did not read was not wanted
+        except BaseException:
+            code = 120  # what the interpreter exits with when its streams cannot be flushed
     os._exit(code)
+
+
+def traced() -> bool:
+    """Whether a profiler, a tracer or a monitoring tool watches this process: cProfile, pdb
+    and coverage report or stop only once the program returns (on Python 3.12 cProfile and
+    coverage use `sys.monitoring`, and neither `getprofile` nor `gettrace` shows them)."""
+    if sys.getprofile() is not None or sys.gettrace() is not None:
+        return True
+    monitoring = getattr(sys, "monitoring", None)
+    if monitoring is None:
+        return False
+    return any(monitoring.get_tool(tool) is not None for tool in range(6))
 
 
 def exit_code(exc: SystemExit) -> int:

@@ -77,3 +77,25 @@ def test_a_profiled_command_still_writes_its_profile(tmp_path: Path) -> None:
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert target.stat().st_size > 0
+
+
+def test_output_that_cannot_be_written_ends_with_the_interpreters_status() -> None:
+    # Buffered text the disk will not take (ENOSPC at the last flush): 120, as Python exits.
+    code = (
+        "import io, sys\nfrom mmalint.runtime import end_process\n"
+        "class Full(io.RawIOBase):\n    def writable(self):\n        return True\n"
+        "    def write(self, data):\n        raise OSError(28, 'No space left on device')\n"
+        "sys.stdout = io.TextIOWrapper(io.BufferedWriter(Full()))\n"
+        "sys.stdout.write('x' * 100)\nend_process(0)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 120, out.stderr
+
+
+def test_a_reader_that_went_away_is_no_error() -> None:
+    code = ("import sys, time; from mmalint.runtime import end_process\ntime.sleep(0.5)\n"
+            "try:\n    sys.stdout.write('x' * 1000000)\nexcept BrokenPipeError:\n    pass\nend_process(0)\n")
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert child.stdout is not None
+    child.stdout.close()  # as `| head` does once it has read enough
+    assert child.wait(timeout=60) == 0

@@ -16,7 +16,7 @@ from mmalint.catalog import CatalogError
 from mmalint.cli import check, clean, confirm, rules, server
 from mmalint.cli.console import EXIT_CLEAN, EXIT_ERROR, print_error
 from mmalint.config import UsageError
-from mmalint.runtime import end_process, exit_code, tune_gc
+from mmalint.runtime import end_process, exit_code, traced, tune_gc
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -68,13 +68,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run() -> NoReturn:
     """The `mmalint` command: `main`, then the end of the process (`runtime.end_process`: what
-    a check holds is not freed object by object). Under a profiler or a tracer (`python -m
-    cProfile -m mmalint`, which writes its report once the command returns) the interpreter
-    ends as usual."""
+    a check holds is not freed object by object). Watched by a profiler, a tracer or a
+    monitoring tool (`python -m cProfile -m mmalint`, which writes its report once the command
+    returns: `runtime.traced`) the interpreter ends as usual."""
     try:
         code = main()
     except SystemExit as exc:  # argparse's usage errors, --help, --version
         code = exit_code(exc)
-    if sys.getprofile() is not None or sys.gettrace() is not None:
+    if traced():
         sys.exit(code)
     end_process(code)
