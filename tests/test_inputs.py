@@ -145,6 +145,42 @@ def test_a_worker_that_dies_costs_only_its_file(tmp_path: Path,
         assert any(d.code == "MMA101" for d in by_name[name].diagnostics)
 
 
+_MAIN = os.getpid()
+
+
+def _work_never_in_the_main_process(item: runner.Job) -> runner.FileOutcome:
+    assert os.getpid() != _MAIN, f"{item[0]} ran in the main process"
+    return _crashing_work(item)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="pool workers inherit the patch by fork")
+def test_a_pool_that_breaks_while_jobs_are_handed_out_runs_the_rest_apart(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    for name in ("a.py", "b_crash.py", "c.py", "d.py", "e.py"):
+        shutil.copy(GOOD, tmp_path / name)
+    monkeypatch.setattr(runner, "_work", _work_never_in_the_main_process)
+    submit = ProcessPoolExecutor.submit
+    calls = []
+
+    def breaking_submit(self: ProcessPoolExecutor, *args: object, **kwargs: object) -> object:
+        calls.append(1)
+        if len(calls) == 2:  # a worker died meanwhile: the pool says so at the next hand-out
+            raise BrokenProcessPool("a child process terminated abruptly")
+        return submit(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", breaking_submit)
+    files = list(discover([str(tmp_path)], (), []))
+    result = runner.run(files, Settings(), jobs=2)
+    by_name = {Path(r.filename).name: r for r in result.reports}
+    assert by_name["b_crash.py"].error is not None and "died" in by_name["b_crash.py"].error
+    for name in ("a.py", "c.py", "d.py", "e.py"):
+        assert by_name[name].error is None, by_name[name].error
+        assert any(d.code == "MMA101" for d in by_name[name].diagnostics)
+
+
 def test_the_pool_is_handed_the_largest_files_first_then_the_run_order() -> None:
     jobs = [(f"f{i}.py", b"x" * size, Settings(), None, "") for i, size in enumerate([5, 90, 1, 70, 3, 80, 2, 60])]
     # Two workers: the four largest first, by size; the others as the run gave them.

@@ -189,7 +189,7 @@ def _in_pool(
     # Loaded here, before the workers start, so that they inherit it (fork) rather than each
     # loading it again: the prefilter and the import graph did not need it. The pool itself
     # (concurrent.futures, multiprocessing: 15 ms) only a run that has one loads.
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import Future, ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
     import mmalint.pipeline.file  # noqa: F401
@@ -199,13 +199,17 @@ def _in_pool(
     try:
         # A process started by spawn (macOS) does not inherit the parent's collector settings.
         with ProcessPoolExecutor(max_workers=workers, initializer=tune_gc) as pool:
-            submitted = {i: pool.submit(work, items[i]) for i in submission_order(items, workers)}
-            futures = {submitted[i]: i for i in range(len(items))}
+            submitted: dict[int, Future[FileOutcome]] = {}
+            # A worker that dies while the jobs are still handed out breaks the pool there:
+            # those not handed out run below, each in a process of its own, never in this one.
+            with contextlib.suppress(BrokenProcessPool):
+                for i in submission_order(items, workers):
+                    submitted[i] = pool.submit(work, items[i])
             started = True
             meanwhile()
-            for future, i in futures.items():
+            for i in sorted(submitted):
                 with contextlib.suppress(BrokenProcessPool):
-                    outcome = future.result()
+                    outcome = submitted[i].result()
                     finished[i] = True
                     done(i, outcome)
     except (OSError, RuntimeError):  # no processes here (a sandbox): run them in this one
