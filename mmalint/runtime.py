@@ -49,6 +49,8 @@ def end_process(code: int) -> NoReturn:
     with contextlib.suppress(BaseException):
         atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
+        if stream is None or getattr(stream, "closed", True):
+            continue  # as the interpreter ends: a stream closed (the language server's) is left
         try:
             stream.flush()
         except BrokenPipeError:

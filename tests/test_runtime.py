@@ -99,3 +99,11 @@ def test_a_reader_that_went_away_is_no_error() -> None:
     assert child.stdout is not None
     child.stdout.close()  # as `| head` does once it has read enough
     assert child.wait(timeout=60) == 0
+
+
+def test_a_closed_stream_is_left_as_the_interpreter_leaves_it() -> None:
+    # The language server closes its stdout on exit: no flush is tried, no error.
+    code = "import sys; from mmalint.runtime import end_process; print('x'); sys.stdout.close(); end_process(0)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout == "x\n", out.stderr
+
