@@ -604,14 +604,14 @@ class Program:
     def closure(self, path: str, toward: str | None = None) -> Closure:
         """The blocks of a module that lead to an MMA call (`toward` None), or to one in the
         file `toward` (its callers), and the module-level names that do."""
-        from mmalint.analysis.relevance import Closure, relevant
-
         if toward == path and path not in self._seeds:
             toward = None
         key = (path, toward)
         found = self._closures.get(key)
         if found is not None:
             return found
+        from mmalint.analysis.relevance import Closure, relevant  # not for an answer already known
+
         empty = Closure((), frozenset())
         if key in self._in_progress:
             return empty  # an import cycle: what the cycle adds is not followed twice
