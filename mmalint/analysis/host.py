@@ -349,6 +349,9 @@ class Registry:
     tests: TestIdioms = field(default_factory=TestIdioms)
     _pattern_cache: dict[str, Model | None] = field(default_factory=dict)
     _method_cache: dict[tuple[type, str], MethodModel | None] = field(default_factory=dict)
+    # The resolvers whose prefix a name starts with (77,000 lookups of a few hundred names on
+    # jax's tree, each trying every prefix); emptied when a resolver is registered.
+    _resolver_cache: dict[str, tuple[Resolver, ...]] = field(default_factory=dict)
 
     def model_for(self, name: str) -> Model | None:
         found = self.models.get(name)
@@ -368,11 +371,17 @@ class Registry:
         return model
 
     def resolve(self, name: str) -> Value | None:
-        for prefix, resolve in self.resolvers:
-            if name.startswith(prefix):
-                value = resolve(name)
-                if value is not None:
-                    return value
+        matching = self._resolver_cache.get(name)
+        if matching is None:
+            if len(self._resolver_cache) >= 4096:  # a language server reads ever more code
+                self._resolver_cache.clear()
+            matching = self._resolver_cache[name] = tuple(
+                resolve for prefix, resolve in self.resolvers if name.startswith(prefix)
+            )
+        for resolve in matching:
+            value = resolve(name)
+            if value is not None:
+                return value
         return None
 
     def method_for(self, kind: type, name: str) -> MethodModel | None:
@@ -433,6 +442,7 @@ def resolver(prefix: str) -> Callable[[Resolver], Resolver]:
 
     def register(fn: Resolver) -> Resolver:
         REGISTRY.resolvers.append((prefix, fn))
+        REGISTRY._resolver_cache.clear()
         return fn
 
     return register

@@ -124,3 +124,19 @@ def test_the_interpreter_imports_no_model() -> None:
 def test_models_do_not_import_the_interpreter() -> None:
     for path in (ANALYSIS / "models").rglob("*.py"):
         assert "analysis.interpreter" not in path.read_text(), path.name
+
+
+def test_a_resolver_registered_after_a_lookup_is_asked_too() -> None:
+    # `Registry.resolve` keeps, per name, the resolvers whose prefix it starts with.
+    from mmalint.analysis.host import resolver
+
+    name = "mmalint_test_only.module.thing"
+    assert REGISTRY.resolve(name) is None
+    count = len(REGISTRY.resolvers)
+    resolver("mmalint_test_only.")(lambda asked: Const(asked))
+    try:
+        assert REGISTRY.resolve(name) == Const(name)
+    finally:
+        del REGISTRY.resolvers[count:]
+        REGISTRY._resolver_cache.clear()
+    assert REGISTRY.resolve(name) is None
