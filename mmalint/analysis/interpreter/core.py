@@ -6,6 +6,7 @@ from __future__ import annotations
 import enum
 import re
 import sys
+import weakref
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -455,7 +456,23 @@ def _mutated_globals(source: SourceFile) -> tuple[frozenset[str], frozenset[str]
 
     Module-level code runs lazily here, so the order of a mutation relative to the reads is not
     known: such a global is unknown. Names bound only by imports are modules, and stay resolved.
+    Scanned once per indexed module: each run that loads it (a program checks many files, each
+    with its own run) asks again.
     """
+    reads.mutation_scan()
+    found = _MUTATED.get(source)
+    if found is None:
+        found = _MUTATED[source] = _scan_mutated_globals(source)
+    return found
+
+
+# An indexed module's answer, for as long as the module lives (its text and bindings are fixed).
+_MUTATED: weakref.WeakKeyDictionary[SourceFile, tuple[frozenset[str], frozenset[str]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _scan_mutated_globals(source: SourceFile) -> tuple[frozenset[str], frozenset[str]]:
 
     def module_globals(pattern_names: set[str]) -> frozenset[str]:
         found = set()
@@ -465,7 +482,6 @@ def _mutated_globals(source: SourceFile) -> tuple[frozenset[str], frozenset[str]
                 found.add(name)
         return frozenset(found)
 
-    reads.mutation_scan()
     mutated, attribute_stores = mutation_words(source.text)
     candidates = {n.strip() for words in mutated for n in words.split(",") if n.strip()}
     return module_globals(candidates), module_globals(attribute_stores - candidates)
