@@ -50,6 +50,12 @@ CROSS_MODULE_STEPS = 400
 CROSS_MODULE_STEPS_PER_FUNCTION = 2_000
 
 
+
+# As tuples: `A | B` in an `isinstance` builds a union each time it runs (see operators.py).
+_CALLABLE = (BoundMethod, Func)
+_CONTAINERS = (DictVal, TupleVal)
+
+
 class Calls(Machine):
     """Calling values: user functions with their parameters bound, methods, partials, classes, and
     what the models answer for everything else."""
@@ -241,7 +247,7 @@ class Calls(Machine):
             return self.instantiate(callee, args, node)
         if isinstance(callee, Instance):
             call = self.getattr(callee, "__call__", node)
-            if isinstance(call, BoundMethod | Func):
+            if isinstance(call, _CALLABLE):
                 return self.call_value(call, args, node, frame, block)
             return UNKNOWN
         return self.call_model(callee, args, node, frame, block)
@@ -333,7 +339,7 @@ class Calls(Machine):
 
     def _call_method(self, method: Method, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
         receiver, name = method.receiver, method.name
-        if isinstance(receiver, DictVal | TupleVal):
+        if isinstance(receiver, _CONTAINERS):
             return self._container_method(receiver, name, args, frame)
         found = REGISTRY.method_for(type(receiver), name)
         return found(self, receiver, args, Call(node, frame, block)) if found is not None else UNKNOWN

@@ -39,6 +39,10 @@ _KEYWORD_CONSTANTS: dict[str, Value] = {"True": TRUE, "False": FALSE, "None": NO
 _Literal = cst.Integer | cst.Float | cst.Imaginary | cst.SimpleString | cst.ConcatenatedString
 _LITERALS = frozenset(get_args(_Literal))
 
+# Values that keep no origin of their own. A tuple, not `Unknown | Func | ClassVal`: that
+# expression builds a union each time it runs, and `isinstance` reads a tuple faster.
+_NO_ORIGIN = (Unknown, Func, ClassVal)
+
 _BIN_OPS: dict[type, str] = {
     cst.Add: "+",
     cst.Subtract: "-",
@@ -67,7 +71,7 @@ class Expressions(Machine):
             value.size > bounds.MAX_SIZE or value.depth > bounds.MAX_DEPTH  # type: ignore[attr-defined]
         ):
             return UNKNOWN  # `t = (t, t)` in a loop: no fact about a kernel is that large
-        if value.origin is None and not isinstance(value, Unknown | Func | ClassVal):
+        if value.origin is None and not isinstance(value, _NO_ORIGIN):
             try:  # noqa: SIM105  (a context manager per expression cost a tenth of the run)
                 value = value.with_origin(Origin(block, node))
             except TypeError:

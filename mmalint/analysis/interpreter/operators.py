@@ -35,6 +35,11 @@ from mmalint.analysis.values import (
     as_int,
 )
 
+# Kinds tested on every attribute and truth test, as tuples: `A | B` in an `isinstance` builds
+# a union each time it runs, and the test reads a tuple faster.
+_CONTAINERS = (DictVal, TupleVal)
+_DEFINED = (Func, ClassVal)
+
 
 class Operators(Machine):
     """Attribute access and the operators."""
@@ -79,7 +84,7 @@ class Operators(Machine):
         if isinstance(value, ClassVal):
             found = self.class_attr(value, attr)
             return found if found is not None else UNKNOWN
-        if isinstance(value, DictVal | TupleVal):
+        if isinstance(value, _CONTAINERS):
             return Method(value, attr)
         answer = REGISTRY.attributes.get(type(value))
         return answer(self, value, attr, node) if answer is not None else UNKNOWN
@@ -92,11 +97,11 @@ class Operators(Machine):
                 return bool(value.value)
             except Exception:
                 return None
-        if isinstance(value, TupleVal | DictVal):
+        if isinstance(value, _CONTAINERS):
             return bool(value.items)
         if isinstance(value, Api) and value.name in REGISTRY.both_ways:
             return True
-        if isinstance(value, Func | ClassVal) or REGISTRY.truthy.get(type(value)):
+        if isinstance(value, _DEFINED) or REGISTRY.truthy.get(type(value)):
             return True
         return None
 
