@@ -1,0 +1,33 @@
+"""`benchmarks/work.py`, the counted cold check that commits are compared by: its counters
+still reach the analysis (a renamed method would silently count nothing), and two runs of
+the same tree count the same."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _counts() -> dict[str, object]:
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "work.py"), "--target-jax", "0.11", "examples"],
+        cwd=ROOT, capture_output=True, text=True, check=True, timeout=300,
+    )
+    found = json.loads(out.stdout)
+    found.pop("seconds")
+    return found
+
+
+def test_the_counters_count_and_two_runs_count_alike() -> None:
+    first = _counts()
+    steps, roots, records = first["steps"], first["roots"], first["records"]
+    assert isinstance(steps, dict) and isinstance(roots, dict) and isinstance(records, dict)
+    assert steps["in_roots"] > 0 and roots["all"] > 0 and records["sites_new"] > 0
+    assert first["worlds"] > 0  # the worlds each function root runs in
+    assert first["calls"] > 0
+    assert first["parsed"]["blocks"] > 0 and first["indexed"]["modules"] > 0  # type: ignore[index]
+    assert first == _counts()
