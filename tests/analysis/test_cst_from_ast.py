@@ -1,0 +1,103 @@
+"""The trees `cst_from_ast` builds are libcst's, in every field the analysis reads, and the
+text `source_of` gives an expression is libcst's `code_for_node` of it: on every file of the
+repository (its kernels, its tests, mmalint itself) and on constructs picked to be awkward."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from mmalint.analysis.cst_from_ast import (
+    Unsupported,
+    differences,
+    module_from_ast,
+    pair_nodes,
+    source_of,
+)
+from mmalint.analysis.source import index_source
+
+ROOT = Path(__file__).resolve().parents[2]
+FILES = sorted(
+    p for top in ("examples", "tests", "mmalint", "benchmarks") for p in (ROOT / top).rglob("*.py")
+)
+
+AWKWARD = [
+    "x = f'{a!r:>{w}} {b=} {{c}} {d:%Y-%m}' 'tail' r'q'\ny = b'a' rb'b'\nz = f'{d = } {e= !r} {f(g=1)}'\n",
+    "x = ('a'\n     # a comment\n     f'{b}'  'c')\n",
+    "x = a[(k - 1) // 2, ...]\ny = a[(1, 2)]\nz = a[1, 2]\nw = a[()]\nv = a[*b]\nu = a[1:2, ::3]\n",
+    "if a:\n    pass\nelif b: pass\nelse:\n    if c:\n        pass\n",
+    "def f(a, /, b=1, *c, d, e=2, **g) -> int: return 1\n",
+    "def f(*, a): ...\nlambda a, *b, c=1, **d: (a, b)\n",
+    "f(a, *b, c=1, *d, **e)\nf(x for x in y if x if not x)\n",
+    "del a, b\ndel (c, d)\nglobal g; nonlocal h\n",
+    "try:\n    pass\nexcept (A, B) as e:\n    raise C from e\nelse:\n    pass\nfinally:\n    pass\n",
+    "with a as (b, c), d:\n    x: int = 1\n    y += 2\n",
+    "from . import (a as b,\n    c)\nfrom ..m.n import *\nimport a.b.c as d, e\n",
+    "x = not a and b or c if d else e\ny = -a ** ~b\nz = a < b <= c is not d not in e\n",
+    "x = {**a, 'b': 1, **{c: d for c, d in e}}\ny = {a, *b}\nz = [*a, b]\n",
+    "x = 0x1F + 1_000 + 1e-3 + 2j + ... + True + None\n",
+    "class A(B, metaclass=M, **kw): x = 1; y = 2\n",
+    "x = (yield)\ny = yield from z\nw = (v := 1)\n",
+    "x = 'é' + f'{ü}' + a.b  # non-ASCII before a column\n",
+]
+
+
+def _check(text: str) -> None:
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return
+    try:
+        built, ranges = module_from_ast(text, tree)
+    except Unsupported:
+        return
+    parsed = cst.parse_module(text)
+    assert list(differences(built, parsed))[:1] == []
+    twins = pair_nodes(built, parsed)
+    assert twins is not None
+    lines = text.splitlines(keepends=True)
+    for node_id, where in ranges.items():
+        found = source_of(lines, where)
+        if found is not None:
+            assert found == parsed.code_for_node(twins[node_id]), where
+
+
+@pytest.mark.parametrize("text", AWKWARD)
+def test_awkward_constructs(text: str) -> None:
+    _check(text)
+    built, _ = module_from_ast(text, ast.parse(text))  # none of them falls back to libcst
+    assert built is not None
+
+
+@pytest.mark.parametrize("chunk", range(8))
+def test_every_file_of_the_repository(chunk: int) -> None:
+    for path in FILES[chunk::8]:
+        _check(path.read_text(encoding="utf-8"))
+
+
+def test_what_is_not_built_is_parsed_by_libcst() -> None:
+    text = "match x:\n    case 1:\n        pass\nasync def f():\n    await g()\n"
+    with pytest.raises(Unsupported):
+        module_from_ast(text, ast.parse(text))
+    source = index_source("m.py", text)
+    assert all(block.statements() for block in source.blocks)
+
+
+def test_a_blocks_positions_and_text_are_libcsts() -> None:
+    source = index_source("k.py", textwrap.dedent('''
+        import jax.numpy as jnp
+
+        @parameterized.product(dtype=(jnp.int8, (jnp.uint8)))
+        def test_mma(self, dtype):
+            acc = mgpu.mma(acc, a.astype(dtype), b)
+    '''))
+    block = source.blocks[-1]
+    decorator = block.statements()[0].decorators[0].decorator
+    elements = decorator.args[0].value.elements
+    assert [block.code(e.value) for e in elements] == ["jnp.int8", "(jnp.uint8)"]
+    spans = [block.span(e.value) for e in elements]
+    assert [(s.start.line, s.start.column) for s in spans] == [(4, 30), (4, 41)]  # within its parentheses
