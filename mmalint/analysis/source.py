@@ -23,6 +23,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from mmalint.analysis import budget, reads
+from mmalint.analysis.cst_from_ast import Range, module_from_ast, pair_nodes, source_of
 from mmalint.analysis.newer_syntax import without_newer_syntax
 from mmalint.lines import BLANK_OR_COMMENT, first_row, keep_tree, kept_trees, tree_of
 from mmalint.lines import split_lines as split_lines  # the rows the analysis counts
@@ -80,7 +81,12 @@ class Block:
     bound_names: frozenset[str] = frozenset()
     _statements: list[cst.BaseStatement] | None = None
     _wrapper_lines: int = 0
-    _module: cst.Module | None = None
+    _module: cst.Module | None = None  # libcst's parse (of `_parsed_text`), once positions are asked
+    _built: cst.Module | None = None  # the tree built from `ast` (`cst_from_ast`), when it was
+    _parsed_text: str = ""
+    _twins: dict[int, cst.CSTNode] | None = None  # built node -> libcst's twin
+    _ranges: dict[int, Range] = field(default_factory=dict)  # built expression -> where `ast` read it
+    _parsed_lines: list[str] | None = None
     _positions: dict[cst.CSTNode, CodeRange] | None = None
     _parse_failed: bool = False
     # Form feeds dropped from the indentation of lines of the parsed text: line -> characters.
@@ -119,6 +125,7 @@ class Block:
             _PARSED.move_to_end(key)
             parsed.users.add(self.source)
             self._statements, self._module = parsed.statements, parsed.module
+            self._built, self._parsed_text, self._ranges = parsed.built, parsed.text, parsed.ranges
             self._wrapper_lines, self._form_feeds = parsed.wrapper_lines, parsed.form_feeds
             self._rows = None if parsed.rows is None else _moved_rows(parsed.rows, self.start_line - parsed.start)
             if self._statements is None:
@@ -131,7 +138,8 @@ class Block:
         finally:
             if parsed is None:
                 _remember(key, _Parsed(weakref.WeakSet([self.source]), self._statements, self._module,
-                                       self._wrapper_lines, self._form_feeds, self._rows, self.start_line),
+                                       self._wrapper_lines, self._form_feeds, self._rows, self.start_line,
+                                       self._built, self._parsed_text, self._ranges),
                           len(parsing))
 
     def _without_dead_rows(self, wrapped: bool) -> str | None:
@@ -151,11 +159,18 @@ class Block:
 
     def _parse(self, text: str, wrapped: bool) -> list[cst.BaseStatement]:
         text, self._form_feeds = _without_form_feeds(text)
-        if _too_deep(text):
+        tree = _ast_tree(text)
+        if _too_deep_tree(text, tree):
             self._parse_failed = True
             raise BlockParseError(f"{self.label}: nested too deeply for libcst")
+        built = None
+        if tree is not None:
+            try:
+                built, self._ranges = module_from_ast(text, tree)
+            except Exception:  # Unsupported, or a bug of the builder: libcst parses it as always
+                built = None
         try:
-            module = cst.parse_module(text)
+            module = built if built is not None else cst.parse_module(text)
             if wrapped:
                 wrapper = module.body[0]
                 assert isinstance(wrapper, cst.If)
@@ -166,9 +181,44 @@ class Block:
         except (cst.ParserSyntaxError, RecursionError, MemoryError, AssertionError) as exc:
             self._parse_failed = True
             raise BlockParseError(self.label) from exc
-        self._module = module
+        self._module = None if built is not None else module
+        self._built, self._parsed_text = built, text
         self._statements = statements
         return statements
+
+    def _libcst_module(self) -> cst.Module:
+        """libcst's own tree of the parsed text (for positions and source text), paired with the
+        tree built from `ast` when there is one."""
+        self.statements()
+        if self._module is None:
+            assert self._built is not None
+            try:
+                self._module = cst.parse_module(self._parsed_text)
+            except (cst.ParserSyntaxError, RecursionError, MemoryError) as exc:
+                raise BlockParseError(self.label) from exc
+            self._twins = pair_nodes(self._built, self._module)
+            if self._twins is None:
+                raise BlockParseError(f"{self.label}: its tree from ast is not libcst's")
+        return self._module
+
+    def _twin(self, node: cst.CSTNode) -> cst.CSTNode:
+        """The node of libcst's tree that is `node` (a node of the tree built from `ast`)."""
+        self._libcst_module()
+        return self._twins.get(id(node), node) if self._twins is not None else node
+
+    def libcst_statements(self) -> list[cst.BaseStatement]:
+        """The statements of libcst's own tree of this block, whose nodes know their layout
+        (what a visitor that rebuilds nodes needs: `fixes.plan`); `twin` maps to them."""
+        module = self._libcst_module()
+        if self._wrapper_lines:
+            wrapper = module.body[0]
+            assert isinstance(wrapper, cst.If)
+            return list(wrapper.body.body)  # type: ignore[arg-type]
+        return list(module.body)
+
+    def twin(self, node: cst.CSTNode) -> cst.CSTNode:
+        """`node` in `libcst_statements()`."""
+        return self._twin(node)
 
     def _class_header_text(self) -> str:
         """A class whose members are blocks of their own parses as its header plus `pass`."""
@@ -183,14 +233,12 @@ class Block:
     def span(self, node: cst.CSTNode) -> Span:
         """The file range of a node of this block."""
         if self._positions is None:
-            self.statements()
-            assert self._module is not None
-            wrapper = MetadataWrapper(self._module, unsafe_skip_copy=True)
+            wrapper = MetadataWrapper(self._libcst_module(), unsafe_skip_copy=True)
             try:
                 self._positions = dict(wrapper.resolve(PositionProvider))
             except RecursionError as exc:
                 raise BlockParseError(self.label) from exc
-        code_range = self._positions[node]
+        code_range = self._positions[self._twin(node)]
         start, end = code_range.start, code_range.end
         if self._rows is not None:  # rows were left out of the parsed text
             start_row, end_row = self._rows[start.line - 1], self._rows[end.line - 1]
@@ -205,10 +253,17 @@ class Block:
 
     def code(self, node: cst.CSTNode) -> str:
         """The source text of a node of this block."""
-        self.statements()
-        assert self._module is not None
+        if self._module is None and self._built is not None:
+            where = self._ranges.get(id(node))
+            if where is not None:
+                if self._parsed_lines is None:
+                    self._parsed_lines = self._parsed_text.splitlines(keepends=True)
+                found = source_of(self._parsed_lines, where)
+                if found is not None:
+                    return found  # what libcst would print, without parsing the block with it
+        module = self._libcst_module()
         try:
-            return self._module.code_for_node(node)
+            return module.code_for_node(self._twin(node))
         except RecursionError as exc:
             raise BlockParseError(self.label) from exc
 
@@ -222,6 +277,9 @@ class _Parsed:
     form_feeds: dict[int, int]
     rows: list[int] | None = None  # `Block._rows` of the block that parsed it ...
     start: int = 0  # ... whose first row was this (another version's block may start elsewhere)
+    built: cst.Module | None = None  # the tree built from `ast`, the text it was built of, and
+    text: str = ""  # where its expressions were written
+    ranges: dict[int, Range] = field(default_factory=dict)
 
 
 def _moved_rows(rows: list[int], by: int) -> list[int]:
@@ -481,11 +539,23 @@ def _shallow_brackets(text: str) -> bool:
     return True
 
 
+def _ast_tree(text: str) -> ast.Module | None:
+    """Python's tree of a block's text; None where this Python cannot read it (newer syntax)."""
+    try:
+        return ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+
+
 def _too_deep(text: str) -> bool:
     """Whether libcst must not be handed `text` (see `MAX_CST_DEPTH`)."""
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    return _too_deep_tree(text, _ast_tree(text))
+
+
+def _too_deep_tree(text: str, tree: ast.Module | None) -> bool:
+    """`_too_deep`, given Python's tree of `text` (None where it has none): nor is the analysis
+    handed a tree built from `ast` as deep."""
+    if tree is None:
         return not _shallow_tokens(text)  # newer syntax than this Python's: libcst decides
     return _cst_depth(tree) > MAX_CST_DEPTH
 

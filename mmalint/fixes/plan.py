@@ -13,6 +13,7 @@ is never offered.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 import libcst as cst
 
@@ -69,8 +70,10 @@ class _FunctionOf(cst.CSTVisitor):
 
 
 def _function_of(origin: Origin) -> cst.CSTNode | None:
-    visitor = _FunctionOf(origin.node)
-    for statement in origin.block.statements():
+    # libcst's own tree of the block: its visitor rebuilds each node it passes, and a node
+    # built from `ast` (`cst_from_ast`) has no layout to rebuild it from.
+    visitor = _FunctionOf(origin.block.twin(origin.node))
+    for statement in origin.block.libcst_statements():
         statement.visit(visitor)
         if visitor.done:
             break
@@ -234,7 +237,8 @@ def _parent_call(block: Block, node: cst.CSTNode) -> cst.Call | None:
             return self.found is None
 
     finder = Finder()
-    for statement in block.statements():
+    node = block.twin(node)
+    for statement in block.libcst_statements():
         statement.visit(finder)
         if finder.found is not None:
             break
@@ -289,7 +293,7 @@ def _fragment_type_fix(finding: Finding, target: str) -> Fix | None:
     constant = _parent_call(block, type_node)
     if constant is None or _func_name(constant) not in ("c", "constant"):
         return None
-    values = [a.value for a in constant.args if a.value is not type_node and a.keyword is None]
+    values = [a.value for a in constant.args if a.value is not block.twin(type_node) and a.keyword is None]
     if len(values) != 1:
         return None
     value = _number(values[0])
@@ -369,6 +373,7 @@ def _keyword_insertion(block: Block, call: cst.Call, argument: str) -> tuple[Ran
     as the last argument; any other call gets `, argument` right after its last argument, so a
     trailing comma, the comments and the closing parenthesis stay where they are.
     """
+    call = cast(cst.Call, block.twin(call))  # the layout is libcst's tree's
     if not call.args:
         raise _NoFix("no argument to add it after")
     last = call.args[-1]
@@ -390,6 +395,7 @@ def _keyword_removal(block: Block, call: cst.Call, arg: cst.Arg) -> tuple[Range,
     """Delete `arg` from the call, and no more: the other arguments, their comments and the
     call's layout stay as they are."""
     filename = block.source.filename
+    call, arg = cast(cst.Call, block.twin(call)), cast(cst.Arg, block.twin(arg))  # the layout is libcst's tree's
     args = list(call.args)
     i = args.index(arg)
     span = block.span(arg)
