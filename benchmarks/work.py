@@ -10,8 +10,9 @@ analysis (no code of the tree is imported or run), and prints one JSON object:
   in the roots that recorded nothing new; `roots`, `worlds`, `calls` (functions of the tree
   entered) and `records` (MMA calls and API uses recorded: `new`, or `repeated`, the same facts
   on another path, which change no finding);
-- `parsed`: the blocks libcst parsed and their characters; `indexed`: the modules `ast`
-  indexed and their characters;
+- `parsed`: the blocks the interpreter parsed and their characters, and of them what libcst
+  parsed (the rest were built from `ast`: `analysis/cst_from_ast.py`; a block whose positions
+  or text are asked is parsed by libcst then); `indexed`: the modules `ast` indexed;
 - `seconds`: the same phases timed (the root runs include the blocks they parse), for scale
   only; the counts are what two commits are compared by;
 - `by_file`: per checked file, its roots, steps and the steps of its roots that recorded
@@ -117,6 +118,17 @@ def counting(counts: Counts) -> contextlib.ExitStack:
                 seconds["parse"] += time.perf_counter() - start
         return wrapper
 
+    def libcst_parse(original: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(text: str, *args: Any, **kwargs: Any) -> Any:
+            totals["libcst_blocks"] += 1
+            totals["libcst_chars"] += len(text)
+            start = time.perf_counter()
+            try:
+                return original(text, *args, **kwargs)
+            finally:
+                seconds["libcst"] += time.perf_counter() - start
+        return wrapper
+
     def index(original: Callable[..., Any]) -> Callable[..., Any]:
         def wrapper(filename: str, text: str, *args: Any, **kwargs: Any) -> Any:
             totals["indexed_modules"] += 1
@@ -136,6 +148,7 @@ def counting(counts: Counts) -> contextlib.ExitStack:
     stack.enter_context(_patched(machine, "record_use", recorder("uses")))
     stack.enter_context(_patched(source_module.Block, "_parse", parse))
     stack.enter_context(_module_patched(source_module, "index_source", index))
+    stack.enter_context(_patched(source_module.cst, "parse_module", libcst_parse))
     return stack
 
 
@@ -185,7 +198,8 @@ def main() -> int:
         "calls": totals["calls"],
         "records": {"sites_new": totals["sites_new"], "sites_repeated": totals["sites_repeated"],
                     "uses_new": totals["uses_new"], "uses_repeated": totals["uses_repeated"]},
-        "parsed": {"blocks": totals["parsed_blocks"], "chars": totals["parsed_chars"]},
+        "parsed": {"blocks": totals["parsed_blocks"], "chars": totals["parsed_chars"],
+                   "by_libcst": totals["libcst_blocks"], "chars_by_libcst": totals["libcst_chars"]},
         "indexed": {"modules": totals["indexed_modules"], "chars": totals["indexed_chars"]},
         "seconds": {"all": round(time.perf_counter() - start, 2),
                     **{k: round(v, 2) for k, v in sorted(counts.seconds.items())}},
