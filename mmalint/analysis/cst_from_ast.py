@@ -10,7 +10,8 @@ same semantic fields, and every layout field at its default. Where a node's text
 (positions, `Block.code`) the block is parsed with libcst on demand and the two trees are
 paired node for node (`pair_nodes`).
 
-Constructs this does not build (`match`, `async`, syntax newer than this Python's) raise
+Constructs this does not build (`match`, `async`, type parameters, syntax newer than this
+Python's) raise
 `Unsupported`, and the block is parsed by libcst as before. `tests/analysis/test_cst_from_ast.py`
 compares the trees with libcst's on every file of the repository's kernels and tests.
 """
@@ -233,6 +234,8 @@ class _Builder:
 
     def compound(self, stmt: Any) -> Any:
         kind = type(stmt)
+        if getattr(stmt, "type_params", None):
+            raise Unsupported("type parameters")  # `def f[T]()`, `class A[T]:` (Python 3.12's ast reads them)
         if kind is ast.FunctionDef:
             returns = self.annotation(stmt.returns) if stmt.returns is not None else None
             return _mk(cst.FunctionDef, name=_mk(cst.Name, value=stmt.name), params=self.params(stmt.args),
