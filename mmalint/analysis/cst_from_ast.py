@@ -563,23 +563,28 @@ def _fstring_parts(body: str, at: int, in_spec: bool) -> tuple[list[FStringPart]
     return parts, at
 
 
+def _past_quoted(text: str, at: int) -> int:
+    """The index just past the string literal whose opening quote is at `at` (its end, when it
+    is not closed)."""
+    quote = text[at] * 3 if text.startswith(text[at] * 3, at) else text[at]
+    at += len(quote)
+    n = len(text)
+    while at < n:
+        if text[at] == "\\":
+            at += 2
+        elif text.startswith(quote, at):
+            return at + len(quote)
+        else:
+            at += 1
+    return n
+
+
 def _fstring_expression(body: str, at: int) -> tuple[int, FStringPart]:
     start, depth, n = at, 0, len(body)
-    quote: str | None = None
     while at < n:
         char = body[at]
-        if quote is not None:
-            if char == "\\":
-                at += 2
-            elif body.startswith(quote, at):
-                at += len(quote)
-                quote = None
-            else:
-                at += 1
-            continue
         if char in "'\"":
-            quote = char * 3 if body.startswith(char * 3, at) else char
-            at += len(quote)
+            at = _past_quoted(body, at)
             continue
         if char in "([{":
             depth += 1
@@ -624,22 +629,11 @@ def _parenthesized(text: str) -> bool:
     if not text.startswith("("):
         return False
     depth, at, n = 0, 0, len(text)
-    quote: str | None = None
     end = len(text.rstrip()) - 1
     while at < n:
         char = text[at]
-        if quote is not None:
-            if char == "\\":
-                at += 2
-            elif text.startswith(quote, at):
-                at += len(quote)
-                quote = None
-            else:
-                at += 1
-            continue
         if char in "'\"":
-            quote = char * 3 if text.startswith(char * 3, at) else char
-            at += len(quote)
+            at = _past_quoted(text, at)
             continue
         if char == "#":
             newline = text.find("\n", at)
