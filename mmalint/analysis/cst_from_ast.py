@@ -113,11 +113,7 @@ class _Builder:
         self.ranges: dict[int, Range] = {} if ranges is None else ranges
 
     def _column(self, row: int, offset: int) -> int:
-        """The character column of `ast`'s UTF-8 byte offset."""
-        line = self.lines[row - 1]
-        if line.isascii():
-            return offset
-        return len(line.encode("utf-8")[:offset].decode("utf-8", "replace"))
+        return _character_column(self.lines[row - 1], offset)
 
     def segment(self, node: Any) -> str:
         first, last = node.lineno, node.end_lineno
@@ -658,23 +654,28 @@ def source_of(lines: Sequence[str], where: Range) -> str | None:
     first, start, last, end = where
     if first != last:
         return None  # libcst prints a node's later rows indented from its block, not as written
-    head = tail = lines[first - 1]
-    if not (head.isascii() and tail.isascii()):
-        head_bytes, tail_bytes = head.encode("utf-8"), tail.encode("utf-8")
-        start = len(head_bytes[:start].decode("utf-8", "replace"))
-        end = len(tail_bytes[:end].decode("utf-8", "replace"))
-    before = head[:start].rstrip(" \t")
-    after = tail[end:].lstrip(" \t")
+    line = lines[first - 1]
+    start, end = _character_column(line, start), _character_column(line, end)
+    before = line[:start].rstrip(" \t")
+    after = line[end:].lstrip(" \t")
     if not before.strip() or after[:1] in ("", "\n", "\r", "\\", "#"):
         return None  # what is around it is on another row
     if before.endswith("(") and after.startswith(")"):
         return None
-    return head[start:end]
+    return line[start:end]
+
+
+def _character_column(line: str, offset: int) -> int:
+    """The character column of `ast`'s UTF-8 byte offset into `line`."""
+    if line.isascii():
+        return offset
+    return len(line.encode("utf-8")[:offset].decode("utf-8", "replace"))
 
 
 # ---------------------------------------------------------------- pairing with libcst's tree
 
-# Fields of layout (whitespace, punctuation, brackets): neither built here nor compared.
+# Fields of layout (whitespace, comments, punctuation, brackets): neither built here, nor
+# compared, nor walked for the names a scope binds (`scopes.read_only_visit`).
 LAYOUT_FIELDS = frozenset({
     "lpar", "rpar", "comma", "leading_lines", "lines_after_decorators", "header", "footer", "semicolon",
     "newline", "trailing_whitespace", "equal", "colon", "first_colon", "second_colon", "lbracket",
@@ -684,7 +685,8 @@ LAYOUT_FIELDS = frozenset({
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def _semantic_fields(kind: type) -> tuple[str, ...]:
+def semantic_fields(kind: type) -> tuple[str, ...]:
+    """The fields of a libcst node class that are not its layout."""
     found = _FIELDS.get(kind)
     if found is None:
         found = _FIELDS[kind] = tuple(
@@ -700,7 +702,7 @@ def differences(built: object, parsed: object, path: str = "") -> Iterator[str]:
         yield f"{path}: {type(built).__name__} != {type(parsed).__name__}"
         return
     if isinstance(built, cst.CSTNode):
-        for name in _semantic_fields(type(built)):
+        for name in semantic_fields(type(built)):
             yield from differences(getattr(built, name), getattr(parsed, name), f"{path}.{type(built).__name__}.{name}")
     elif isinstance(built, tuple | list):
         assert isinstance(parsed, tuple | list)
@@ -725,7 +727,7 @@ def pair_nodes(built: cst.CSTNode, parsed: cst.CSTNode) -> dict[int, cst.CSTNode
         if isinstance(a, cst.CSTNode):
             assert isinstance(b, cst.CSTNode)
             pairs[id(a)] = b
-            todo.extend((getattr(a, name), getattr(b, name)) for name in _semantic_fields(type(a)))
+            todo.extend((getattr(a, name), getattr(b, name)) for name in semantic_fields(type(a)))
         elif isinstance(a, tuple | list):
             assert isinstance(b, tuple | list)
             if len(a) != len(b):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import libcst as cst
+
+from mmalint.analysis.cst_from_ast import semantic_fields
 
 
 def dotted_name(node: cst.BaseExpression) -> str | None:
@@ -94,14 +94,6 @@ class LocalNames(cst.CSTVisitor):
         return False
 
 
-# Fields that hold only whitespace, comments and punctuation: no name is bound under them.
-_LAYOUT_FIELDS = frozenset({
-    "lpar", "rpar", "leading_lines", "lines_after_decorators", "header", "footer", "comma",
-    "semicolon", "newline", "trailing_whitespace",
-})
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
 # Whether a class is a libcst node, by class: `isinstance` against libcst's ABC `CSTNode` took
 # 0.4 microseconds, and the walk asks it for every field of every node.
 _NODE_CLASSES: dict[type, bool] = {}
@@ -112,18 +104,6 @@ def _is_node(kind: type) -> bool:
     if known is None:
         known = _NODE_CLASSES[kind] = issubclass(kind, cst.CSTNode)
     return known
-
-
-def _child_fields(kind: type) -> tuple[str, ...]:
-    fields = _CHILD_FIELDS.get(kind)
-    if fields is None:
-        fields = tuple(
-            f.name
-            for f in dataclasses.fields(kind)
-            if f.name not in _LAYOUT_FIELDS and not f.name.startswith("whitespace")
-        )
-        _CHILD_FIELDS[kind] = fields
-    return fields
 
 
 def read_only_visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
@@ -137,7 +117,8 @@ def read_only_visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
         method = getattr(visitor, "visit_" + type(current).__name__, None)
         if method is not None and method(current) is False:
             continue
-        for name in _child_fields(type(current)):
+        # Not its layout (whitespace, comments, punctuation): no name is bound under it.
+        for name in semantic_fields(type(current)):
             value = getattr(current, name)
             kind = type(value)
             if kind is tuple or kind is list:

@@ -201,8 +201,9 @@ class Block:
                 raise BlockParseError(f"{self.label}: its tree from ast is not libcst's")
         return self._module
 
-    def _twin(self, node: cst.CSTNode) -> cst.CSTNode:
-        """The node of libcst's tree that is `node` (a node of the tree built from `ast`)."""
+    def twin(self, node: cst.CSTNode) -> cst.CSTNode:
+        """The node of libcst's tree (`libcst_statements()`) that is `node`, a node of the tree
+        built from `ast`; a node of libcst's tree is its own."""
         self._libcst_module()
         return self._twins.get(id(node), node) if self._twins is not None else node
 
@@ -215,10 +216,6 @@ class Block:
             assert isinstance(wrapper, cst.If)
             return list(wrapper.body.body)  # type: ignore[arg-type]
         return list(module.body)
-
-    def twin(self, node: cst.CSTNode) -> cst.CSTNode:
-        """`node` in `libcst_statements()`."""
-        return self._twin(node)
 
     def _class_header_text(self) -> str:
         """A class whose members are blocks of their own parses as its header plus `pass`."""
@@ -238,7 +235,7 @@ class Block:
                 self._positions = dict(wrapper.resolve(PositionProvider))
             except RecursionError as exc:
                 raise BlockParseError(self.label) from exc
-        code_range = self._positions[self._twin(node)]
+        code_range = self._positions[self.twin(node)]
         start, end = code_range.start, code_range.end
         if self._rows is not None:  # rows were left out of the parsed text
             start_row, end_row = self._rows[start.line - 1], self._rows[end.line - 1]
@@ -263,7 +260,7 @@ class Block:
                     return found  # what libcst would print, without parsing the block with it
         module = self._libcst_module()
         try:
-            return module.code_for_node(self._twin(node))
+            return module.code_for_node(self.twin(node))
         except RecursionError as exc:
             raise BlockParseError(self.label) from exc
 

@@ -293,7 +293,8 @@ def _fragment_type_fix(finding: Finding, target: str) -> Fix | None:
     constant = _parent_call(block, type_node)
     if constant is None or _func_name(constant) not in ("c", "constant"):
         return None
-    values = [a.value for a in constant.args if a.value is not block.twin(type_node) and a.keyword is None]
+    typed = block.twin(type_node)  # `constant`'s arguments are of libcst's tree
+    values = [a.value for a in constant.args if a.value is not typed and a.keyword is None]
     if len(values) != 1:
         return None
     value = _number(values[0])

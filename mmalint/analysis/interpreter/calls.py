@@ -49,8 +49,6 @@ from mmalint.analysis.values import (
 CROSS_MODULE_STEPS = 400
 CROSS_MODULE_STEPS_PER_FUNCTION = 2_000
 
-
-
 # As tuples: `A | B` in an `isinstance` builds a union each time it runs (see operators.py).
 _CALLABLE = (BoundMethod, Func)
 _CONTAINERS = (DictVal, TupleVal)
