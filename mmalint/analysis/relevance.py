@@ -85,6 +85,7 @@ def _relevant(
     bare: set[str] = set()
     methods: set[str] = set()
     classes: set[str] = set()
+    built: set[str] = set()  # classes whose making itself leads there (a relevant `__init__`)
     exported: set[str] = set()
 
     def learn(block: Block) -> None:
@@ -92,6 +93,8 @@ def _relevant(
             (methods if block.parent is not None else bare).add(block.name)
             if block.parent is not None and block.parent.name:
                 classes.add(block.parent.name)  # whoever makes the object can call the method
+                if block.name in _CONSTRUCTION:
+                    built.add(block.parent.name)
                 if block.parent.parent is None:
                     exported.add(block.parent.name)
             else:
@@ -132,11 +135,14 @@ def _relevant(
     # bare names called (`Kernel(`); the closure below is then set intersections.
     words = {id(b): _words_of(b) for b in blocks if id(b) not in relevant_ids and not is_import(b)}
     seen_classes: set[str] = set()
+    seen_built: set[str] = set()
     seen_bare: set[str] = set()
     seen_methods: set[str] = set()
-    while bare or methods or classes - seen_classes:
+    while bare or methods or classes - seen_classes or built - seen_built:
         new_classes = classes - seen_classes
         seen_classes |= classes
+        new_built = built - seen_built
+        seen_built |= built
         wanted_bare, wanted_methods = bare, methods
         seen_bare |= bare
         seen_methods |= methods
@@ -148,7 +154,8 @@ def _relevant(
             if (
                 not wanted_bare.isdisjoint(block_bare)
                 or not wanted_methods.isdisjoint(block_attrs)
-                or not new_classes.isdisjoint(block_called)
+                or not new_built.isdisjoint(block_called)
+                or _keeps_made(block, new_classes & block_called)
             ):
                 relevant_ids.add(id(block))
                 learn(block)
@@ -163,6 +170,59 @@ def _relevant(
                             frozenset(seen_bare), frozenset(seen_methods), frozenset(seen_classes)),
         ))
     return Closure(roots, frozenset(exported))
+
+
+# The methods that making an object runs: where one leads to an MMA call, so does every `C(`.
+_CONSTRUCTION = frozenset({"__init__", "__new__", "__post_init__"})
+
+
+def _keeps_made(block: Block, made: set[str]) -> bool:
+    """Whether a block that makes an object of `made` (classes with a method that leads to an
+    MMA call) may go on to call a method of it: anything but a def whose every such object is
+    what its own body returns, as it is made (`return FragmentedArray(...)`), is taken to.
+
+    Run as a root, such a def hands the object to no one (a root's caller is nobody), so no
+    method of it runs there; where it is called from another root, that root runs it, and what
+    the caller does with the object, in its own run. A nested def or lambda's `return` counts
+    as a use (its caller is the block itself), as does anything the tree cannot tell."""
+    if not made:
+        return False
+    if block.kind != "def":
+        return True
+    found = _MADE.get(block)
+    if found is None:
+        found = _MADE[block] = _made_beyond_return(block)
+    return found is None or not found.isdisjoint(made)
+
+
+_MADE: weakref.WeakKeyDictionary[Block, frozenset[str] | None] = weakref.WeakKeyDictionary()
+
+
+def _made_beyond_return(block: Block) -> frozenset[str] | None:
+    """The names called bare in a def block other than as the value of one of its own
+    `return`s; None when the text does not parse as one def."""
+    text = block.text
+    try:
+        tree = ast.parse(f"if 1:\n{text}" if block.indent else text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    body = tree.body[0].body if block.indent and isinstance(tree.body[0], ast.If) else tree.body
+    if len(body) != 1 or not isinstance(body[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    returned: set[int] = set()
+    pending: list[ast.AST] = list(body[0].body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Return) and isinstance(node.value, ast.Call):
+            returned.add(id(node.value))
+        pending.extend(ast.iter_child_nodes(node))
+    return frozenset(
+        node.func.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and id(node) not in returned
+    )
 
 
 _BARE = re.compile(r"(?<![\w.])([^\W\d]\w*)(\s*\()?")

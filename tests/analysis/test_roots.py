@@ -98,3 +98,82 @@ def test_a_method_that_makes_an_object_of_its_class_is_a_root() -> None:
         def _contract(lhs, rhs):
             return lhs.matmul(rhs, None)
     ''') == {"matmul", "gram"}
+
+
+def test_a_method_that_only_returns_the_object_it_makes_is_no_root() -> None:
+    # jax's `fragmented_array.py`: 53 methods `return FragmentedArray(...)` and nothing else of
+    # the object; run as a root, each hands it to no caller, so no method of it runs there.
+    assert roots('''
+        import jax.experimental.mosaic.gpu as mgpu
+
+        class QTile:
+            def __init__(self, array):
+                self.array = array
+
+            def matmul(self, other, acc):
+                return mgpu.mma(acc, self.array, other.array)
+
+            def transposed(self):
+                return QTile(self.array.T)
+
+            def negated(self):
+                if self.array is None:
+                    return QTile(None)
+                return QTile(-self.array)
+
+            def doubled(self):
+                return self.negated()
+    ''') == {"matmul"}
+
+
+def test_an_object_used_after_it_is_made_keeps_its_maker_a_root() -> None:
+    found = roots('''
+        import jax.experimental.mosaic.gpu as mgpu
+
+        class QTile:
+            def __init__(self, array):
+                self.array = array
+
+            def matmul(self, other, acc):
+                return mgpu.mma(acc, self.array, other.array)
+
+            def squared(self, acc):
+                return QTile(self.array).matmul(self, acc)
+
+            def in_a_tuple(self):
+                return (QTile(self.array), 1)
+
+            def through_a_closure(self):
+                def make():
+                    return QTile(self.array)
+                return _contract(make(), self)
+
+            def through_a_lambda(self):
+                return _contract((lambda: QTile(self.array))(), self)
+
+            def as_a_default(self, tile=QTile(None)):
+                return tile
+
+        def _contract(lhs, rhs):
+            return lhs.matmul(rhs, None)
+
+        def module_level_maker():
+            tile = QTile(None)
+            return _contract(tile, tile)
+    ''')
+    assert found == {"matmul", "squared", "in_a_tuple", "through_a_closure", "through_a_lambda",
+                     "as_a_default", "module_level_maker"}
+
+
+def test_a_class_whose_construction_leads_to_the_api_keeps_every_maker() -> None:
+    # Making the object runs `__init__`: a maker that only returns it still binds its arguments.
+    assert roots('''
+        import jax.experimental.mosaic.gpu as mgpu
+
+        class Product:
+            def __init__(self, acc, a, b):
+                self.out = mgpu.wgmma(acc, a, b)
+
+        def product(acc, a, b):
+            return Product(acc, a, b)
+    ''') == {"__init__", "product"}
