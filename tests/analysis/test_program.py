@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from mmalint.analysis import Program, ProgramSpec, analyze, index_source
+from mmalint.analysis.interpreter import calls as calls_module
+from mmalint.analysis.values import Func
 from mmalint.diagnostics import Diagnostic
 from mmalint.discover import Discovered
 from mmalint.pipeline.files import run
@@ -387,6 +389,54 @@ def test_a_call_into_another_module_with_the_same_facts_is_summarised(tmp_path: 
     assert len(entries) == 2  # each call is its own entry: the second from the summary of the first
     rows = sorted({s.context.entry.origin.span().start.line for s in analysis.sites if s.context.entry is not None})
     assert rows == [6, 7]
+
+
+def test_a_function_of_another_module_handed_on_runs_blind_only_if_it_leads_to_mma(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A function handed to an API no model knows runs blind at the end of its root. One of another module whose text leads to no MMA call, closing over
+    only its module, can record nothing with every argument unknown: it is not run (jax's
+    `xla_bridge.get_backend` cost 34,000 steps). One whose text does is run, and records."""
+    root = project(tmp_path, {
+        "backend.py": """
+            from jax.experimental.mosaic import gpu as mgpu
+
+
+            def get_backend():
+              total = 0
+              for i in range(100):
+                total += i
+              return total
+
+
+            def blind_mma(acc, a, b):
+              return mgpu.mma(acc, a, b)
+        """,
+        "ops_test.py": """
+            import backend
+            import jax.numpy as jnp
+            import kernels
+            import registry  # not of the tree: what it does with a function is unknown
+
+
+            def test_int8():
+              registry.register(backend.get_backend)
+              registry.register(backend.blind_mma)
+              kernels.tile_mma(jnp.int8, jnp.float32)
+        """,
+        "kernels.py": KERNELS,
+    })
+    called: list[str] = []
+    real_call = calls_module.Calls.call_function
+
+    def spying(self: object, func: Func, *args: object, **kwargs: object) -> object:
+        called.append(func.node.name.value)
+        return real_call(self, func, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(calls_module.Calls, "call_function", spying)
+    assert where(check(root, "ops_test.py")) == [("MMA101", "kernels.py", MMA_ROW)]
+    assert "get_backend" not in called
+    assert "blind_mma" in called
 
 
 # A module that aliases itself (`fa = sys.modules[__name__]`) to call its own helpers.

@@ -184,6 +184,20 @@ class Roots(Machine):
                 return
             func = pending[0]
             self._invoked.add(id(func.node))
+            if self._leads_nowhere(func):
+                continue
             with suppress(Diverges):
                 self.call_function(func, Args([], {}, [], {}, complete=False), func.node)
 
+    def _leads_nowhere(self, func: Func) -> bool:
+        """Whether a blind run of `func` can record nothing: a function of another module of
+        the tree that leads to no MMA call (`Program.leads_to_mma`, the text scan that also
+        limits a call of it, `_call_across`), closing over nothing but its module's globals.
+        With every argument unknown, what it could reach is what its module's text names.
+        (jax's `xla_bridge.get_backend`, handed to `functools.lru_cache`, ran 34,000 steps.)
+        A nested function may close over a kernel or an MMA API its maker was given: run."""
+        if self.program is None or func.block.source is self.source:
+            return False
+        if func.closure is not self.module_of(func.block.source).frame:
+            return False
+        return not self.program.leads_to_mma(func.block)
