@@ -16,7 +16,7 @@ against the importing file's dotted name below its source root; one that climbs 
 top-level package names nothing.
 
 Loading is lazy twice over. A module is indexed (Python's `ast`, no libcst) the first time
-something asks for it, once per process and content (`_INDEX_CACHE`); the interpreter then
+something asks for it, once per process and content (`indexes`); the interpreter then
 parses and runs only the blocks whose names it reads. Whether a module can lead to an MMA call
 at all is decided first from the text: its import statements (a line scan) and the trigger
 words, so a module that imports nothing that reaches an MMA call is never indexed for it.
@@ -39,7 +39,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from mmalint.analysis import names
+from mmalint.analysis import indexes, names
 from mmalint.analysis.imports import ImportStmt, import_words, scan_imports, scanned
 from mmalint.analysis.model_words import modelled
 from mmalint.analysis.prefilter import triggered
@@ -49,7 +49,6 @@ from mmalint.tree import (
     Decode,
     Observed,
     ProgramSpec,
-    digest,
     is_dir,
     is_file,
     new_run,
@@ -99,12 +98,6 @@ class Binding:
     bound: str | None
     ref: ModuleRef
     attr: str | None = None
-
-
-# Indexed modules, by real path and a digest of their text: shared by every run of a process
-# (the language server's child, a worker of `mmalint check`), so each content is indexed once.
-_INDEX_CACHE: dict[tuple[str, str], SourceFile | None] = {}
-_INDEX_CACHE_LIMIT = 4096
 
 
 @dataclass
@@ -196,6 +189,8 @@ class Program:
             self._forget(real)
         self._texts[real] = source.text
         self._sources[real] = source
+        if source.filename == self.display(real):
+            indexes.share(real, source)
         try:
             yield
         finally:
@@ -414,20 +409,16 @@ class Program:
         text = self._text(path)
         found: SourceFile | None = None
         if text is not None:
-            key = (path, digest(text.encode("utf-8", "surrogatepass")))
-            if key in _INDEX_CACHE:
-                found = _INDEX_CACHE[key]
-            else:
+            display = self.display(path)
+
+            def index() -> SourceFile | None:
                 try:
                     # Syntax newer than this Python's (libcst's slow fallback) is unknown here.
-                    found = index_source(self.display(path), text, newer_syntax=False)
-                except SourceSyntaxError:
-                    found = None
-                except (RecursionError, MemoryError, ValueError):
-                    found = None
-                if len(_INDEX_CACHE) >= _INDEX_CACHE_LIMIT:
-                    _INDEX_CACHE.clear()
-                _INDEX_CACHE[key] = found
+                    return index_source(display, text, newer_syntax=False)
+                except (SourceSyntaxError, RecursionError, MemoryError, ValueError):
+                    return None
+
+            found = indexes.index_of(path, text, index)
         self._sources[path] = found
         if found is not None:
             self._paths[id(found)] = path

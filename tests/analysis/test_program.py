@@ -8,13 +8,15 @@ and runs the files stage on the files it checks, as `mmalint check FILES...` doe
 from __future__ import annotations
 
 import os
+import sys
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
-from mmalint.analysis import Program, ProgramSpec, analyze, index_source
+from mmalint.analysis import Program, ProgramSpec, analyze, index_source, indexes
+from mmalint.analysis import source as source_module
 from mmalint.analysis.interpreter import calls as calls_module
 from mmalint.analysis.values import Func
 from mmalint.diagnostics import Diagnostic
@@ -437,6 +439,93 @@ def test_a_function_of_another_module_handed_on_runs_blind_only_if_it_leads_to_m
     assert where(check(root, "ops_test.py")) == [("MMA101", "kernels.py", MMA_ROW)]
     assert "get_backend" not in called
     assert "blind_mma" in called
+
+
+def fresh_indexes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process's indexes emptied, as in a fresh worker."""
+    monkeypatch.setattr(indexes, "_INDEXED", {})
+    monkeypatch.setattr(indexes, "_SHARED", {})
+
+
+@pytest.mark.parametrize("order", [("kernels.py", "ops_test.py"), ("ops_test.py", "kernels.py")])
+def test_a_checked_file_a_file_checked_after_it_reaches_is_indexed_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, order: tuple[str, str]
+) -> None:
+    """A checked file that a file checked after it reaches is split into blocks once in the
+    process: the check's index serves the later program; the findings are the same in
+    either order."""
+    root = project(tmp_path, {
+        "kernels.py": KERNELS,
+        "ops_test.py": """
+            import jax.numpy as jnp
+            import kernels
+            from jax.experimental.mosaic import gpu as mgpu
+
+
+            def test_int8():
+              kernels.tile_mma(jnp.int8, jnp.float32)
+
+
+            def own(acc, a, b):  # an MMA call of its own: the file is checked itself
+              return mgpu.mma(acc, a, b)
+        """,
+    })
+    indexed: list[str] = []
+    real_index = source_module._index_tree
+
+    def counting(filename: str, text: str, tree: object) -> object:
+        indexed.append(os.path.basename(filename))
+        return real_index(filename, text, tree)  # type: ignore[arg-type]
+
+    fresh_indexes(monkeypatch)
+    monkeypatch.setattr(source_module, "_index_tree", counting)
+    assert where(check(root, *order)) == [("MMA101", "kernels.py", MMA_ROW)]
+    # Each check's program reaches the other file (kernels.py's callers, ops_test.py's
+    # import): the file checked second is indexed by the first's program, then by its own
+    # check (which keeps its tree for the suppressions); the first's index is shared.
+    assert sorted(indexed) == sorted([*order, order[1]])
+
+
+@pytest.mark.parametrize("order", [("kernels.py", "ops_test.py"), ("ops_test.py", "kernels.py")])
+def test_a_checked_file_an_importer_reads_differently_is_not_shared(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, order: tuple[str, str]
+) -> None:
+    """A check reads syntax newer than this Python's (type parameters, by blanking them); a
+    program reads a module of the tree without that fallback (unknown on Python 3.11). Were
+    the check's index shared, a file checked after it would know the module, and what it
+    finds would depend on the order of the run: each order finds what each file finds
+    checked alone."""
+    newer = "import jax.numpy as jnp\n" + textwrap.dedent(KERNELS).lstrip("\n") + (
+        "\n\nACC = jnp.float32\n\n\ndef first[T](items: list[T]) -> T:\n  return items[0]\n")
+    root = project(tmp_path, {
+        "kernels.py": newer,
+        "ops_test.py": """
+            import jax.numpy as jnp
+            import kernels
+            from jax.experimental.mosaic import gpu as mgpu
+            from jax.experimental.mosaic.gpu import utils
+
+
+            def test_own():
+              t = utils.dtype_to_ir_type(jnp.int8)
+              lay = mgpu.MMALayouts(t)
+              a = mgpu.FragmentedArray.splat(utils.c(1, t), (64, 32), layout=lay.lhs, is_signed=True)
+              b = mgpu.FragmentedArray.splat(utils.c(1, t), (32, 64), layout=lay.rhs, is_signed=True)
+              acc_t = utils.dtype_to_ir_type(kernels.ACC)
+              acc = mgpu.FragmentedArray.splat(utils.c(0, acc_t), (64, 64), layout=lay.acc,
+                                             is_signed=utils.is_signed(kernels.ACC))
+              return mgpu.mma(acc, a, b)
+        """,
+    })
+    alone = []
+    for name in order:
+        fresh_indexes(monkeypatch)
+        alone += where(check(root, name))
+    fresh_indexes(monkeypatch)
+    together = where(check(root, *order))
+    assert together == sorted(alone)
+    # Python 3.12 reads `def first[T]` itself: the module is known, and its accumulator wrong.
+    assert together == ([("MMA101", "ops_test.py", 15)] if sys.version_info >= (3, 12) else []), together
 
 
 # A module that aliases itself (`fa = sys.modules[__name__]`) to call its own helpers.
