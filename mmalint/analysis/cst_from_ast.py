@@ -10,8 +10,8 @@ same semantic fields, and every layout field at its default. Where a node's text
 (positions, `Block.code`) the block is parsed with libcst on demand and the two trees are
 paired node for node (`pair_nodes`).
 
-Constructs this does not build (`match`, `async`, type parameters, syntax newer than this
-Python's) raise
+Constructs this does not build (`async`, type parameters, syntax newer than this Python's)
+raise
 `Unsupported`, and the block is parsed by libcst as before. `tests/analysis/test_cst_from_ast.py`
 compares the trees with libcst's on every file of the repository's kernels and tests.
 """
@@ -57,7 +57,7 @@ def _maker(cls: type) -> Callable[..., Any]:
     return namespace["make"]
 
 
-def _mk(cls: type, **fields: Any) -> Any:
+def _mk(cls: type, /, **fields: Any) -> Any:
     make = _MAKERS.get(cls)
     if make is None:
         make = _MAKERS[cls] = _maker(cls)
@@ -269,7 +269,46 @@ class _Builder:
             final = _mk(cst.Finally, body=self.suite(stmt.finalbody)) if stmt.finalbody else None
             return _mk(cst.Try, body=self.suite(stmt.body), handlers=handlers, orelse=self.orelse(stmt.orelse),
                        finalbody=final)
+        if kind is ast.Match:
+            cases = [_mk(cst.MatchCase, pattern=self.pattern(c.pattern), body=self.suite(c.body),
+                         guard=self.optional(c.guard)) for c in stmt.cases]
+            return _mk(cst.Match, subject=self.expr(stmt.subject), cases=cases)
         raise Unsupported(kind.__name__)
+
+    def pattern(self, pattern: Any) -> Any:  # one case per pattern kind
+        kind = type(pattern)
+        if kind is ast.MatchAs:
+            return _mk(cst.MatchAs, pattern=self.pattern(pattern.pattern) if pattern.pattern is not None else None,
+                       name=_mk(cst.Name, value=pattern.name) if pattern.name is not None else None)
+        if kind is ast.MatchValue:
+            return _mk(cst.MatchValue, value=self.expr(pattern.value))
+        if kind is ast.MatchSingleton:
+            return _mk(cst.MatchSingleton, value=_mk(cst.Name, value=repr(pattern.value)))
+        if kind is ast.MatchOr:
+            return _mk(cst.MatchOr, patterns=[_mk(cst.MatchOrElement, pattern=self.pattern(p)) for p in pattern.patterns])
+        if kind is ast.MatchSequence:
+            # libcst's MatchTuple is a sequence in parentheses of its own (`(a, b)`, not
+            # `(a), b`); `[a, b]` and the bare `a, b` are its MatchList.
+            cls = cst.MatchTuple if _parenthesized(self.segment(pattern)) else cst.MatchList
+            return _mk(cls, patterns=[self.sequence_element(p) for p in pattern.patterns])
+        if kind is ast.MatchMapping:
+            elements = [_mk(cst.MatchMappingElement, key=self.expr(k), pattern=self.pattern(p))
+                        for k, p in zip(pattern.keys, pattern.patterns, strict=True)]
+            rest = _mk(cst.Name, value=pattern.rest) if pattern.rest is not None else None
+            return _mk(cst.MatchMapping, elements=elements, rest=rest)
+        if kind is ast.MatchClass:
+            keywords = [_mk(cst.MatchKeywordElement, key=_mk(cst.Name, value=a), pattern=self.pattern(p))
+                        for a, p in zip(pattern.kwd_attrs, pattern.kwd_patterns, strict=True)]
+            return _mk(cst.MatchClass, cls=self.expr(pattern.cls),
+                       patterns=[_mk(cst.MatchSequenceElement, value=self.pattern(p)) for p in pattern.patterns],
+                       kwds=keywords)
+        raise Unsupported(kind.__name__)
+
+    def sequence_element(self, pattern: Any) -> Any:
+        """An element of a sequence pattern: `*rest` (`*_` names nothing), or a pattern."""
+        if type(pattern) is ast.MatchStar:
+            return _mk(cst.MatchStar, name=_mk(cst.Name, value=pattern.name) if pattern.name is not None else None)
+        return _mk(cst.MatchSequenceElement, value=self.pattern(pattern))
 
     def if_(self, stmt: ast.If) -> Any:
         orelse = None
@@ -680,7 +719,7 @@ LAYOUT_FIELDS = frozenset({
     "lpar", "rpar", "comma", "leading_lines", "lines_after_decorators", "header", "footer", "semicolon",
     "newline", "trailing_whitespace", "equal", "colon", "first_colon", "second_colon", "lbracket",
     "rbracket", "lbrace", "rbrace", "default_indent", "default_newline", "has_trailing_newline", "encoding",
-    "indent", "dot", "leading_whitespace",
+    "indent", "dot", "leading_whitespace", "separator", "trailing_comma",
 })
 _FIELDS: dict[type, tuple[str, ...]] = {}
 
