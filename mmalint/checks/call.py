@@ -173,6 +173,15 @@ class MmaCall:
             options[name] = value.value if isinstance(value, Const) else None
         return options
 
+    def option(self, name: str) -> Any:
+        """One of `options`, without making them all (the conditions ask for one at a time,
+        many times a call)."""
+        found: Any = self.semantics if name == "lowering_semantics" else None
+        for key, value in self.site.options:
+            if key == name:
+                found = value.value if isinstance(value, Const) else None
+        return found
+
     @property
     def operands(self) -> dict[str, Operand]:
         return {"acc": self.acc, "a": self.a, "b": self.b}
