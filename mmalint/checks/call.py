@@ -10,6 +10,7 @@ what one operand value is.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any
 
 from mmalint.analysis.calls import MmaSite
@@ -164,23 +165,15 @@ class MmaCall:
     def origin(self) -> Origin:
         return self.site.origin
 
-    @property
+    @cached_property
     def options(self) -> dict[str, Any]:
         """The call's options as JSON values: the lowering semantics, then those the site
-        recorded (unknown values are null)."""
+        recorded (unknown values are null). Made once a call: the conditions ask for one at
+        a time, many times a call (read it, never change it)."""
         options: dict[str, Any] = {"lowering_semantics": self.semantics}
         for name, value in self.site.options:
             options[name] = value.value if isinstance(value, Const) else None
         return options
-
-    def option(self, name: str) -> Any:
-        """One of `options`, without making them all (the conditions ask for one at a time,
-        many times a call)."""
-        found: Any = self.semantics if name == "lowering_semantics" else None
-        for key, value in self.site.options:
-            if key == name:
-                found = value.value if isinstance(value, Const) else None
-        return found
 
     @property
     def operands(self) -> dict[str, Operand]:

@@ -396,9 +396,10 @@ def test_a_call_into_another_module_with_the_same_facts_is_summarised(tmp_path: 
 def test_a_function_of_another_module_handed_on_runs_blind_only_if_it_leads_to_mma(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A function handed to an API no model knows runs blind at the end of its root. One of another module whose text leads to no MMA call, closing over
-    only its module, can record nothing with every argument unknown: it is not run (jax's
-    `xla_bridge.get_backend` cost 34,000 steps). One whose text does is run, and records."""
+    """A function handed to an API no model knows runs blind at the end of its root. One of
+    another module whose text leads to no MMA call, closing over only its module, can record
+    nothing with every argument unknown: it is not run (jax's `xla_bridge.get_backend` cost
+    34,000 steps). One whose text does is run, and records."""
     root = project(tmp_path, {
         "backend.py": """
             from jax.experimental.mosaic import gpu as mgpu

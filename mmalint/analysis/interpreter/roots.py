@@ -194,7 +194,7 @@ class Roots(Machine):
         the tree that leads to no MMA call (`Program.leads_to_mma`, the text scan that also
         limits a call of it, `_call_across`), closing over nothing but its module's globals.
         With every argument unknown, what it could reach is what its module's text names.
-        (jax's `xla_bridge.get_backend`, handed to `functools.lru_cache`, ran 34,000 steps.)
+        (jax's `xla_bridge.get_backend`, handed to jax's own `util.cache`, ran 34,000 steps.)
         A nested function may close over a kernel or an MMA API its maker was given: run."""
         if self.program is None or func.block.source is self.source:
             return False

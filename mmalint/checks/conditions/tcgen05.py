@@ -75,7 +75,7 @@ condition = CONDITIONS.condition
 
 def _option(call: MmaCall, name: str) -> Any:
     """A recorded option as a JSON value; None when unknown or not recorded."""
-    return call.option(name)
+    return call.options.get(name)
 
 
 def _scaled(call: MmaCall) -> bool | None:

@@ -297,7 +297,7 @@ def _register_a_dtype(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
 def _register_a_swizzle_32(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     """int8 A in registers with `swizzle=32`: jax refuses it (ptxas drops MMA instructions)."""
     a = call.a
-    swizzle = call.option("swizzle")
+    swizzle = call.options.get("swizzle")
     if a.memory_space != "registers" or a.element_type is None or swizzle is None:
         return one(None, "a")
     return one(a.element_type == "i8" and swizzle == 32, "a",
@@ -425,7 +425,7 @@ def _call_swizzle(call: MmaCall, bits: int) -> int | None:
     the transforms, Warpgroup's layout inference accepts only that tiling), A's the same when A
     is in SMEM (Lane checks A's tiling and that B's swizzle matches A's)."""
     if call.frontend == "mosaic":
-        swizzle = call.option("swizzle")
+        swizzle = call.options.get("swizzle")
         return swizzle if isinstance(swizzle, int) and swizzle in SWIZZLES else None
     b = call.b
     if b.memory_space != "smem" or b.swizzle not in SWIZZLES or b.swizzle is None:
