@@ -109,9 +109,11 @@ def test_budget_deadline_ends_the_file() -> None:
 def test_one_runaway_root_does_not_starve_the_next() -> None:
     # Each helper is a root (its docstring names the MMA API; a comment would not do), and each
     # calls the one before four times: the kernel after them still gets its share and its
-    # finding; the helpers' runs are cut short.
-    helpers = 'def h0(x):\n  """Feeds mgpu.mma."""\n  return x\n' + "".join(
-        f'\ndef h{i}(x):\n  """Feeds mgpu.mma."""\n  return h{i - 1}(x) + h{i - 1}(x) + h{i - 1}(x) + h{i - 1}(x)\n'
+    # finding; the helpers' runs are cut short. Each call hands on a new object, so no call is
+    # answered from an earlier one's result (`interpreter/replays.py`): 4**29 calls to run.
+    helpers = 'class Box:\n  pass\n\ndef h0(x):\n  """Feeds mgpu.mma."""\n  return x\n' + "".join(
+        f'\ndef h{i}(x):\n  """Feeds mgpu.mma."""\n'
+        f'  return h{i - 1}(Box()) + h{i - 1}(Box()) + h{i - 1}(Box()) + h{i - 1}(Box())\n'
         for i in range(1, 30)
     )
     head, sep, tail = KERNEL.partition("\n\ndef zero_accumulator")

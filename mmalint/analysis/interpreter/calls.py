@@ -3,6 +3,7 @@ the models of library APIs and domain values."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import replace
@@ -13,6 +14,7 @@ import libcst as cst
 from mmalint.analysis.budget import CallTooLong
 from mmalint.analysis.calls import ApiUse, Context, Entry, MmaSite, WorldBinding
 from mmalint.analysis.host import REGISTRY, Args, Call, Diverges
+from mmalint.analysis.interpreter import replays
 from mmalint.analysis.interpreter.core import (
     MAX_CALL_DEPTH,
     Flow,
@@ -96,12 +98,67 @@ class Calls(Machine):
     ) -> Value:
         node = func.node
         if len(self._stack) >= MAX_CALL_DEPTH or any(n is node for n in self._stack):
+            self.unrepeatable += 1
             return UNKNOWN
-        if args.complete:
+        if args.complete and id(node) not in self._invoked:
             self._invoked.add(id(node))
+            self._invoked_log.append(id(node))
+        self._entered_log.append(id(node))
+        key = None
+        if not root and self._step_limit == sys.maxsize and self._current_module_block is None:
+            key = replays.key(func, args, self.context, self._uncertainty > 0)
+            if key is not None:
+                found = self._replays.get(key)
+                if found is not None and self._may_replay(found):
+                    self._defined.extend(found.defined)
+                    self.effects += len(found.defined)
+                    for invoked in found.invoked:
+                        if invoked not in self._invoked:
+                            self._invoked.add(invoked)
+                            self._invoked_log.append(invoked)
+                    self._entered_log.extend(found.entered)
+                    return found.result
+        if key is None:
+            return self._run_function(func, args, root)
+        marks = (self.unrepeatable, self.effects, len(self._defined), len(self._invoked_log),
+                 len(self._entered_log), self._deepest)
+        depth = len(self._stack)
+        self._deepest = depth
+        try:
+            result = self._run_function(func, args, root)
+        finally:
+            deepest, self._deepest = self._deepest, max(marks[5], self._deepest)
+        defined = self._defined[marks[2]:]
+        if (
+            self.unrepeatable == marks[0]
+            and self.effects - marks[1] == len(defined)
+            and replays.replayable_result(result)
+        ):
+            self._replays[key] = replays.Replay(
+                result,
+                tuple(defined),
+                tuple(self._invoked_log[marks[3]:]),
+                frozenset(self._entered_log[marks[4]:]),
+                deepest - depth,
+            )
+        return result
+
+    def _may_replay(self, found: replays.Replay) -> bool:
+        """Whether a fresh run of a remembered call would run as it did: no function it
+        entered is under way now (the recursion guard would cut it there), and it fits."""
+        stack = self._stack
+        if len(stack) + found.depth > MAX_CALL_DEPTH:
+            return False
+        entered = found.entered
+        return not any(id(n) in entered for n in stack)
+
+    def _run_function(self, func: Func, args: Args, root: bool) -> Value:
+        node = func.node
         frame = Frame(self, func.closure, self.local_names(node), func.block)
         self._bind(func, args, frame)
         self._stack.append(node)
+        if len(self._stack) > self._deepest:
+            self._deepest = len(self._stack)
         in_main = func.block.source is self.source
         self._in_main += in_main
         try:
@@ -295,6 +352,7 @@ class Calls(Machine):
         limited = self.program is not None and not self.program.leads_to_mma(func.block)
         started = self.budget.steps
         if limited:
+            self.unrepeatable += 1  # its steps count toward the helper's share of the run
             if self._foreign_spent.get(id(func.node), 0) >= CROSS_MODULE_STEPS_PER_FUNCTION:
                 self.context = saved
                 self.note_escaped([*args.positional, *args.keywords.values()])

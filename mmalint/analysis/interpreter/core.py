@@ -8,7 +8,7 @@ import re
 import sys
 import weakref
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -31,6 +31,7 @@ from mmalint.analysis.values import (
 )
 
 if TYPE_CHECKING:
+    from mmalint.analysis.interpreter.replays import Replay
     from mmalint.analysis.program import Program
 
 MAX_CALL_DEPTH = 12
@@ -149,6 +150,16 @@ class Machine(ABC):
         # changed anything is not summarised.
         self._summaries: dict[tuple[object, ...], tuple[Value, tuple[MmaSite, ...], tuple[ApiUse, ...], Entry | None]] = {}
         self.effects = 0
+        # Calls of module-level functions that recorded nothing, by what decided them
+        # (`replays.py`); a count of what makes a call not worth remembering (a record tried,
+        # a foreign helper's steps counted, a call cut off by the guards); the function nodes
+        # called with every argument known and those entered, in order (what a replay adds);
+        # the most calls under way at once since the outermost remembered call began.
+        self._replays: dict[Hashable, Replay] = {}
+        self.unrepeatable = 0
+        self._invoked_log: list[int] = []
+        self._entered_log: list[int] = []
+        self._deepest = 0
 
     def module_of(self, source: SourceFile) -> ModuleState:
         """The state of a module of this run (the checked file's, or one the program loaded)."""
@@ -279,6 +290,7 @@ class Machine(ABC):
         return self._root_source is not None and block.source is not self.source and not self._in_main
 
     def record(self, site: MmaSite) -> None:
+        self.unrepeatable += 1  # in another world, or from another file, it may be new
         if self._elsewhere(site.origin.block):
             return
         origins = tuple(id(o.node) if o is not None else None for o in site.arg_origins)
@@ -286,6 +298,7 @@ class Machine(ABC):
             self.sites.append(site)
 
     def record_use(self, use: ApiUse) -> None:
+        self.unrepeatable += 1
         if self._elsewhere(use.origin.block):
             return
         keywords = tuple((k, id(o.node) if o is not None else None) for k, o in use.keywords)

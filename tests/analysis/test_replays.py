@@ -1,0 +1,183 @@
+"""Replays (`interpreter/replays.py`): a call of a module-level helper that recorded nothing is
+answered from memory in a later world, and only where a fresh run would give the same."""
+
+from __future__ import annotations
+
+import textwrap
+
+from _analysis_lint import check, only, related_rows, row_of
+
+from mmalint.analysis import find_roots, index_source
+from mmalint.analysis.interpreter import Interpreter
+from mmalint.analysis.interpreter import calls as calls_module
+from mmalint.analysis.interpreter.core import MAX_CALL_DEPTH
+
+HEADER = '''
+from absl.testing import parameterized
+import jax.numpy as jnp
+import numpy as np
+import jax.experimental.mosaic.gpu as mgpu
+from jax.experimental.mosaic.gpu import utils
+
+'''
+
+# A warp-level mma test whose accumulator dtype comes from a module-level helper.
+TEST = '''
+  @parameterized.product(dtype=(jnp.int8,), m_warps={m_warps})
+  def test_{name}(self, dtype, m_warps):
+    acc_dtype = {acc}
+    def kernel(ctx, acc, a, b, out, _):
+      layouts = mgpu.MMALayouts(utils.dtype_to_ir_type(dtype), m_warps=m_warps)
+      a_fa = mgpu.FragmentedArray.load_untiled(a, layout=layouts.lhs, is_signed=True, optimized=False)
+      b_fa = mgpu.FragmentedArray.load_untiled(b, layout=layouts.rhs, is_signed=True, optimized=False)
+      acc_fa = mgpu.FragmentedArray.load_untiled(acc, layout=layouts.acc, is_signed=None, optimized=False)
+      {mma}
+    a = np.zeros((128, 128), dtype)
+    b = np.zeros((128, 128), dtype)
+    acc = np.zeros((128, 128), acc_dtype)
+    mgpu.as_gpu_kernel(kernel, (1, 1, 1), (128, 1, 1), (acc, a, b), acc, ())(acc, a, b)
+'''
+
+MMA = "mgpu.mma(acc_fa, a_fa, b_fa).store_untiled(out, optimized=False)"
+
+
+def _module(helpers: str, *tests: str) -> str:
+    return HEADER + textwrap.dedent(helpers) + "\n\nclass MmaTest(parameterized.TestCase):\n" + "".join(tests)
+
+
+def _run(code: str) -> Interpreter:
+    source = index_source("snippet.py", textwrap.dedent(code))
+    interp = Interpreter(source)
+    interp.run_roots(find_roots(source))
+    return interp
+
+
+def test_a_helper_called_alike_in_every_world_runs_once() -> None:
+    code = _module(
+        '''
+        def acc_type(t):
+          for _ in range(3):
+            t = t
+          return t
+        ''',
+        TEST.format(name="a", m_warps="(1, 2, 4)", acc="acc_type(jnp.float32)", mma=MMA),
+    )
+    interp = _run(code)
+    assert len(interp._replays) == 1
+    calls = []
+    original = calls_module.Calls._run_function
+
+    def counting(self, func, args, root):  # type: ignore[no-untyped-def]
+        calls.append(getattr(func.node, "name", None) and func.node.name.value)
+        return original(self, func, args, root)
+
+    calls_module.Calls._run_function = counting  # type: ignore[method-assign]
+    try:
+        _run(code)
+    finally:
+        calls_module.Calls._run_function = original  # type: ignore[method-assign]
+    assert calls.count("acc_type") == 1  # three worlds, one run
+    # ... and each world still finds the float32 accumulator.
+    diag = only(check(code, ["MMA101", "MMA302"]), "MMA101")
+    assert len(diag["worlds"]) == 3
+
+
+def test_a_replayed_result_says_where_its_caller_decided() -> None:
+    code = _module(
+        '''
+        def acc_type(t):
+          return t
+        ''',
+        TEST.format(name="a", m_warps="(1, 2)", acc="acc_type(jnp.float32)  # first", mma=MMA),
+        TEST.format(name="b", m_warps="(1, 2)", acc="acc_type(jnp.float32)  # second", mma=MMA),
+    )
+    report = check(code, ["MMA101", "MMA101", "MMA302", "MMA302"])
+    found = [d.to_json() for d in report.diagnostics if d.code == "MMA101"]
+    chosen = sorted(row for d in found for row, note in related_rows(d).items() if note == "float32 chosen here")
+    # The same facts from two lines: each finding names its own (a key by facts alone would
+    # hand the second test the first test's line).
+    assert chosen == [row_of(code, "# first"), row_of(code, "# second")]
+
+
+def test_a_helper_that_records_runs_in_every_world() -> None:
+    # The same arguments in each world, but the call records: its record carries the world.
+    code = _module(
+        '''
+        def do_mma(acc_fa, a_fa, b_fa, out):
+          mgpu.mma(acc_fa, a_fa, b_fa).store_untiled(out, optimized=False)
+        ''',
+        TEST.format(name="a", m_warps="(1,), seed=(0, 1, 2)", acc="jnp.float32",
+                    mma="do_mma(acc_fa, a_fa, b_fa, out)").replace("m_warps):", "m_warps, seed):"),
+    )
+    diag = only(check(code, ["MMA101", "MMA302"]), "MMA101")
+    assert {w["seed"] for w in diag["worlds"]} == {"0", "1", "2"}
+
+
+def test_a_nested_helper_is_not_replayed() -> None:
+    # A nested function's frame changes between calls: the second call sees float32.
+    code = HEADER + textwrap.dedent('''
+    class MmaTest(parameterized.TestCase):
+    ''') + TEST.format(
+        name="a", m_warps="(1,)", mma=MMA,
+        acc="jnp.int32\n    def pick():\n      return acc_dtype\n    first = pick()\n"
+            "    acc_dtype = jnp.float32\n    acc_dtype = pick()",
+    )
+    check(code, ["MMA101", "MMA302"])
+
+
+def test_a_helper_defining_a_function_it_hands_on_replays_the_definition() -> None:
+    # `launch` hands `body` to an API no model knows: `body` runs blind at the end of each
+    # world. Replayed, the call still leaves `body` pending in the later worlds.
+    code = _module(
+        '''
+        def launch(n):
+          def body():
+            return n
+          unknown_api(body)
+          return n
+        ''',
+        TEST.format(name="a", m_warps="(1, 2, 4)", acc="jnp.float32", mma=MMA).replace(
+            "    a = np.zeros", "    launch(3)\n    a = np.zeros", 1),
+    )
+    source = index_source("snippet.py", textwrap.dedent(code))
+    interp = Interpreter(source)
+    pending: list[int] = []
+    original = interp._run_uninvoked
+
+    def counting() -> None:
+        pending.append(sum(1 for f in interp._defined if f.node.name.value == "body"))
+        original()
+
+    interp._run_uninvoked = counting  # type: ignore[method-assign]
+    interp.run_roots(find_roots(source))
+    assert pending == [1, 1, 1]
+    assert len(interp._replays) == 1
+
+
+def test_a_replay_is_refused_where_a_fresh_run_would_be_cut() -> None:
+    code = _module(
+        '''
+        def leaf():
+          return jnp.float32
+
+        def mid():
+          return leaf()
+        ''',
+        TEST.format(name="a", m_warps="(1, 2)", acc="mid()", mma=MMA),
+    )
+    interp = _run(code)
+    leaf, mid = (interp.global_value(name).node for name in ("leaf", "mid"))  # type: ignore[attr-defined]
+    replay = next(r for k, r in interp._replays.items() if k[0] == id(mid))
+    assert replay.entered == frozenset({id(leaf)}) and replay.depth == 2
+    interp._stack = []
+    assert interp._may_replay(replay)
+    # Under a call of `leaf`, the recursion guard would cut a fresh run of `mid` at `leaf()`.
+    interp._stack = [leaf]
+    assert not interp._may_replay(replay)
+    # Deep enough that the depth guard would cut it.
+    interp._stack = [mid.body] * (MAX_CALL_DEPTH - 1)
+    assert not interp._may_replay(replay)
+    interp._stack = [mid.body] * (MAX_CALL_DEPTH - 2)  # `leaf` entered at the last level
+    assert interp._may_replay(replay)
+    diag = only(check(code, ["MMA101", "MMA302"]), "MMA101")
+    assert len(diag["worlds"]) == 2
