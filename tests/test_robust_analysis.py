@@ -122,6 +122,14 @@ _FANOUT_BLIND = 'def g0(x):\n  """Feeds mgpu.mma."""\n  return x + 1\n' + "".joi
     f'\ndef g{i}(x):\n  """Feeds mgpu.mma."""\n  return g{i - 1}(x) + g{i - 1}(x) + g{i - 1}(x) + g{i - 1}(x)\n'
     for i in range(1, 30)
 )
+# The same fan-out, each helper leaving a nested function pending (a blind run at the end) or
+# handing a module-level one on: what a replay adds must stay small however deep it nests.
+_FANOUT_PENDING = 'def g0(x):\n  """Feeds mgpu.mma."""\n  return x + 1\n' + "".join(
+    f'\ndef g{i}(x):\n  """Feeds mgpu.mma."""\n  def inner{i}():\n    return x\n'
+    f'  unknown_api(inner{i}, g0)\n'
+    f'  return g{i - 1}(x) + g{i - 1}(x) + g{i - 1}(x) + g{i - 1}(x)\n'
+    for i in range(1, 30)
+)
 _NESTED_LOOPS = "".join(
     f"def loops{r}(a_ref, b_ref, o_ref):\n  s = 0\n"
     + "".join("  " * (j + 1) + f"for i{j} in ({', '.join(map(str, range(40)))}):\n" for j in range(4))
@@ -200,6 +208,7 @@ def adversarial(a_ref, b_ref, o_ref):
 """,
     "helper_fanout": _FANOUT,
     "helper_fanout_blind": _FANOUT_BLIND,
+    "helper_fanout_pending": _FANOUT_PENDING,
     # 256 worlds, each running into the same fan-out
     "world_fanout": "from absl.testing import parameterized\n" + _FANOUT_BLIND + """
 class T(parameterized.TestCase):
@@ -254,7 +263,7 @@ def test_hostile_constants_and_paths_stay_bounded(name: str, tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize("slowdown", [1.0, 2.0])
-@pytest.mark.parametrize("name", ["world_fanout", "helper_fanout_blind", "helper_fanout"])
+@pytest.mark.parametrize("name", ["world_fanout", "helper_fanout_blind", "helper_fanout", "helper_fanout_pending"])
 def test_findings_do_not_depend_on_the_machine_speed(
     name: str, slowdown: float, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -167,8 +167,8 @@ def test_a_replay_is_refused_where_a_fresh_run_would_be_cut() -> None:
     )
     interp = _run(code)
     leaf, mid = (interp.global_value(name).node for name in ("leaf", "mid"))  # type: ignore[attr-defined]
-    replay = next(r for k, r in interp._replays.items() if k[0] == id(mid))
-    assert replay.entered == frozenset({id(leaf)}) and replay.depth == 2
+    replay = next(r for k, r in interp._replays.items() if k[0] is mid)  # type: ignore[index]
+    assert replay.entered == frozenset({leaf}) and replay.depth == 2
     interp._stack = []
     assert interp._may_replay(replay)
     # Under a call of `leaf`, the recursion guard would cut a fresh run of `mid` at `leaf()`.
@@ -181,3 +181,34 @@ def test_a_replay_is_refused_where_a_fresh_run_would_be_cut() -> None:
     assert interp._may_replay(replay)
     diag = only(check(code, ["MMA101", "MMA302"]), "MMA101")
     assert len(diag["worlds"]) == 2
+
+
+def test_a_function_handed_on_is_pending_in_a_world_where_the_replay_first_hands_it() -> None:
+    # In the first world `report` is handed on before `launch(3)` hands it again (no change
+    # then); in the second, only the replay of `launch(3)` hands it on: a fresh run would
+    # leave it pending there too.
+    code = _module(
+        '''
+        def report():
+          return 0
+
+        def launch(n):
+          unknown_api(report)
+          return n
+        ''',
+        TEST.format(name="a", m_warps="(1, 2)", acc="jnp.float32", mma=MMA).replace(
+            "    a = np.zeros", "    if m_warps == 1:\n      unknown_api(report)\n    launch(3)\n    a = np.zeros", 1),
+    )
+    source = index_source("snippet.py", textwrap.dedent(code))
+    interp = Interpreter(source)
+    pending: list[int] = []
+    original = interp._run_uninvoked
+
+    def counting() -> None:
+        pending.append(sum(1 for f in interp._defined if f.node.name.value == "report"))
+        original()
+
+    interp._run_uninvoked = counting  # type: ignore[method-assign]
+    interp.run_roots(find_roots(source))
+    assert pending == [1, 1]
+    assert any(k[0].name.value == "launch" for k in interp._replays)  # type: ignore[index]

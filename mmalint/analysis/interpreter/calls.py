@@ -100,48 +100,52 @@ class Calls(Machine):
         if len(self._stack) >= MAX_CALL_DEPTH or any(n is node for n in self._stack):
             self.unrepeatable += 1
             return UNKNOWN
-        if args.complete and id(node) not in self._invoked:
+        if args.complete:
             self._invoked.add(id(node))
-            self._invoked_log.append(id(node))
-        self._entered_log.append(id(node))
+        traces = self._traces
+        if traces:
+            traces[-1].called(node, args.complete)
         key = None
         if not root and self._step_limit == sys.maxsize and self._current_module_block is None:
             key = replays.key(func, args, self.context, self._uncertainty > 0)
             if key is not None:
                 found = self._replays.get(key)
                 if found is not None and self._may_replay(found):
-                    self._defined.extend(found.defined)
-                    self.effects += len(found.defined)
-                    for invoked in found.invoked:
-                        if invoked not in self._invoked:
-                            self._invoked.add(invoked)
-                            self._invoked_log.append(invoked)
-                    self._entered_log.extend(found.entered)
+                    self._replay(found)
                     return found.result
         if key is None:
             return self._run_function(func, args, root)
-        marks = (self.unrepeatable, self.effects, len(self._defined), len(self._invoked_log),
-                 len(self._entered_log), self._deepest)
+        marks = (self.unrepeatable, self.effects, len(self._defined), self._deepest)
         depth = len(self._stack)
         self._deepest = depth
+        trace = replays.Trace()
+        traces.append(trace)
         try:
             result = self._run_function(func, args, root)
         finally:
-            deepest, self._deepest = self._deepest, max(marks[5], self._deepest)
-        defined = self._defined[marks[2]:]
+            traces.pop()
+            if traces:
+                traces[-1].absorb(trace)
+            deepest, self._deepest = self._deepest, max(marks[3], self._deepest)
         if (
             self.unrepeatable == marks[0]
-            and self.effects - marks[1] == len(defined)
+            and self.effects - marks[1] == len(self._defined) - marks[2]
+            and not trace.overflowed
             and replays.replayable_result(result)
         ):
             self._replays[key] = replays.Replay(
-                result,
-                tuple(defined),
-                tuple(self._invoked_log[marks[3]:]),
-                frozenset(self._entered_log[marks[4]:]),
-                deepest - depth,
+                result, tuple(trace.pended), frozenset(trace.invoked), frozenset(trace.entered), deepest - depth
             )
         return result
+
+    def _replay(self, found: replays.Replay) -> None:
+        """What a fresh run of a remembered call would change besides its result."""
+        for func, handed in found.pended:
+            self._pend(func, handed)
+        for node in found.invoked:
+            self._invoked.add(id(node))
+        if self._traces:
+            self._traces[-1].absorb_replay(found)
 
     def _may_replay(self, found: replays.Replay) -> bool:
         """Whether a fresh run of a remembered call would run as it did: no function it
@@ -150,7 +154,7 @@ class Calls(Machine):
         if len(stack) + found.depth > MAX_CALL_DEPTH:
             return False
         entered = found.entered
-        return not any(id(n) in entered for n in stack)
+        return not any(n in entered for n in stack)
 
     def _run_function(self, func: Func, args: Args, root: bool) -> Value:
         node = func.node
@@ -310,9 +314,17 @@ class Calls(Machine):
     def note_escaped(self, values: Sequence[Value]) -> None:
         """Functions handed to code we do not model still get a blind analysis at the end."""
         for value in values:
-            if isinstance(value, Func) and value not in self._defined:
-                self._defined.append(value)
-                self.effects += 1
+            if isinstance(value, Func):
+                self._pend(value, handed=True)
+
+    def _pend(self, func: Func, handed: bool) -> None:
+        """A function to run blind at the end of the world unless called meanwhile: each
+        nested def as it is defined, a function handed to code no model knows once."""
+        if self._traces:
+            self._traces[-1].pend(func, handed)
+        if not (handed and func in self._defined):
+            self._defined.append(func)
+            self.effects += 1
 
     # ------------------------------------------------------------------ other modules
 

@@ -31,7 +31,7 @@ from mmalint.analysis.values import (
 )
 
 if TYPE_CHECKING:
-    from mmalint.analysis.interpreter.replays import Replay
+    from mmalint.analysis.interpreter.replays import Replay, Trace
     from mmalint.analysis.program import Program
 
 MAX_CALL_DEPTH = 12
@@ -152,13 +152,12 @@ class Machine(ABC):
         self.effects = 0
         # Calls of module-level functions that recorded nothing, by what decided them
         # (`replays.py`); a count of what makes a call not worth remembering (a record tried,
-        # a foreign helper's steps counted, a call cut off by the guards); the function nodes
-        # called with every argument known and those entered, in order (what a replay adds);
-        # the most calls under way at once since the outermost remembered call began.
+        # a foreign helper's steps counted, a call cut off by the guards); what each call being
+        # remembered has entered, called and left pending; the most calls under way at once
+        # since the innermost remembered call began.
         self._replays: dict[Hashable, Replay] = {}
         self.unrepeatable = 0
-        self._invoked_log: list[int] = []
-        self._entered_log: list[int] = []
+        self._traces: list[Trace] = []  # of the remembered calls under way, innermost last
         self._deepest = 0
 
     def module_of(self, source: SourceFile) -> ModuleState:
@@ -377,6 +376,8 @@ class Machine(ABC):
     def eval_args(self, node: cst.Call, frame: Frame, block: Block) -> Args: ...
     @abstractmethod
     def note_escaped(self, values: Sequence[Value]) -> None: ...
+    @abstractmethod
+    def _pend(self, func: Func, handed: bool) -> None: ...
     @abstractmethod
     def rebind(self, old: Value, new: Value, frame: Frame) -> None: ...
 

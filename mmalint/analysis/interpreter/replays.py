@@ -19,7 +19,7 @@ What such a call may change besides its result is replayed: the nested functions
 or handed to code no model knows (run blind at the end of the world, as they would have been)
 and those it called (which are then not). A call that did anything else is not remembered: a
 store into an object, a rebound container, a record tried (even one not new: in another world
-it would be), an error noted, a step of a foreign helper counted (`Calls._call_across` limits
+it would be), a step of a foreign helper counted (`Calls._call_across` limits
 those per run, so a later call may be cut short where this one was not), or a call cut off by
 the recursion or depth guard (another stack may cut it elsewhere); so is one that raised or ran
 out of budget, or whose result holds an object, class or function (mutable, or bound to the
@@ -28,13 +28,19 @@ foreign helper's step limit, during module-level code (whose globals read by pos
 where the current stack holds a function the call entered or leaves fewer levels than it used.
 
 A replay spends no steps: the budget measures work done, and no run of the corpus meets it
-(`benchmarks/work.py`, `roots.unfinished`).
+(`benchmarks/work.py`, `roots.unfinished`). Each replay is asked for by a call the caller
+paid a step for, and does a bounded amount: what a call entered and called is kept as sets,
+and a call that left more than MAX_PENDED functions pending is not remembered (a fan-out of
+helpers calling each other four times replays in linear time, and one whose every helper
+leaves a function pending runs, and ends on its budget, as before).
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import libcst as cst
 
 from mmalint.analysis.calls import Context
 from mmalint.analysis.host import Args
@@ -55,6 +61,44 @@ from mmalint.analysis.values import (
 _IDENTITY = (BoundMethod, ClassVal, Func, Instance, Kernel, Method, Partial, RefAt)
 # The most facts a key or a result is walked for: past it the call is not remembered.
 MAX_FACTS = 256
+# The most functions a remembered call may leave pending (a replay costs no step: what it
+# does must stay small; a fresh run pays a step for each).
+MAX_PENDED = 16
+
+
+@dataclass(slots=True)
+class Trace:
+    """What a call being remembered has done so far besides its result, its nested calls and
+    replays included: sets (a fan-out of replays would make lists of them grow 4**depth),
+    and the functions it left pending, up to MAX_PENDED (past them it is not remembered)."""
+
+    entered: set[cst.CSTNode] = field(default_factory=set)
+    invoked: set[cst.CSTNode] = field(default_factory=set)
+    pended: list[tuple[Func, bool]] = field(default_factory=list)
+    overflowed: bool = False
+
+    def called(self, node: cst.CSTNode, complete: bool) -> None:
+        self.entered.add(node)
+        if complete:
+            self.invoked.add(node)
+
+    def pend(self, func: Func, handed: bool) -> None:
+        if len(self.pended) >= MAX_PENDED:
+            self.overflowed = True
+        else:
+            self.pended.append((func, handed))
+
+    def absorb(self, inner: Trace) -> None:
+        """A nested remembered call ended: what it did, this call did."""
+        self.entered |= inner.entered
+        self.invoked |= inner.invoked
+        for func, handed in inner.pended:
+            self.pend(func, handed)
+        self.overflowed = self.overflowed or inner.overflowed
+
+    def absorb_replay(self, replay: Replay) -> None:
+        self.entered |= replay.entered
+        self.invoked |= replay.invoked
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,9 +106,12 @@ class Replay:
     """What a remembered call gave and changed."""
 
     result: Value
-    defined: tuple[Func, ...]  # nested functions defined or handed on, pending a blind run
-    invoked: tuple[int, ...]  # the function nodes it called with every argument known
-    entered: frozenset[int]  # every function node it entered (the recursion guard's view)
+    # Functions left pending a blind run: each nested def, and each function handed to code no
+    # model knows (True: pending once, whoever hands it on).
+    pended: tuple[tuple[Func, bool], ...]
+    # Nodes, not their ids: a replay keeps what it names alive, so no id is ever another's.
+    invoked: frozenset[cst.CSTNode]  # the function nodes it called with every argument known
+    entered: frozenset[cst.CSTNode]  # every function node it entered (the recursion guard's view)
     depth: int  # the most calls it had under way at once below itself
 
 
@@ -79,7 +126,7 @@ def key(func: Func, args: Args, context: Context, uncertain: bool) -> Hashable |
         if not _walk(value, origins, functions=True):
             return None
     found = (
-        id(func.node), id(closure), func.defaults, func.owner is not None,
+        func.node, closure, func.defaults, func.owner is not None,
         tuple(args.positional), tuple(sorted(args.keywords.items())), args.complete,
         tuple(origins), context.expected_failure, context.semantics, context.in_kernel,
         uncertain,
@@ -111,13 +158,13 @@ def _walk(value: object, origins: list[object], functions: bool) -> bool:
                 if not (functions and isinstance(item, Func) and item.closure is not None
                         and item.closure.is_module):
                     return False
-                origins.append(id(item))
+                origins.append(item)
                 continue
             origin = item.origin
-            origins.append(None if origin is None else id(origin.node))
+            origins.append(None if origin is None else origin.node)
             pending.extend(v for k, v in item.__dict__.items() if k != "origin")
         elif isinstance(item, Origin):
-            origins.append(id(item.node))
+            origins.append(item.node)
         elif isinstance(item, tuple | list | frozenset | set):
             if isinstance(item, frozenset | set):
                 continue  # names and the like: compared by the value's equality already

@@ -117,7 +117,6 @@ class Roots(Machine):
             self.context = Context(world=(*class_binding, *world.bindings))
             self._defined = []
             self._invoked = set()
-            self._invoked_log, self._entered_log = [], []
             # Each world may use what its root has left: worlds of one root run the same code,
             # and one of them that runs away ends only its root, not the others. Once the root
             # has nothing left, its other worlds are not started: each would stop at its first

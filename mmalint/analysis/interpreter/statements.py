@@ -146,8 +146,7 @@ class Statements(Machine):
     def exec_def(self, stmt: cst.FunctionDef, frame: Frame, block: Block) -> None:
         func = self.make_function(stmt, block, frame)
         if not frame.is_module:
-            self._defined.append(func)
-            self.effects += 1
+            self._pend(func, handed=False)
         value: Value = func
         for decorator in reversed(stmt.decorators):
             dec = self.eval(decorator.decorator, frame, block)
