@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import textwrap
 
-from _analysis_lint import check, only, related_rows, row_of
+import pytest
+from _analysis_lint import check, lint, only, related_rows, row_of
+from _replay_cases import CASES
 
 from mmalint.analysis import find_roots, index_source
-from mmalint.analysis.interpreter import Interpreter
+from mmalint.analysis.interpreter import Interpreter, replays
 from mmalint.analysis.interpreter import calls as calls_module
 from mmalint.analysis.interpreter.core import MAX_CALL_DEPTH
+from mmalint.engine import forget_analysis
 
 HEADER = '''
 from absl.testing import parameterized
@@ -56,9 +59,8 @@ def test_a_helper_called_alike_in_every_world_runs_once() -> None:
     code = _module(
         '''
         def acc_type(t):
-          for _ in range(3):
-            t = t
-          return t
+          t = ((t, t, t, t), (t, t, t, t), (t, t, t, t), (t, t, t, t))  # enough steps to be
+          return t[0][0]  # worth remembering (`replays.MIN_STEPS`)
         ''',
         TEST.format(name="a", m_warps="(1, 2, 4)", acc="acc_type(jnp.float32)", mma=MMA),
     )
@@ -131,6 +133,7 @@ def test_a_helper_defining_a_function_it_hands_on_replays_the_definition() -> No
     code = _module(
         '''
         def launch(n):
+          pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))  # worth remembering
           def body():
             return n
           unknown_api(body)
@@ -158,9 +161,11 @@ def test_a_replay_is_refused_where_a_fresh_run_would_be_cut() -> None:
     code = _module(
         '''
         def leaf():
+          pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))  # worth remembering
           return jnp.float32
 
         def mid():
+          pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
           return leaf()
         ''',
         TEST.format(name="a", m_warps="(1, 2)", acc="mid()", mma=MMA),
@@ -193,6 +198,7 @@ def test_a_function_handed_on_is_pending_in_a_world_where_the_replay_first_hands
           return 0
 
         def launch(n):
+          pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))  # worth remembering
           unknown_api(report)
           return n
         ''',
@@ -212,3 +218,39 @@ def test_a_function_handed_on_is_pending_in_a_world_where_the_replay_first_hands
     interp.run_roots(find_roots(source))
     assert pending == [1, 1]
     assert any(k[0].name.value == "launch" for k in interp._replays)  # type: ignore[index]
+
+
+def test_a_function_cheaper_than_its_key_is_not_remembered() -> None:
+    code = _module(
+        '''
+        def acc_type(t):
+          return t
+        ''',
+        TEST.format(name="a", m_warps="(1, 2, 4)", acc="acc_type(jnp.float32)", mma=MMA),
+    )
+    interp = _run(code)
+    assert not interp._replays
+    assert [f.name.value for f in interp._cheap] == ["acc_type"]  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_same_diagnostics_with_and_without_replays(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    code = CASES[name]
+    forget_analysis()  # the engine answers the text it analysed last from memory
+    with_replays = [d.to_json() for d in lint(code).diagnostics]
+    recorded = _records(code)
+    forget_analysis()
+    monkeypatch.setattr(replays, "key", lambda *args, **kwargs: None)
+    without = [d.to_json() for d in lint(code).diagnostics]
+    forget_analysis()
+    assert with_replays == without
+    assert without  # each program has a finding that a wrong replay would change
+    assert recorded == _records(code)  # and the same calls recorded, in the same worlds
+
+
+def _records(code: str) -> list[tuple[object, ...]]:
+    interp = _run(code)
+    return sorted(
+        (type(r).__name__, r.origin.span().start.line, tuple((b.name, b.label) for b in r.context.world))
+        for r in (*interp.sites, *interp.uses)
+    )

@@ -106,7 +106,10 @@ class Calls(Machine):
         if traces:
             traces[-1].called(node, args.complete)
         key = None
-        if not root and self._step_limit == sys.maxsize and self._current_module_block is None:
+        if (
+            not root and self._step_limit == sys.maxsize and self._current_module_block is None
+            and node not in self._cheap
+        ):
             key = replays.key(func, args, self.context, self._uncertainty > 0)
             if key is not None:
                 found = self._replays.get(key)
@@ -115,7 +118,7 @@ class Calls(Machine):
                     return found.result
         if key is None:
             return self._run_function(func, args, root)
-        marks = (self.unrepeatable, self.effects, len(self._defined), self._deepest)
+        marks = (self.unrepeatable, self.effects, len(self._defined), self._deepest, self.budget.steps)
         depth = len(self._stack)
         self._deepest = depth
         trace = replays.Trace()
@@ -127,14 +130,18 @@ class Calls(Machine):
             if traces:
                 traces[-1].absorb(trace)
             deepest, self._deepest = self._deepest, max(marks[3], self._deepest)
-        if (
+        if self.budget.steps - marks[4] < replays.MIN_STEPS:
+            self._cheap.add(node)
+        elif (
             self.unrepeatable == marks[0]
             and self.effects - marks[1] == len(self._defined) - marks[2]
             and not trace.overflowed
+            and not trace.tainted
             and replays.replayable_result(result)
         ):
             self._replays[key] = replays.Replay(
-                result, tuple(trace.pended), frozenset(trace.invoked), frozenset(trace.entered), deepest - depth
+                result, tuple(trace.pended), frozenset(trace.invoked), frozenset(trace.entered),
+                deepest - depth, self._class_epoch if trace.classes_read else None,
             )
         return result
 
@@ -144,12 +151,16 @@ class Calls(Machine):
             self._pend(func, handed)
         for node in found.invoked:
             self._invoked.add(id(node))
+        self._deepest = max(self._deepest, len(self._stack) + found.depth)
         if self._traces:
+            self._traces[-1].classes_read |= found.epoch is not None
             self._traces[-1].absorb_replay(found)
 
     def _may_replay(self, found: replays.Replay) -> bool:
         """Whether a fresh run of a remembered call would run as it did: no function it
         entered is under way now (the recursion guard would cut it there), and it fits."""
+        if found.epoch is not None and found.epoch != self._class_epoch:
+            return False  # a class it read was stored into since
         stack = self._stack
         if len(stack) + found.depth > MAX_CALL_DEPTH:
             return False

@@ -46,6 +46,8 @@ class Classes(Machine):
 
     def class_attr(self, cls: ClassVal, name: str) -> Value | None:
         """A class attribute, looked up through the bases defined in this module."""
+        if self._traces:
+            self._traces[-1].classes_read = True  # stores into classes (`_class_epoch`) change it
         for klass in self.mro(cls):
             set_by_metaclass = self._metaclass_attrs(klass)
             if name in set_by_metaclass:
@@ -55,6 +57,7 @@ class Classes(Machine):
                 continue
             entry = attrs[name]
             if isinstance(entry, Block):
+                self.unrepeatable += 1  # run once, by whichever call reads it first
                 attrs[name] = UNKNOWN  # guards recursion while the member runs
                 value = self._class_member_value(klass, entry, name)
                 attrs[name] = value
@@ -156,6 +159,7 @@ class Classes(Machine):
             else:
                 owner.attrs[attr] = UNKNOWN if self._uncertainty else value
         elif isinstance(owner, ClassVal):
+            self._class_epoch += 1
             if attr is None:
                 for key in list(owner.attrs):
                     owner.attrs[key] = UNKNOWN
@@ -165,6 +169,8 @@ class Classes(Machine):
     def instantiate(self, cls: ClassVal, args: Args, node: cst.CSTNode) -> Value:
         """`Cls(...)`: a new object, initialised by the module's `__init__` or dataclass fields."""
         instance = Instance(cls)
+        for trace in self._traces:
+            trace.made.add(instance)
         init = self.class_attr(cls, "__init__")
         if isinstance(init, Func):
             bound = Args([instance, *args.positional], args.keywords, [None, *args.nodes],

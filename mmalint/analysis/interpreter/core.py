@@ -157,7 +157,9 @@ class Machine(ABC):
         # since the innermost remembered call began.
         self._replays: dict[Hashable, Replay] = {}
         self.unrepeatable = 0
-        self._traces: list[Trace] = []  # of the remembered calls under way, innermost last
+        self._traces: list[Trace] = []
+        self._class_epoch = 0  # stores into a class's attributes so far
+        self._cheap: set[cst.CSTNode] = set()  # functions not worth remembering (`replays.MIN_STEPS`)  # of the remembered calls under way, innermost last
         self._deepest = 0
 
     def module_of(self, source: SourceFile) -> ModuleState:
@@ -232,6 +234,9 @@ class Machine(ABC):
         if key in module.executed or key in module.executing:
             return
         module.executing.add(key)
+        # Run once per run, by whichever call reads it first: what it leaves (functions
+        # pending, a stack of its own) is not that call's to replay.
+        self.unrepeatable += 1
         saved_context, saved_stack = self.context, self._stack
         saved_block = self._current_module_block
         self.context, self._stack = Context(), []
@@ -249,6 +254,7 @@ class Machine(ABC):
             self._note_gave_up(exc)
             if isinstance(exc, BudgetExceeded):
                 self._abandoned_blocks.append(block)
+                self.unrepeatable += 1
         finally:
             self.context, self._stack = saved_context, saved_stack
             self._current_module_block = saved_block
@@ -331,6 +337,8 @@ class Machine(ABC):
             found = any(word in m.source.text for m in self._modules.values())
             if found or len(self._modules) == 1:
                 self._mentions[word] = found
+            else:
+                self.unrepeatable += 1  # a module loaded later may mention it
         return found
 
     # ------------------------------------------------------------------ what the parts offer

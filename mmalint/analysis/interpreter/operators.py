@@ -69,6 +69,8 @@ class Operators(Machine):
             found = self.project_attribute(value, attr)
             return found if found is not None else UNKNOWN
         if isinstance(value, Instance):
+            for trace in self._traces:  # an object's attributes change: one made before a
+                trace.read_object(value)  # remembered call may read otherwise later
             if attr in value.attrs:
                 return value.attrs[attr]
             found = self.class_attr(value.cls, attr)

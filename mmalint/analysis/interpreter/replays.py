@@ -61,44 +61,77 @@ from mmalint.analysis.values import (
 _IDENTITY = (BoundMethod, ClassVal, Func, Instance, Kernel, Method, Partial, RefAt)
 # The most facts a key or a result is walked for: past it the call is not remembered.
 MAX_FACTS = 256
-# The most functions a remembered call may leave pending (a replay costs no step: what it
-# does must stay small; a fresh run pays a step for each).
+# The most functions a remembered call may leave pending, and enter (a replay costs no step:
+# what it does must stay small; a fresh run pays a step for each).
 MAX_PENDED = 16
+MAX_ENTERED = 64
+# A function whose first remembered run took fewer steps is not remembered again: writing
+# down its arguments costs about what running it does (`return x` called 150,000 times).
+MIN_STEPS = 16
 
 
 @dataclass(slots=True)
 class Trace:
     """What a call being remembered has done so far besides its result, its nested calls and
-    replays included: sets (a fan-out of replays would make lists of them grow 4**depth),
-    and the functions it left pending, up to MAX_PENDED (past them it is not remembered)."""
+    replays included: sets (a fan-out of replays would make lists of them grow 4**depth) of
+    up to MAX_ENTERED functions, and up to MAX_PENDED functions left pending; past either
+    bound it is not remembered."""
 
     entered: set[cst.CSTNode] = field(default_factory=set)
     invoked: set[cst.CSTNode] = field(default_factory=set)
     pended: list[tuple[Func, bool]] = field(default_factory=list)
     overflowed: bool = False
+    made: set[Instance] = field(default_factory=set)  # objects made during it
+    tainted: bool = False  # it read an attribute of an object made before it
+    classes_read: bool = False  # it read a class's attribute (a store into one changes it)
+
+    def read_object(self, obj: Instance) -> None:
+        if obj not in self.made:
+            self.tainted = True
 
     def called(self, node: cst.CSTNode, complete: bool) -> None:
+        if self.overflowed:
+            return
         self.entered.add(node)
         if complete:
             self.invoked.add(node)
+        if len(self.entered) > MAX_ENTERED:
+            self._overflow()
 
     def pend(self, func: Func, handed: bool) -> None:
+        if self.overflowed:
+            return
         if len(self.pended) >= MAX_PENDED:
-            self.overflowed = True
+            self._overflow()
         else:
             self.pended.append((func, handed))
 
     def absorb(self, inner: Trace) -> None:
         """A nested remembered call ended: what it did, this call did."""
+        self.classes_read |= inner.classes_read
+        if inner.overflowed:
+            self._overflow()
+        if self.overflowed:
+            return
         self.entered |= inner.entered
         self.invoked |= inner.invoked
         for func, handed in inner.pended:
             self.pend(func, handed)
-        self.overflowed = self.overflowed or inner.overflowed
+        if len(self.entered) > MAX_ENTERED:
+            self._overflow()
 
     def absorb_replay(self, replay: Replay) -> None:
+        if self.overflowed:
+            return
         self.entered |= replay.entered
         self.invoked |= replay.invoked
+        if len(self.entered) > MAX_ENTERED:
+            self._overflow()
+
+    def _overflow(self) -> None:
+        """Past the bounds: not remembered, and nothing more kept."""
+        self.overflowed = True
+        self.entered, self.invoked, self.pended = set(), set(), []
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +146,7 @@ class Replay:
     invoked: frozenset[cst.CSTNode]  # the function nodes it called with every argument known
     entered: frozenset[cst.CSTNode]  # every function node it entered (the recursion guard's view)
     depth: int  # the most calls it had under way at once below itself
+    epoch: int | None  # `Machine._class_epoch` when it ran, if it read a class's attribute
 
 
 def key(func: Func, args: Args, context: Context, uncertain: bool) -> Hashable | None:
@@ -120,17 +154,13 @@ def key(func: Func, args: Args, context: Context, uncertain: bool) -> Hashable |
     closure = func.closure
     if closure is None or not closure.is_module:
         return None
-    values = [*args.positional, *args.keywords.values()]
-    origins: list[object] = []
-    for value in values:
-        if not _walk(value, origins, functions=True):
-            return None
-    found = (
-        func.node, closure, func.defaults, func.owner is not None,
-        tuple(args.positional), tuple(sorted(args.keywords.items())), args.complete,
-        tuple(origins), context.expected_failure, context.semantics, context.in_kernel,
-        uncertain,
-    )
+    facts: list[object] = []
+    parts = (func.defaults, args.positional, sorted(args.keywords.items()),
+             context.expected_failure, context.semantics)
+    if not _facts(parts, facts, functions=True):
+        return None
+    found = (func.node, closure, func.owner is not None, args.complete, context.in_kernel, uncertain,
+             tuple(facts))
     try:
         hash(found)
     except TypeError:
@@ -140,35 +170,55 @@ def key(func: Func, args: Args, context: Context, uncertain: bool) -> Hashable |
 
 def replayable_result(value: Value) -> bool:
     """Whether a result holds only facts: nothing compared by identity at any depth."""
-    return _walk(value, [], functions=False)
+    return _facts(value, [], functions=False)
 
 
-def _walk(value: object, origins: list[object], functions: bool) -> bool:
-    """Collect where each fact of `value` was decided (`origins`), depth first; False when
-    it holds more than MAX_FACTS facts or a value compared by identity, but for a module-level
-    function where `functions` (an argument: the key holds it, and its frame reads the same
-    at any time; a nested function's frame may not)."""
+# Field values written down as they are (with their type: `1`, `True` and `1.0` are equal).
+_SCALARS = (str, int, float, complex, bytes, bool, type(None), type(...))
+
+
+def _facts(value: object, out: list[object], functions: bool) -> bool:
+    """Write down everything `value` holds, depth first: each value's kind and every field,
+    the ones its equality leaves out too (`DType.form`, `Array.swizzle`) and where each fact
+    was decided (its origin's node). False when it holds more than MAX_FACTS facts, something
+    that cannot be hashed, or a value compared by identity, but for a module-level function
+    where `functions` (an argument: its frame reads the same at any time; a nested
+    function's frame may not)."""
     pending = [value]
     while pending:
         item = pending.pop()
-        if len(origins) > MAX_FACTS:
+        if len(out) > MAX_FACTS:
             return False
-        if isinstance(item, Value):
+        kind = type(item)
+        if kind in _SCALARS:
+            out.append((kind, item))
+        elif isinstance(item, Value):
             if isinstance(item, _IDENTITY):
                 if not (functions and isinstance(item, Func) and item.closure is not None
                         and item.closure.is_module):
                     return False
-                origins.append(item)
+                out.append(item)
                 continue
-            origin = item.origin
-            origins.append(None if origin is None else origin.node)
-            pending.extend(v for k, v in item.__dict__.items() if k != "origin")
+            out.append(kind)
+            fields = item.__dict__
+            out.append(len(fields))
+            pending.extend(fields.values())
         elif isinstance(item, Origin):
-            origins.append(item.node)
-        elif isinstance(item, tuple | list | frozenset | set):
-            if isinstance(item, frozenset | set):
-                continue  # names and the like: compared by the value's equality already
+            out.append(item.node)
+        elif isinstance(item, tuple | list):
+            out.append((kind, len(item)))
             pending.extend(item)
         elif isinstance(item, dict):
-            pending.extend(item.values())
+            out.append((kind, len(item)))
+            for entry in item.items():
+                pending.extend(entry)
+        elif isinstance(item, frozenset | set):
+            try:
+                out.append(frozenset(item))
+            except TypeError:
+                return False
+        elif isinstance(item, cst.CSTNode):
+            out.append(item)  # a node: by identity, as libcst compares them
+        else:
+            return False  # an object of some other kind: what it holds is not known here
     return True

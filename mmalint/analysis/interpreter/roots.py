@@ -38,6 +38,7 @@ class Roots(Machine):
         if unfinished and not self.budget.exhausted:
             for block in self._abandoned_blocks:
                 self._forget_module_block(block)
+            self._replays.clear()  # a call may have read what those blocks had bound so far
             self._abandoned_blocks = []
             unfinished = self._run_pass(unfinished, self.budget.file)
         self._unfinished = self._unfinished or bool(unfinished)
