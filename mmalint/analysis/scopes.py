@@ -106,14 +106,28 @@ def _is_node(kind: type) -> bool:
     return known
 
 
-def read_only_visit(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+# Whether a class is an expression's (`BaseExpression`), by class, likewise.
+_EXPRESSION_CLASSES: dict[type, bool] = {}
+
+
+def _is_expression(kind: type) -> bool:
+    known = _EXPRESSION_CLASSES.get(kind)
+    if known is None:
+        known = _EXPRESSION_CLASSES[kind] = issubclass(kind, cst.BaseExpression)
+    return known
+
+
+def read_only_visit(node: cst.CSTNode, visitor: cst.CSTVisitor, expressions: bool = True) -> None:
     """What `node.visit(visitor)` does for a visitor that only reads (`visit_X` methods, no
     `leave_X`, no replacement), in no particular order, without rebuilding the tree: libcst's
     `visit` copies every node it passes, which made collecting a function's local names
-    cost more than running the function."""
+    cost more than running the function. Without `expressions`, no expression is visited or
+    walked into (most of a function's nodes; only a `:=` binds a name in one)."""
     stack = [node]
     while stack:
         current = stack.pop()
+        if not expressions and _is_expression(type(current)):
+            continue
         method = getattr(visitor, "visit_" + type(current).__name__, None)
         if method is not None and method(current) is False:
             continue

@@ -36,3 +36,35 @@ def test_read_only_visit_collects_what_libcst_visit_collects() -> None:
             assert (got.names, got.nonlocal_names) == (expected.names, expected.nonlocal_names), path
             compared += 1
     assert compared > 500
+
+
+def test_statements_alone_bind_what_the_whole_walk_binds_but_for_walrus() -> None:
+    """`read_only_visit(..., expressions=False)`, what a function without `:=` is walked with
+    (`Calls.local_names`): every function of the examples and kernels, the same names."""
+    from mmalint.analysis.scopes import read_only_visit
+
+    paths = sorted((REPO / "examples").glob("*.py")) + sorted((REPO / "tests" / "data").rglob("*.py"))
+    compared = 0
+    for path in paths:
+        try:
+            module = cst.parse_module(path.read_text(encoding="utf-8"))
+        except Exception:
+            continue
+        functions = _Functions()
+        module.visit(functions)
+        for node in functions.found:
+            if ":=" in module.code_for_node(node):
+                continue
+            whole, statements = LocalNames(), LocalNames()
+            read_only_visit(node.body, whole)
+            read_only_visit(node.body, statements, expressions=False)
+            assert (statements.names, statements.nonlocal_names) == (whole.names, whole.nonlocal_names), path
+            compared += 1
+    assert compared > 500
+    # A name bound by `:=` in an expression is found by the whole walk only.
+    walrus = cst.parse_module("def f(xs):\n  if (n := len(xs)) > 1:\n    pass\n").body[0]
+    assert isinstance(walrus, cst.FunctionDef)
+    whole, statements = LocalNames(), LocalNames()
+    read_only_visit(walrus.body, whole)
+    read_only_visit(walrus.body, statements, expressions=False)
+    assert "n" in whole.names and "n" not in statements.names

@@ -76,7 +76,7 @@ class Calls(Machine):
             node, block, closure, tuple(defaults), name, owner, origin=Origin(block, node)
         )
 
-    def local_names(self, node: cst.FunctionDef | cst.Lambda) -> frozenset[str]:
+    def local_names(self, node: cst.FunctionDef | cst.Lambda, block: Block | None = None) -> frozenset[str]:
         key = id(node)
         cached = self._local_names_cache.get(key)
         if cached is None:
@@ -88,7 +88,10 @@ class Calls(Machine):
             if node.params.star_kwarg is not None:
                 collector.names.add(node.params.star_kwarg.name.value)
             if isinstance(node, cst.FunctionDef):
-                read_only_visit(node.body, collector)
+                # The names a statement binds are its own fields' (`visit_AssignTarget`...):
+                # expressions need walking only for `:=`, which the block's text would show.
+                walrus = block is None or ":=" in block.text
+                read_only_visit(node.body, collector, expressions=walrus)
             cached = frozenset(collector.names - collector.nonlocal_names)
             self._local_names_cache[key] = cached
         return cached
@@ -169,7 +172,7 @@ class Calls(Machine):
 
     def _run_function(self, func: Func, args: Args, root: bool) -> Value:
         node = func.node
-        frame = Frame(self, func.closure, self.local_names(node), func.block)
+        frame = Frame(self, func.closure, self.local_names(node, func.block), func.block)
         self._bind(func, args, frame)
         self._stack.append(node)
         if len(self._stack) > self._deepest:
