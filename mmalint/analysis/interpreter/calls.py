@@ -121,8 +121,9 @@ class Calls(Machine):
                     return found.result
         if key is None:
             return self._run_function(func, args, root)
-        marks = (self.unrepeatable, self.effects, len(self._defined), self._deepest, self.budget.steps)
-        depth = len(self._stack)
+        unrepeatable, effects, pending, steps = (
+            self.unrepeatable, self.effects, len(self._defined), self.budget.steps)
+        depth, outer_deepest = len(self._stack), self._deepest
         self._deepest = depth
         trace = replays.Trace()
         traces.append(trace)
@@ -132,12 +133,13 @@ class Calls(Machine):
             traces.pop()
             if traces:
                 traces[-1].absorb(trace)
-            deepest, self._deepest = self._deepest, max(marks[3], self._deepest)
-        if self.budget.steps - marks[4] < replays.MIN_STEPS:
+            deepest, self._deepest = self._deepest, max(outer_deepest, self._deepest)
+        if self.budget.steps - steps < replays.MIN_STEPS:
             self._cheap.add(node)
         elif (
-            self.unrepeatable == marks[0]
-            and self.effects - marks[1] == len(self._defined) - marks[2]
+            self.unrepeatable == unrepeatable
+            # nothing changed but functions left pending
+            and self.effects - effects == len(self._defined) - pending
             and not trace.overflowed
             and not trace.tainted
             and replays.replayable_result(result)
@@ -156,7 +158,6 @@ class Calls(Machine):
             self._invoked.add(id(node))
         self._deepest = max(self._deepest, len(self._stack) + found.depth)
         if self._traces:
-            self._traces[-1].classes_read |= found.epoch is not None
             self._traces[-1].absorb_replay(found)
 
     def _may_replay(self, found: replays.Replay) -> bool:

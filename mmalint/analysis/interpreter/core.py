@@ -157,9 +157,9 @@ class Machine(ABC):
         # since the innermost remembered call began.
         self._replays: dict[Hashable, Replay] = {}
         self.unrepeatable = 0
-        self._traces: list[Trace] = []
+        self._traces: list[Trace] = []  # of the remembered calls under way, innermost last
         self._class_epoch = 0  # stores into a class's attributes so far
-        self._cheap: set[cst.CSTNode] = set()  # functions not worth remembering (`replays.MIN_STEPS`)  # of the remembered calls under way, innermost last
+        self._cheap: set[cst.CSTNode] = set()  # functions not worth remembering (`replays.MIN_STEPS`)
         self._deepest = 0
 
     def module_of(self, source: SourceFile) -> ModuleState:

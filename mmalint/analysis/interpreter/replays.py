@@ -121,6 +121,8 @@ class Trace:
             self._overflow()
 
     def absorb_replay(self, replay: Replay) -> None:
+        """A call replayed within this one: what its run did, this call did."""
+        self.classes_read |= replay.epoch is not None
         if self.overflowed:
             return
         self.entered |= replay.entered
