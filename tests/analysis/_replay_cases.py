@@ -2,15 +2,46 @@
 each helper padded to be worth remembering: `replays.MIN_STEPS`): `test_replays.py`
 checks each gives the same diagnostics with and without replays."""
 
-CASES = {
-    # a module-level object a method changes between two calls of a helper that reads it
-    "inst": """\
+import itertools
+
+IMPORTS = """\
 from absl.testing import parameterized
 import jax.numpy as jnp
 import numpy as np
 import jax.experimental.mosaic.gpu as mgpu
 from jax.experimental.mosaic.gpu import utils
+"""
+PAD = "  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))\n"
+# A test body's warp-level mma kernel on int8 operands (`dtype`), accumulator `acc_dtype`.
+KERNEL = """\
+    def kernel(ctx, acc, a, b, out, _):
+      layouts = mgpu.MMALayouts(utils.dtype_to_ir_type(dtype), m_warps=1)
+      a_fa = mgpu.FragmentedArray.load_untiled(a, layout=layouts.lhs, is_signed=True, optimized=False)
+      b_fa = mgpu.FragmentedArray.load_untiled(b, layout=layouts.rhs, is_signed=True, optimized=False)
+      acc_fa = mgpu.FragmentedArray.load_untiled(acc, layout=layouts.acc, is_signed={acc_signed}, optimized=False)
+      mgpu.mma(acc_fa, a_fa, b_fa).store_untiled(out, optimized=False)
+"""
+OPERANDS = """\
+    a = np.zeros((128, 128), dtype)
+    b = np.zeros((128, 128), dtype)
+"""
+LAUNCH = """\
+    acc = np.zeros((128, 128), acc_dtype)
+    mgpu.as_gpu_kernel(kernel, (1, 1, 1), (128, 1, 1), (acc, a, b), acc, ())(acc, a, b)
+"""
 
+
+def _calling(name: str, callee: str, times: int = 1) -> str:
+    """`def name(t)`, padded, calling `callee(t)` `times` times and returning the last."""
+    return f"def {name}(t):\n{PAD}" + f"  {callee}(t)\n" * (times - 1) + f"  return {callee}(t)\n"
+
+
+_DEPTH_CHAIN = ["y6", "y5", "y4", "y3", "y2", "y1", "x", *(f"w{i}" for i in range(10, 0, -1))]
+_FAN_OUT = [f"g{i}" for i in range(8)]
+
+CASES = {
+    # a module-level object a method changes between two calls of a helper that reads it
+    "inst": IMPORTS + f"""
 
 class Cfg:
   def choose(self, d):
@@ -19,8 +50,7 @@ class Cfg:
 CFG = Cfg()
 
 def acc_type():
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  return CFG.acc
+{PAD}  return CFG.acc
 
 
 class MmaTest(parameterized.TestCase):
@@ -30,50 +60,24 @@ class MmaTest(parameterized.TestCase):
     CFG.choose(acc)
     acc_dtype = acc_type()
     dtype = jnp.int8
-    def kernel(ctx, acc, a, b, out, _):
-      layouts = mgpu.MMALayouts(utils.dtype_to_ir_type(dtype), m_warps=1)
-      a_fa = mgpu.FragmentedArray.load_untiled(a, layout=layouts.lhs, is_signed=True, optimized=False)
-      b_fa = mgpu.FragmentedArray.load_untiled(b, layout=layouts.rhs, is_signed=True, optimized=False)
-      acc_fa = mgpu.FragmentedArray.load_untiled(acc, layout=layouts.acc, is_signed=None, optimized=False)
-      mgpu.mma(acc_fa, a_fa, b_fa).store_untiled(out, optimized=False)
-    a = np.zeros((128, 128), dtype)
-    b = np.zeros((128, 128), dtype)
-    acc = np.zeros((128, 128), acc_dtype)
-    mgpu.as_gpu_kernel(kernel, (1, 1, 1), (128, 1, 1), (acc, a, b), acc, ())(acc, a, b)
-""",
+""" + KERNEL.format(acc_signed=None) + OPERANDS + LAUNCH,
     # two arguments equal but for a field their equality leaves out (`DType.form`)
-    "form": """\
-from absl.testing import parameterized
-import jax.numpy as jnp
-import numpy as np
-import jax.experimental.mosaic.gpu as mgpu
-from jax.experimental.mosaic.gpu import utils
-
+    "form": IMPORTS + f"""
 
 def is_int8(d):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  return d is jnp.int8
+{PAD}  return d is jnp.int8
 
 
 class MmaTest(parameterized.TestCase):
 
   def test_a(self):
     dtype = jnp.int8
-    a = np.zeros((128, 128), dtype)
-    b = np.zeros((128, 128), dtype)
+""" + OPERANDS + """\
     first = is_int8(dtype)
     acc_dtype = jnp.int32 if is_int8(a.dtype) else jnp.float32
-    def kernel(ctx, acc, a, b, out, _):
-      layouts = mgpu.MMALayouts(utils.dtype_to_ir_type(dtype), m_warps=1)
-      a_fa = mgpu.FragmentedArray.load_untiled(a, layout=layouts.lhs, is_signed=True, optimized=False)
-      b_fa = mgpu.FragmentedArray.load_untiled(b, layout=layouts.rhs, is_signed=True, optimized=False)
-      acc_fa = mgpu.FragmentedArray.load_untiled(acc, layout=layouts.acc, is_signed=True, optimized=False)
-      mgpu.mma(acc_fa, a_fa, b_fa).store_untiled(out, optimized=False)
-    acc = np.zeros((128, 128), acc_dtype)
-    mgpu.as_gpu_kernel(kernel, (1, 1, 1), (128, 1, 1), (acc, a, b), acc, ())(acc, a, b)
-""",
+""" + KERNEL.format(acc_signed=True) + LAUNCH,
     # an SMEM type whose swizzle, a plain int, differs between worlds
-    "swz": """\
+    "swz": f"""\
 import jax
 import jax.numpy as jnp
 from absl.testing import parameterized
@@ -84,8 +88,7 @@ M, N = 64, 128
 
 
 def keep(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  return t
+{PAD}  return t
 
 
 class T(parameterized.TestCase):
@@ -110,82 +113,9 @@ class T(parameterized.TestCase):
     )(jnp.ones((M, k), jnp.bfloat16), jnp.ones((k, N), jnp.bfloat16))
 """,
     # a replay deep in the stack, where the depth guard cuts a fresh run
-    "depth": """\
-from absl.testing import parameterized
-import jax.numpy as jnp
-import numpy as np
-import jax.experimental.mosaic.gpu as mgpu
-from jax.experimental.mosaic.gpu import utils
-
-
-def y6(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  return t
-
-def y5(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  return y6(t)
-
-def y4(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  return y5(t)
-
-def y3(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  return y4(t)
-
-def y2(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  return y3(t)
-
-def y1(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  return y2(t)
-
-def x(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  return y1(t)
-
-def w10(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  return x(t)
-
-def w9(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  return w10(t)
-
-def w8(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  return w9(t)
-
-def w7(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  return w8(t)
-
-def w6(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  return w7(t)
-
-def w5(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  return w6(t)
-
-def w4(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  return w5(t)
-
-def w3(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  return w4(t)
-
-def w2(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  return w3(t)
-
-def w1(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  return w2(t)
-
+    "depth": IMPORTS + "\n\n" + f"def y6(t):\n{PAD}  return t\n\n" + "\n".join(
+        _calling(name, callee) for callee, name in itertools.pairwise(_DEPTH_CHAIN)
+    ) + """
 
 class MmaTest(parameterized.TestCase):
 
@@ -195,140 +125,33 @@ class MmaTest(parameterized.TestCase):
     second = x(f32)
     acc_dtype = w1(f32)
     dtype = jnp.int8
-    def kernel(ctx, acc, a, b, out, _):
-      layouts = mgpu.MMALayouts(utils.dtype_to_ir_type(dtype), m_warps=1)
-      a_fa = mgpu.FragmentedArray.load_untiled(a, layout=layouts.lhs, is_signed=True, optimized=False)
-      b_fa = mgpu.FragmentedArray.load_untiled(b, layout=layouts.rhs, is_signed=True, optimized=False)
-      acc_fa = mgpu.FragmentedArray.load_untiled(acc, layout=layouts.acc, is_signed=True, optimized=False)
-      mgpu.mma(acc_fa, a_fa, b_fa).store_untiled(out, optimized=False)
-    a = np.zeros((128, 128), dtype)
-    b = np.zeros((128, 128), dtype)
-    acc = np.zeros((128, 128), acc_dtype)
-    mgpu.as_gpu_kernel(kernel, (1, 1, 1), (128, 1, 1), (acc, a, b), acc, ())(acc, a, b)
-""",
+""" + KERNEL.format(acc_signed=True) + OPERANDS + LAUNCH,
     # a module-level value cut short by the budget in the first pass, whole in the second
-    "budget": """\
-from absl.testing import parameterized
-import jax.numpy as jnp
-import numpy as np
-import jax.experimental.mosaic.gpu as mgpu
-from jax.experimental.mosaic.gpu import utils
-
+    "budget": IMPORTS + f"""
 
 def helper():
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  return X
+{PAD}  return X
 
 
 def g0(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  return t
+{PAD}  return t
 
-def g1(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  g0(t)
-  g0(t)
-  g0(t)
-  return g0(t)
-
-def g2(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  g1(t)
-  g1(t)
-  g1(t)
-  return g1(t)
-
-def g3(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  g2(t)
-  g2(t)
-  g2(t)
-  return g2(t)
-
-def g4(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  g3(t)
-  g3(t)
-  g3(t)
-  return g3(t)
-
-def g5(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  g4(t)
-  g4(t)
-  g4(t)
-  return g4(t)
-
-def g6(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  g5(t)
-  g5(t)
-  g5(t)
-  return g5(t)
-
-def g7(t):
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  g6(t)
-  g6(t)
-  g6(t)
-  return g6(t)
-
+""" + "\n".join(_calling(name, callee, 4) for callee, name in itertools.pairwise(_FAN_OUT)) + """
 
 X = g7(jnp.float32)
 
 
 class MmaTest(parameterized.TestCase):
-
-  def test_heavy(self):
+""" + "".join(
+        f"""
+  def test_{name}(self):
     dtype = jnp.int8
-    acc_dtype = helper()
-    def kernel(ctx, acc, a, b, out, _):
-      layouts = mgpu.MMALayouts(utils.dtype_to_ir_type(dtype), m_warps=1)
-      a_fa = mgpu.FragmentedArray.load_untiled(a, layout=layouts.lhs, is_signed=True, optimized=False)
-      b_fa = mgpu.FragmentedArray.load_untiled(b, layout=layouts.rhs, is_signed=True, optimized=False)
-      acc_fa = mgpu.FragmentedArray.load_untiled(acc, layout=layouts.acc, is_signed=True, optimized=False)
-      mgpu.mma(acc_fa, a_fa, b_fa).store_untiled(out, optimized=False)
-    a = np.zeros((128, 128), dtype)
-    b = np.zeros((128, 128), dtype)
-    acc = np.zeros((128, 128), acc_dtype)
-    mgpu.as_gpu_kernel(kernel, (1, 1, 1), (128, 1, 1), (acc, a, b), acc, ())(acc, a, b)
-
-  def test_light1(self):
-    dtype = jnp.int8
-    acc_dtype = jnp.int32
-    def kernel(ctx, acc, a, b, out, _):
-      layouts = mgpu.MMALayouts(utils.dtype_to_ir_type(dtype), m_warps=1)
-      a_fa = mgpu.FragmentedArray.load_untiled(a, layout=layouts.lhs, is_signed=True, optimized=False)
-      b_fa = mgpu.FragmentedArray.load_untiled(b, layout=layouts.rhs, is_signed=True, optimized=False)
-      acc_fa = mgpu.FragmentedArray.load_untiled(acc, layout=layouts.acc, is_signed=True, optimized=False)
-      mgpu.mma(acc_fa, a_fa, b_fa).store_untiled(out, optimized=False)
-    a = np.zeros((128, 128), dtype)
-    b = np.zeros((128, 128), dtype)
-    acc = np.zeros((128, 128), acc_dtype)
-    mgpu.as_gpu_kernel(kernel, (1, 1, 1), (128, 1, 1), (acc, a, b), acc, ())(acc, a, b)
-
-  def test_light2(self):
-    dtype = jnp.int8
-    acc_dtype = jnp.int32
-    def kernel(ctx, acc, a, b, out, _):
-      layouts = mgpu.MMALayouts(utils.dtype_to_ir_type(dtype), m_warps=1)
-      a_fa = mgpu.FragmentedArray.load_untiled(a, layout=layouts.lhs, is_signed=True, optimized=False)
-      b_fa = mgpu.FragmentedArray.load_untiled(b, layout=layouts.rhs, is_signed=True, optimized=False)
-      acc_fa = mgpu.FragmentedArray.load_untiled(acc, layout=layouts.acc, is_signed=True, optimized=False)
-      mgpu.mma(acc_fa, a_fa, b_fa).store_untiled(out, optimized=False)
-    a = np.zeros((128, 128), dtype)
-    b = np.zeros((128, 128), dtype)
-    acc = np.zeros((128, 128), acc_dtype)
-    mgpu.as_gpu_kernel(kernel, (1, 1, 1), (128, 1, 1), (acc, a, b), acc, ())(acc, a, b)
-""",
+    acc_dtype = {acc}
+""" + KERNEL.format(acc_signed=True) + OPERANDS + LAUNCH
+        for name, acc in (("heavy", "helper()"), ("light1", "jnp.int32"), ("light2", "jnp.int32"))
+    ),
     # a function left pending by module-level code a helper's first call runs
-    "lazy3": """\
-from absl.testing import parameterized
-import jax.numpy as jnp
-import numpy as np
-import jax.experimental.mosaic.gpu as mgpu
-from jax.experimental.mosaic.gpu import utils
-
+    "lazy3": IMPORTS + f"""
 
 class MmaTest(parameterized.TestCase):
 
@@ -338,14 +161,12 @@ class MmaTest(parameterized.TestCase):
 
 
 def helper():
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  REG
+{PAD}  REG
   return 1
 
 
 def make():
-  pad = ((1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1), (1, 1, 1, 1))
-  def body(ctx, acc, a, b, out, _):
+{PAD}  def body(ctx, acc, a, b, out, _):
     layouts = mgpu.MMALayouts(utils.dtype_to_ir_type(jnp.int8), m_warps=1)
     a_fa = mgpu.FragmentedArray.load_untiled(a, layout=layouts.lhs, is_signed=True, optimized=False)
     b_fa = mgpu.FragmentedArray.load_untiled(b, layout=layouts.rhs, is_signed=True, optimized=False)

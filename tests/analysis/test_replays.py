@@ -55,6 +55,22 @@ def _run(code: str) -> Interpreter:
     return interp
 
 
+def _pending_per_world(code: str, name: str) -> tuple[Interpreter, list[int]]:
+    """Run `code`; how many functions called `name` each world left pending a blind run."""
+    source = index_source("snippet.py", textwrap.dedent(code))
+    interp = Interpreter(source)
+    pending: list[int] = []
+    original = interp._run_uninvoked
+
+    def counting() -> None:
+        pending.append(sum(1 for f in interp._defined if f.node.name.value == name))  # type: ignore[union-attr]
+        original()
+
+    interp._run_uninvoked = counting  # type: ignore[method-assign]
+    interp.run_roots(find_roots(source))
+    return interp, pending
+
+
 def test_a_helper_called_alike_in_every_world_runs_once() -> None:
     code = _module(
         '''
@@ -142,17 +158,7 @@ def test_a_helper_defining_a_function_it_hands_on_replays_the_definition() -> No
         TEST.format(name="a", m_warps="(1, 2, 4)", acc="jnp.float32", mma=MMA).replace(
             "    a = np.zeros", "    launch(3)\n    a = np.zeros", 1),
     )
-    source = index_source("snippet.py", textwrap.dedent(code))
-    interp = Interpreter(source)
-    pending: list[int] = []
-    original = interp._run_uninvoked
-
-    def counting() -> None:
-        pending.append(sum(1 for f in interp._defined if f.node.name.value == "body"))
-        original()
-
-    interp._run_uninvoked = counting  # type: ignore[method-assign]
-    interp.run_roots(find_roots(source))
+    interp, pending = _pending_per_world(code, "body")
     assert pending == [1, 1, 1]
     assert len(interp._replays) == 1
 
@@ -205,17 +211,7 @@ def test_a_function_handed_on_is_pending_in_a_world_where_the_replay_first_hands
         TEST.format(name="a", m_warps="(1, 2)", acc="jnp.float32", mma=MMA).replace(
             "    a = np.zeros", "    if m_warps == 1:\n      unknown_api(report)\n    launch(3)\n    a = np.zeros", 1),
     )
-    source = index_source("snippet.py", textwrap.dedent(code))
-    interp = Interpreter(source)
-    pending: list[int] = []
-    original = interp._run_uninvoked
-
-    def counting() -> None:
-        pending.append(sum(1 for f in interp._defined if f.node.name.value == "report"))
-        original()
-
-    interp._run_uninvoked = counting  # type: ignore[method-assign]
-    interp.run_roots(find_roots(source))
+    interp, pending = _pending_per_world(code, "report")
     assert pending == [1, 1]
     assert any(k[0].name.value == "launch" for k in interp._replays)  # type: ignore[index]
 

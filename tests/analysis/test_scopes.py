@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import libcst as cst
 
-from mmalint.analysis.scopes import LocalNames, local_names_of
+from mmalint.analysis.scopes import LocalNames, local_names_of, read_only_visit
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -19,9 +20,9 @@ class _Functions(cst.CSTVisitor):
         self.found.append(node)
 
 
-def test_read_only_visit_collects_what_libcst_visit_collects() -> None:
+def _corpus() -> Iterator[tuple[Path, cst.Module, list[cst.FunctionDef]]]:
+    """Each example and kernel of the tests' data that libcst parses, with its functions."""
     paths = sorted((REPO / "examples").glob("*.py")) + sorted((REPO / "tests" / "data").rglob("*.py"))
-    compared = 0
     for path in paths:
         try:
             module = cst.parse_module(path.read_text(encoding="utf-8"))
@@ -29,7 +30,13 @@ def test_read_only_visit_collects_what_libcst_visit_collects() -> None:
             continue
         functions = _Functions()
         module.visit(functions)
-        for node in [module, *functions.found]:
+        yield path, module, functions.found
+
+
+def test_read_only_visit_collects_what_libcst_visit_collects() -> None:
+    compared = 0
+    for path, module, functions in _corpus():
+        for node in [module, *functions]:
             expected = LocalNames()
             (node.body.visit(expected) if isinstance(node, cst.FunctionDef) else node.visit(expected))
             got = local_names_of(node.body if isinstance(node, cst.FunctionDef) else node)
@@ -41,18 +48,9 @@ def test_read_only_visit_collects_what_libcst_visit_collects() -> None:
 def test_statements_alone_bind_what_the_whole_walk_binds_but_for_walrus() -> None:
     """`read_only_visit(..., expressions=False)`, what a function without `:=` is walked with
     (`Calls.local_names`): every function of the examples and kernels, the same names."""
-    from mmalint.analysis.scopes import read_only_visit
-
-    paths = sorted((REPO / "examples").glob("*.py")) + sorted((REPO / "tests" / "data").rglob("*.py"))
     compared = 0
-    for path in paths:
-        try:
-            module = cst.parse_module(path.read_text(encoding="utf-8"))
-        except Exception:
-            continue
-        functions = _Functions()
-        module.visit(functions)
-        for node in functions.found:
+    for path, module, functions in _corpus():
+        for node in functions:
             if ":=" in module.code_for_node(node):
                 continue
             whole, statements = LocalNames(), LocalNames()
