@@ -14,6 +14,7 @@ import gc
 import os
 import platform
 import sys
+from collections.abc import Iterator
 from typing import NoReturn
 
 # mypy's, for the same reason (`mypy/build.py`): a young generation large enough that a
@@ -28,6 +29,49 @@ def tune_gc() -> None:
     collector turned off by whoever runs us) or one already higher is left alone."""
     if platform.python_implementation() == "CPython" and 0 < gc.get_threshold()[0] < THRESHOLDS[0]:
         gc.set_threshold(*THRESHOLDS)
+
+
+# A batch of files checked in one go (a worker of `mmalint check`, or its own process with one
+# worker): the young generation is collected only once this many objects more are alive than at
+# the last collection. What the check allocates lives to its end (blocks, modules, values) or is
+# freed by its reference count: of jax's tree (`check -j 1`, 32 files), 0.93 million more objects
+# at the end than at the start, no peak over 2 million, and 5.6 million scanned by the 28
+# collections at `THRESHOLDS` (0.28-0.32 s of 5.6 s CPU), which freed 209,000 objects, 16 MB of the
+# 229 MB peak. A runaway that makes cycles is still collected, every 2 million objects.
+BATCH_THRESHOLDS = (2_000_000, 1000, 1000)
+
+
+def _start_batch() -> tuple[int, int, int] | None:
+    """`BATCH_THRESHOLDS` from now on, what is alive now frozen; the thresholds before (None
+    where left alone: not CPython, the collector off or already as lax)."""
+    if platform.python_implementation() != "CPython" or not 0 < gc.get_threshold()[0] < BATCH_THRESHOLDS[0]:
+        return None
+    saved = gc.get_threshold()
+    gc.freeze()
+    gc.set_threshold(*BATCH_THRESHOLDS)
+    return saved
+
+
+@contextlib.contextmanager
+def batch_gc() -> Iterator[None]:
+    """Collect cyclic garbage only when a batch's objects grow past `BATCH_THRESHOLDS`, what was
+    alive before it never (`gc.freeze`: the modules, the catalog). Afterwards (a watched check
+    runs again in this process) the thresholds are as before, and what the batch left is in the
+    oldest generation, as a long-lived process's objects are."""
+    saved = _start_batch()
+    try:
+        yield
+    finally:
+        if saved is not None:
+            gc.freeze()  # the count starts afresh: no collection of all the batch made at once
+            gc.set_threshold(*saved)
+            gc.unfreeze()
+
+
+def batch_worker() -> None:
+    """The set-up of a process of `mmalint check`'s pool: it checks a batch of files and ends."""
+    tune_gc()
+    _start_batch()
 
 
 def end_process(code: int) -> NoReturn:

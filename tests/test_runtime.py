@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from mmalint.runtime import THRESHOLDS, tune_gc
+from mmalint.runtime import BATCH_THRESHOLDS, THRESHOLDS, batch_gc, tune_gc
 
 
 def _thresholds_after(setup: str) -> tuple[int, int, int]:
@@ -41,6 +41,42 @@ def test_idempotent() -> None:
         once = gc.get_threshold()
         tune_gc()
         assert gc.get_threshold() == once
+    finally:
+        gc.set_threshold(*before)
+
+
+def test_a_batch_collects_seldom_and_leaves_the_collector_as_it_was() -> None:
+    before = gc.get_threshold()
+    try:
+        tune_gc()
+        with batch_gc():
+            assert gc.get_threshold() == BATCH_THRESHOLDS
+            assert gc.get_freeze_count() > 0  # what was alive before the batch is not scanned again
+        assert gc.get_threshold() == THRESHOLDS
+        assert gc.get_freeze_count() == 0
+    finally:
+        gc.set_threshold(*before)
+
+
+def test_a_batch_still_collects_a_runaway_of_cycles() -> None:
+    code = (
+        "import gc\nfrom mmalint.runtime import batch_worker\nbatch_worker()\n"
+        "seen = []\ngc.callbacks.append(lambda phase, info: seen.append(info['collected']) if phase == 'stop' else None)\n"
+        "for _ in range(1_500_000):\n    a = []; b = [a]; a.append(b)\n"  # 3 million lists in cycles
+        "print(gc.get_threshold()[0], len(seen), sum(seen))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    threshold, collections, collected = (int(x) for x in out.stdout.split())
+    assert threshold == BATCH_THRESHOLDS[0]
+    assert collections >= 1 and collected >= 1_000_000
+
+
+def test_a_batch_leaves_a_collector_turned_off_alone() -> None:
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(0)
+        with batch_gc():
+            assert gc.get_threshold()[0] == 0 and gc.get_freeze_count() == 0
     finally:
         gc.set_threshold(*before)
 

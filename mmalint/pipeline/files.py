@@ -23,7 +23,7 @@ from mmalint.discover import Discovered
 from mmalint.inputs import RealPaths, UnreadableInput, read_regular
 from mmalint.notebook import is_notebook
 from mmalint.pipeline.cache import result_key
-from mmalint.runtime import tune_gc
+from mmalint.runtime import batch_gc, batch_worker
 from mmalint.settings import Settings
 from mmalint.tree import Observed, ProgramSpec, digest, file_stamp, new_run, tree_spec
 
@@ -197,8 +197,9 @@ def _in_pool(
     finished = [False] * len(items)
     started = False
     try:
-        # A process started by spawn (macOS) does not inherit the parent's collector settings.
-        with ProcessPoolExecutor(max_workers=workers, initializer=tune_gc) as pool:
+        # A process started by spawn (macOS) does not inherit the parent's collector settings;
+        # a worker checks a batch of files and ends (`runtime.batch_worker`).
+        with ProcessPoolExecutor(max_workers=workers, initializer=batch_worker) as pool:
             submitted: dict[int, Future[FileOutcome]] = {}
             # A worker that dies while the jobs are still handed out breaks the pool there:
             # those not handed out run below, each in a process of its own, never in this one.
@@ -246,7 +247,7 @@ def _alone(item: Job) -> FileOutcome:
     from concurrent.futures.process import BrokenProcessPool
 
     try:
-        with ProcessPoolExecutor(max_workers=1, initializer=tune_gc) as pool:
+        with ProcessPoolExecutor(max_workers=1, initializer=batch_worker) as pool:
             return pool.submit(work, item).result()
     except BrokenProcessPool:
         return FileOutcome(FileReport(item[0], error=internal_error(
@@ -353,8 +354,9 @@ def run(
         _in_pool(jobs_of, min(workers, len(pending)), meanwhile, done)
     else:
         meanwhile()
-        for i, job in enumerate(jobs_of):
-            done(i, work(job))
+        with batch_gc():
+            for i, job in enumerate(jobs_of):
+                done(i, work(job))
     for f in items:
         outcome = kept[id(f)]
         result.reports.append(outcome.report)
