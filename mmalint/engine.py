@@ -10,8 +10,9 @@ from typing import overload
 
 import libcst as cst
 
-from mmalint.analysis import Analysis, Program, analyze, index_source, reads
+from mmalint.analysis import Analysis, Program, analyze, index_source, indexes, reads
 from mmalint.analysis.calls import Entry
+from mmalint.analysis.program import real_path
 from mmalint.analysis.source import BlockParseError, SourceFile, SourceSyntaxError
 from mmalint.analysis.values import Origin
 from mmalint.catalog import Catalog, load_catalog
@@ -52,7 +53,7 @@ def check_text(
         # "every rule" run): what the analysis found does not depend on the rules.
         return _report(filename, settings, catalog, program, version, last[1], last[2])
     try:
-        source = index_source(filename, text, keep=True)
+        source = _indexed_by(program, filename, text) or index_source(filename, text, keep=True)
         reads.source(source)
     except SourceSyntaxError as exc:
         start = Location(exc.line, exc.column + 1)
@@ -74,6 +75,16 @@ def check_text(
         return FileReport(filename, (), parsed=True, complete=False)
     _LAST[:] = [(key, source, analysis)]
     return _report(filename, settings, catalog, program, version, source, analysis)
+
+
+def _indexed_by(program: Program | None, filename: str, text: str) -> SourceFile | None:
+    """The index of this very text that this process's programs made when a file checked before
+    imported it (the same blocks, the libcst trees of those they parsed, under the same name):
+    `ast` does not read the file again. Its tree is not kept then: the suppressions, if the
+    file has findings, parse it themselves (`suppress._Statements`)."""
+    real = real_path(filename) if program is not None else None
+    found = indexes.indexed(real, text) if real is not None else None
+    return found if found is not None and found.filename == filename and found.text == text else None
 
 
 # The last text analysed, and what was found in it (`check_text`); `forget_analysis` drops it.

@@ -47,6 +47,11 @@ def index_of(path: str, text: str, index: Callable[[], SourceFile | None]) -> So
     return found
 
 
+def indexed(path: str, text: str) -> SourceFile | None:
+    """The index this process made of the module at real `path` with `text`, if it made one."""
+    return _INDEXED.get(_key(path, text)) if _INDEXED else None
+
+
 def share(path: str, source: SourceFile) -> None:
     """A checked file's own index (`engine.check_text`), for the later programs of this
     process that import the file: when it is the index they would make themselves, a text

@@ -174,7 +174,7 @@ class Program:
         checked file: its callers elsewhere import this text, an editor's unsaved buffer or a
         fix being verified); afterwards the file is what it was. What was derived from the
         file's text is forgotten only when the text differs."""
-        real = _real(source.filename)
+        real = real_path(source.filename)
         self._paths[id(source)] = real
         self._keep.append(source)
         if self.observed is not None and self.observed.own is None:
@@ -219,7 +219,7 @@ class Program:
     def path_of(self, source: SourceFile) -> str | None:
         key = id(source)
         if key not in self._paths:
-            self._paths[key] = _real(source.filename)
+            self._paths[key] = real_path(source.filename)
             self._keep.append(source)
         return self._paths[key]
 
@@ -862,7 +862,8 @@ def _module_word(path: str) -> str | None:
 # ---------------------------------------------------------------------- the file system
 
 
-def _real(filename: str) -> str | None:
+def real_path(filename: str) -> str | None:
+    """The real path of a file as a report names it (None: standard input, a notebook cell...)."""
     if not filename or filename == "-" or filename.startswith("<"):
         return None
     try:

@@ -452,9 +452,9 @@ def fresh_indexes(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_checked_file_a_file_checked_after_it_reaches_is_indexed_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, order: tuple[str, str]
 ) -> None:
-    """A checked file that a file checked after it reaches is split into blocks once in the
-    process: the check's index serves the later program; the findings are the same in
-    either order."""
+    """A checked file that another checked file reaches is split into blocks once in the
+    process, whichever is checked first: a check's index serves the later program, a
+    program's the later check; the findings are the same in either order."""
     root = project(tmp_path, {
         "kernels.py": KERNELS,
         "ops_test.py": """
@@ -482,9 +482,39 @@ def test_a_checked_file_a_file_checked_after_it_reaches_is_indexed_once(
     monkeypatch.setattr(source_module, "_index_tree", counting)
     assert where(check(root, *order)) == [("MMA101", "kernels.py", MMA_ROW)]
     # Each check's program reaches the other file (kernels.py's callers, ops_test.py's
-    # import): the file checked second is indexed by the first's program, then by its own
-    # check (which keeps its tree for the suppressions); the first's index is shared.
-    assert sorted(indexed) == sorted([*order, order[1]])
+    # import): the first's index is shared with the second's program, and the file checked
+    # second, indexed by the first's program, is checked on that index (`engine._indexed_by`).
+    assert sorted(indexed) == sorted(order)
+
+
+@pytest.mark.parametrize("order", [("kernels.py", "ops_test.py"), ("ops_test.py", "kernels.py")])
+def test_a_noqa_holds_on_an_index_a_program_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, order: tuple[str, str]
+) -> None:
+    """A file checked on the index an earlier check's program made (no `ast` tree kept for it)
+    still finds the statement a finding is in: a `# noqa` on its last row holds."""
+    multi_line = KERNELS.replace("return mgpu.mma(acc, a, b)", "return mgpu.mma(\n        acc, a, b)  # noqa: MMA101")
+    root = project(tmp_path, {
+        "kernels.py": multi_line,
+        "ops_test.py": """
+            import jax.numpy as jnp
+            import kernels
+            from jax.experimental.mosaic import gpu as mgpu
+
+
+            def test_int8():
+              kernels.tile_mma(jnp.int8, jnp.float32)
+
+
+            def own(acc, a, b):
+              return mgpu.mma(acc, a, b)
+        """,
+    })
+    fresh_indexes(monkeypatch)
+    assert where(check(root, *order)) == []
+    fresh_indexes(monkeypatch)
+    (root / "kernels.py").write_text(textwrap.dedent(KERNELS).lstrip("\n"))
+    assert where(check(root, *order)) == [("MMA101", "kernels.py", MMA_ROW)]
 
 
 @pytest.mark.parametrize("order", [("kernels.py", "ops_test.py"), ("ops_test.py", "kernels.py")])
