@@ -26,6 +26,8 @@ from typing import Any
 import libcst as cst
 from libcst._maybe_sentinel import MaybeSentinel
 
+from mmalint.lines import split_lines
+
 
 class Unsupported(Exception):
     """A construct not built here: the block is parsed by libcst instead."""
@@ -109,7 +111,7 @@ def module_from_ast(text: str, tree: ast.Module) -> tuple[cst.Module, dict[int, 
 
 class _Builder:
     def __init__(self, text: str, ranges: dict[int, Range] | None = None) -> None:
-        self.lines = text.splitlines(keepends=True)
+        self.lines = split_lines(text)  # rows as `ast` counts them (not at a form feed)
         self.ranges: dict[int, Range] = {} if ranges is None else ranges
 
     def _column(self, row: int, offset: int) -> int:
@@ -702,6 +704,72 @@ def source_of(lines: Sequence[str], where: Range) -> str | None:
     if before.endswith("(") and after.startswith(")"):
         return None
     return line[start:end]
+
+
+def position_of(lines: Sequence[str], where: Range, is_tuple: bool = False) -> tuple[int, int, int, int] | None:
+    """libcst's position of an expression written at `where` in `lines` (rows from 1, columns
+    in characters from 0): `ast`'s, which leaves parentheses around an expression out as
+    libcst's does, but for a tuple's own (`(1, 2)`); None for a tuple that may have some."""
+    first, start, last, end = where
+    if not (0 < first <= last <= len(lines)):
+        return None
+    start, end = _character_column(lines[first - 1], start), _character_column(lines[last - 1], end)
+    if is_tuple and lines[first - 1][start : start + 1] == "(":
+        return None
+    return first, start, last, end
+
+
+def flat_source_of(lines: Sequence[str], where: Range) -> str | None:
+    """The text of an expression written at `where` in `lines` with its whitespace runs made
+    single spaces, as it is of libcst's `code_for_node` (which indents its later rows from its
+    block's); None where parentheses around it may be its own (libcst prints them, `ast`'s
+    position leaves them out) or a row before it that may be a comment leaves that open."""
+    first, start, last, end = where
+    if not (0 < first <= last <= len(lines)):
+        return None
+    start, end = _character_column(lines[first - 1], start), _character_column(lines[last - 1], end)
+    before = _code_before(lines, first, start)
+    if before is None or (before == "(" and _code_after(lines, last, end) == ")"):
+        return None
+    if first == last:
+        text = lines[first - 1][start:end]
+    else:
+        text = lines[first - 1][start:] + "".join(lines[first:last - 1]) + lines[last - 1][:end]
+    return " ".join(text.split())
+
+
+_BLANK = " \t\f\r\n"
+
+
+def _code_before(lines: Sequence[str], row: int, column: int) -> str | None:
+    """The last character of the token before the one at `row`, `column` ("" at the start):
+    on its row, the last one before it; on a row above, that row's last, unless the row holds
+    a `#` (a comment's, or a string's: no tokenizer here tells them apart)."""
+    rest = lines[row - 1][:column].rstrip(_BLANK)
+    while not rest:
+        row -= 1
+        if row < 1:
+            return ""
+        rest = lines[row - 1].rstrip(_BLANK)
+        if "#" in rest:
+            return None
+        if rest.endswith("\\"):  # a continued row: what is before the backslash
+            rest = rest[:-1].rstrip(_BLANK)
+    return rest[-1]
+
+
+def _code_after(lines: Sequence[str], row: int, column: int) -> str:
+    """The first character of the token after an expression ending at `row`, `column` ("" at
+    the end): between two tokens, a `#` starts a comment and a backslash continues the row."""
+    rest = lines[row - 1][column:]
+    while True:
+        rest = rest.lstrip(_BLANK)
+        if rest and rest[0] not in "#\\":
+            return rest[0]
+        row += 1
+        if row > len(lines):
+            return ""
+        rest = lines[row - 1]
 
 
 def _character_column(line: str, offset: int) -> int:

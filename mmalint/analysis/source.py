@@ -23,7 +23,14 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from mmalint.analysis import budget, reads
-from mmalint.analysis.cst_from_ast import Range, module_from_ast, pair_nodes, source_of
+from mmalint.analysis.cst_from_ast import (
+    Range,
+    flat_source_of,
+    module_from_ast,
+    pair_nodes,
+    position_of,
+    source_of,
+)
 from mmalint.analysis.newer_syntax import without_newer_syntax
 from mmalint.lines import BLANK_OR_COMMENT, first_row, keep_tree, kept_trees, tree_of
 from mmalint.lines import split_lines as split_lines  # the rows the analysis counts
@@ -229,6 +236,13 @@ class Block:
 
     def span(self, node: cst.CSTNode) -> Span:
         """The file range of a node of this block."""
+        if self._positions is None and self._built is not None:
+            # Where `ast` read an expression of the tree built from it, when that is where
+            # libcst would put it: no libcst parse of the block, no position pass over it.
+            where = self._ranges.get(id(node))
+            found = position_of(self._lines_parsed(), where, type(node) is cst.Tuple) if where is not None else None
+            if found is not None:
+                return self._span(found[0], found[1], found[2], found[3])
         if self._positions is None:
             wrapper = MetadataWrapper(self._libcst_module(), unsafe_skip_copy=True)
             try:
@@ -237,25 +251,42 @@ class Block:
                 raise BlockParseError(self.label) from exc
         code_range = self._positions[self.twin(node)]
         start, end = code_range.start, code_range.end
+        return self._span(start.line, start.column, end.line, end.column)
+
+    def _span(self, first: int, start: int, last: int, end: int) -> Span:
+        """The file range of rows and columns of the parsed text."""
         if self._rows is not None:  # rows were left out of the parsed text
-            start_row, end_row = self._rows[start.line - 1], self._rows[end.line - 1]
+            start_row, end_row = self._rows[first - 1], self._rows[last - 1]
         else:
             offset = self.start_line - 1 - self._wrapper_lines
-            start_row, end_row = start.line + offset, end.line + offset
+            start_row, end_row = first + offset, last + offset
         return Span(
             self.source.filename,
-            Pos(start_row, start.column + self._form_feeds.get(start.line, 0)),
-            Pos(end_row, end.column + self._form_feeds.get(end.line, 0)),
+            Pos(start_row, start + self._form_feeds.get(first, 0)),
+            Pos(end_row, end + self._form_feeds.get(last, 0)),
         )
+
+    def _lines_parsed(self) -> list[str]:
+        if self._parsed_lines is None:
+            self._parsed_lines = split_lines(self._parsed_text)
+        return self._parsed_lines
+
+    def flat_code(self, node: cst.CSTNode) -> str:
+        """The source text of a node of this block, its whitespace runs made single spaces (a
+        label: a world's parameter, a loop's item)."""
+        if self._module is None and self._built is not None:
+            where = self._ranges.get(id(node))
+            found = flat_source_of(self._lines_parsed(), where) if where is not None else None
+            if found is not None:
+                return found
+        return " ".join(self.code(node).split())
 
     def code(self, node: cst.CSTNode) -> str:
         """The source text of a node of this block."""
         if self._module is None and self._built is not None:
             where = self._ranges.get(id(node))
             if where is not None:
-                if self._parsed_lines is None:
-                    self._parsed_lines = self._parsed_text.splitlines(keepends=True)
-                found = source_of(self._parsed_lines, where)
+                found = source_of(self._lines_parsed(), where)
                 if found is not None:
                     return found  # what libcst would print, without parsing the block with it
         module = self._libcst_module()

@@ -36,6 +36,10 @@ class Origin:
     def code(self) -> str:
         return self.block.code(self.node)
 
+    def flat_code(self) -> str:
+        """`code`, its whitespace runs made single spaces."""
+        return self.block.flat_code(self.node)
+
 
 @dataclass(frozen=True)
 class Value:

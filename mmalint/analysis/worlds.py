@@ -198,7 +198,7 @@ def _binding(name: str, value: Value) -> WorldBinding:
     label = None
     if value.origin is not None:
         try:
-            label = " ".join(value.origin.code().split())
+            label = value.origin.flat_code()
         except Exception:
             label = None
     if isinstance(value, Const) and (label is None or label.replace(".", "_").isidentifier()):

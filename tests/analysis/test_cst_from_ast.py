@@ -1,6 +1,7 @@
-"""The trees `cst_from_ast` builds are libcst's, in every field the analysis reads, and the
-text `source_of` gives an expression is libcst's `code_for_node` of it: on every file of the
-repository (its kernels, its tests, mmalint itself) and on constructs picked to be awkward."""
+"""The trees `cst_from_ast` builds are libcst's, in every field the analysis reads, the text
+`source_of` gives an expression is libcst's `code_for_node` of it (`flat_source_of`'s, its
+whitespace runs made single spaces), and the position `position_of` gives is libcst's: on every file of the repository (its kernels, its tests,
+mmalint itself) and on constructs picked to be awkward."""
 
 from __future__ import annotations
 
@@ -11,15 +12,19 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
 
 from mmalint.analysis.cst_from_ast import (
     Unsupported,
     differences,
+    flat_source_of,
     module_from_ast,
     pair_nodes,
+    position_of,
     source_of,
 )
 from mmalint.analysis.source import index_source
+from mmalint.lines import split_lines
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = sorted(
@@ -50,6 +55,12 @@ AWKWARD = [
     # libcst's MatchTuple is a sequence in parentheses of its own, its MatchList any other one.
     "match (x):\n    case ([a, b]) | ((a, b)) | (a) | () | (a,) | _:\n        pass\n",
     "match x:\n    case (a), (b):\n        pass\n    case ('(', x), ')':\n        pass\n    case (a,  # (\n          b):\n        pass\n",
+    # Parentheses around expressions, which neither `ast`'s positions nor libcst's hold (but
+    # for a tuple's own in `ast`'s), comments and continued rows beside them.
+    "x = f(\n    a,  # (\n    (b),\n    ((c)) ,\n    d \\\n    , (\n  e  # )\n  ), g(h)(i))\n",
+    "y = (\n  # a comment (\n  z\n)\nw = \\\n  (v)\nu = [(t) for (t) in (s)]\n",
+    "s = f('''\n# x ''', (\n  y\n))\n",  # a row of a string that starts with `#`
+    "x = 'a\x0cb'; y = f((c), d)\nz = 'e\u2028'  + (g)\n",  # rows end only at \n, \r\n and \r
 ]
 
 
@@ -66,11 +77,19 @@ def _check(text: str) -> None:
     assert list(differences(built, parsed))[:1] == []
     twins = pair_nodes(built, parsed)
     assert twins is not None
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text)
+    positions = MetadataWrapper(parsed, unsafe_skip_copy=True).resolve(PositionProvider)
     for node_id, where in ranges.items():
         found = source_of(lines, where)
         if found is not None:
             assert found == parsed.code_for_node(twins[node_id]), where
+        flat = flat_source_of(lines, where)
+        if flat is not None:
+            assert flat == " ".join(parsed.code_for_node(twins[node_id]).split()), where
+        at = position_of(lines, where, isinstance(twins[node_id], cst.Tuple))
+        if at is not None:
+            libcsts = positions[twins[node_id]]
+            assert at == (libcsts.start.line, libcsts.start.column, libcsts.end.line, libcsts.end.column), where
 
 
 @pytest.mark.parametrize("text", AWKWARD)

@@ -76,7 +76,7 @@ def _loop_bindings(
 def _label(value: Value) -> str | None:
     if value.origin is not None:
         try:
-            return " ".join(value.origin.code().split())
+            return value.origin.flat_code()
         except Exception:
             return None
     if isinstance(value, Const):
