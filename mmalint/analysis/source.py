@@ -155,6 +155,10 @@ class Block:
         if self.kind != "def" or self.end_line - self.start_line < ELIDE_FROM_ROWS:
             return None
         tree = tree_of(self.source.text)
+        if not isinstance(tree, ast.Module):
+            # An index whose tree was not kept (a program's, which a check may take over): the
+            # module's rows are parsed again, still far cheaper than the block's own whole.
+            tree = _ast_tree(self.source.text)
         node = _def_at(tree, self) if isinstance(tree, ast.Module) else None
         dead = _dead_rows(node) if node is not None else None
         if not dead:

@@ -79,3 +79,17 @@ def test_what_is_read_or_impure_stays() -> None:
     assert S._dead_rows(ast.parse(text.replace("  return k\n", "  return locals()\n")).body[0]) is None
     only_dead = ast.parse("def f():\n  a = 1\n  b = 2\n").body[0]
     assert S._dead_rows(only_dead) == {2}  # a def keeps a statement
+
+
+def test_an_index_without_its_tree_still_leaves_dead_rows_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A program's index keeps no `ast` tree, and a check may take it over (`engine._indexed_by`):
+    # the block's parse reads the module's rows again rather than parsing the whole function.
+    monkeypatch.setattr(S, "ELIDE_FROM_ROWS", 3)
+    S._PARSED.clear()
+    text = "import jax\n\n\ndef f(a):\n" + DEAD.replace("_dead", "  _dead") + "  return a\n"
+    source = S.index_source("kept_no_tree.py", text)  # as a program indexes a module
+    block = source.blocks[-1]
+    assert block.kind == "def" and S.tree_of(text) is None
+    statements = block.statements()
+    assert block._rows is not None and len(block._rows) < block.end_line - block.start_line + 1
+    assert len(statements) == 1
