@@ -11,6 +11,9 @@ in this process's children, `ruff check --isolated --no-cache --select E,F DIR..
 (`--no-cache`), ruff again, and mmalint warm (its cache in a temporary `--cache-dir`, filled by
 one run before the rounds, whose time is reported as `mmalint_first_with_cache_s`); then the
 import time of a warm run (`-X importtime`: the modules it loads, whether libcst is among them).
+With `--floor` too, each round also runs mmalint cold with the interpreter's roots not run
+(`Roots.run_roots` a no-op, in a child of its own: no finding, everything else as it is): the
+part of a cold run no speed-up of the interpreter can remove, as `ratio_floor_to_ruff`.
 Alternating keeps a busy machine's slow moments from landing on one side only. The paths may
 be files: run from a project's root with the files a commit changed, it measures pre-commit. The children run
 without $PYTHONDONTWRITEBYTECODE, as an installed mmalint has its bytecode compiled.
@@ -41,9 +44,13 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--target-jax", default="0.11")
     parser.add_argument("--vs-ruff", action="store_true", help="the result cache, warm and cold, against ruff")
+    parser.add_argument("--floor", action="store_true",
+                        help="with --vs-ruff: also a cold run whose interpreter runs no root")
     args = parser.parse_args()
+    if args.floor and not args.vs_ruff:
+        parser.error("--floor goes with --vs-ruff")
     if args.vs_ruff:
-        return vs_ruff(args.path, args.runs, args.target_jax)
+        return vs_ruff(args.path, args.runs, args.target_jax, args.floor)
     if len(args.path) != 1:
         parser.error("one DIR, unless --vs-ruff")
     args.path = args.path[0]
@@ -93,20 +100,37 @@ def _ruff() -> str:
     return found
 
 
-def vs_ruff(paths: list[str], rounds: int, target_jax: str) -> int:
+# A cold run of the command, but for the roots the interpreter would run (benchmark code: the
+# command itself has no such switch).
+_FLOOR = (
+    "import sys\n"
+    "from mmalint.analysis.interpreter.roots import Roots\n"
+    "Roots.run_roots = lambda self, roots: None\n"
+    "from mmalint.cli import run\n"
+    "sys.argv[0] = 'mmalint'\n"
+    "run()\n"
+)
+
+
+def vs_ruff(paths: list[str], rounds: int, target_jax: str, floor: bool = False) -> int:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     ruff = [_ruff(), "check", "--isolated", "--no-cache", "--select", "E,F", *paths]
     with tempfile.TemporaryDirectory(prefix="mmalint-speed-") as cache_dir:
         check = [sys.executable, "-m", "mmalint", "check", "-q", "--target-jax", target_jax]
         cold = [*check, "--no-cache", *paths]
         warm = [*check, "--cache-dir", cache_dir, *paths]
+        without_roots = [sys.executable, "-c", _FLOOR, *check[3:], "--no-cache", *paths]
         first = _timed(warm, env)
         times: dict[str, list[float]] = {"ruff": [], "mmalint_cold": [], "mmalint_warm": []}
+        if floor:
+            times["mmalint_floor"] = []
         for _ in range(rounds):
             times["ruff"].append(_timed(ruff, env))
             times["mmalint_cold"].append(_timed(cold, env))
             times["ruff"].append(_timed(ruff, env))
             times["mmalint_warm"].append(_timed(warm, env))
+            if floor:
+                times["mmalint_floor"].append(_timed(without_roots, env))
         imports = subprocess.run([sys.executable, "-X", "importtime", *warm[1:]],
                                  capture_output=True, text=True, check=False, env=env).stderr
     modules = [line.rsplit("|", 1)[-1].strip() for line in imports.splitlines() if line.startswith("import time:")][1:]
@@ -125,6 +149,7 @@ def vs_ruff(paths: list[str], rounds: int, target_jax: str) -> int:
         "ratio_warm_to_ruff": round(median["mmalint_warm"] / median["ruff"], 3),
         "ratio_cold_to_ruff": round(median["mmalint_cold"] / median["ruff"], 2),
         "ratio_cold_to_warm": round(median["mmalint_cold"] / median["mmalint_warm"], 1),
+        **({"ratio_floor_to_ruff": round(median["mmalint_floor"] / median["ruff"], 2)} if floor else {}),
         "warm_imports": {"modules": len(modules), "self_total_ms": round(self_us / 1000, 1),
                          "libcst": any(m.split(".")[0] == "libcst" for m in modules),
                          "analysis": any(m.startswith("mmalint.analysis") for m in modules)},

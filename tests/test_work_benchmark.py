@@ -31,3 +31,20 @@ def test_the_counters_count_and_two_runs_count_alike() -> None:
     assert first["calls"] > 0
     assert first["parsed"]["blocks"] > 0 and first["indexed"]["modules"] > 0  # type: ignore[index]
     assert first == _counts()
+
+
+def test_speeds_floor_runs_the_command_without_its_roots() -> None:
+    # `speed.py --floor` times the command with `Roots.run_roots` replaced: were the method
+    # renamed, the "floor" would silently be a whole run.
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from speed import _FLOOR
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    args = ["check", "--target-jax", "0.11", "--no-cache", "--output-format", "json", "--exit-zero", "examples"]
+    floor = subprocess.run([sys.executable, "-c", _FLOOR, *args], cwd=ROOT, capture_output=True, text=True,
+                           check=True, timeout=300)
+    whole = subprocess.run([sys.executable, "-m", "mmalint", *args], cwd=ROOT, capture_output=True, text=True,
+                           check=True, timeout=300)
+    assert json.loads(floor.stdout) == []
+    assert len(json.loads(whole.stdout)) > 10
