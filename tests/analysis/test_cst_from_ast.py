@@ -132,3 +132,47 @@ def test_a_blocks_positions_and_text_are_libcsts() -> None:
     assert [block.code(e.value) for e in elements] == ["jnp.int8", "(jnp.uint8)"]
     spans = [block.span(e.value) for e in elements]
     assert [(s.start.line, s.start.column) for s in spans] == [(4, 30), (4, 41)]  # within its parentheses
+
+
+class _Nodes(cst.CSTVisitor):
+    def __init__(self) -> None:
+        super().__init__()
+        self.nodes: dict[int, cst.CSTNode] = {}
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.nodes[id(node)] = node
+        return True
+
+
+def test_a_blocks_spans_from_ast_are_libcsts_in_every_example() -> None:
+    """`Block.span`'s positions from `ast`'s ranges, through the block's own rows (a class
+    member is parsed inside `if 1:`), against libcst's positions of the same nodes."""
+    compared = 0
+    for path in sorted((ROOT / "examples").rglob("*.py")):
+        for block in index_source(str(path), path.read_text(encoding="utf-8")).all_blocks():
+            if block.kind == "class" and block.members:
+                continue
+            statements = block.statements()
+            if block._built is None:
+                continue
+            collect = _Nodes()
+            for statement in statements:
+                statement.visit(collect)
+            nodes = collect.nodes
+            lines = block._lines_parsed()
+            from_ast = {}
+            for i, where in block._ranges.items():
+                if i not in nodes:
+                    continue  # a node the builder made and did not keep
+                at = position_of(lines, where, isinstance(nodes[i], cst.Tuple))
+                if at is not None:
+                    from_ast[i] = block._span(*at)
+            assert block._positions is None
+            for i, span in from_ast.items():
+                assert block.span(nodes[i]) == span  # what `span` gives before libcst parses
+            block._positions = dict(MetadataWrapper(block._libcst_module(), unsafe_skip_copy=True)
+                                    .resolve(PositionProvider))
+            for i, span in from_ast.items():
+                assert block.span(nodes[i]) == span, (path.name, block.label, type(nodes[i]).__name__)
+                compared += 1
+    assert compared > 20_000, compared
