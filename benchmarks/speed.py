@@ -116,10 +116,11 @@ def vs_ruff(paths: list[str], rounds: int, target_jax: str, floor: bool = False)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     ruff = [_ruff(), "check", "--isolated", "--no-cache", "--select", "E,F", *paths]
     with tempfile.TemporaryDirectory(prefix="mmalint-speed-") as cache_dir:
-        check = [sys.executable, "-m", "mmalint", "check", "-q", "--target-jax", target_jax]
+        arguments = ["check", "-q", "--target-jax", target_jax]
+        check = [sys.executable, "-m", "mmalint", *arguments]
         cold = [*check, "--no-cache", *paths]
         warm = [*check, "--cache-dir", cache_dir, *paths]
-        without_roots = [sys.executable, "-c", _FLOOR, *check[3:], "--no-cache", *paths]
+        without_roots = [sys.executable, "-c", _FLOOR, *arguments, "--no-cache", *paths]
         first = _timed(warm, env)
         times: dict[str, list[float]] = {"ruff": [], "mmalint_cold": [], "mmalint_warm": []}
         if floor:

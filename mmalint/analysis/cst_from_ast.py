@@ -120,9 +120,7 @@ class _Builder:
     def segment(self, node: Any) -> str:
         first, last = node.lineno, node.end_lineno
         start, end = self._column(first, node.col_offset), self._column(last, node.end_col_offset)
-        if first == last:
-            return self.lines[first - 1][start:end]
-        return self.lines[first - 1][start:] + "".join(self.lines[first:last - 1]) + self.lines[last - 1][:end]
+        return _between(self.lines, first, start, last, end)
 
     # ---------------------------------------------------------------- statements
 
@@ -724,18 +722,21 @@ def flat_source_of(lines: Sequence[str], where: Range) -> str | None:
     single spaces, as it is of libcst's `code_for_node` (which indents its later rows from its
     block's); None where parentheses around it may be its own (libcst prints them, `ast`'s
     position leaves them out) or a row before it that may be a comment leaves that open."""
-    first, start, last, end = where
-    if not (0 < first <= last <= len(lines)):
+    at = position_of(lines, where)
+    if at is None:
         return None
-    start, end = _character_column(lines[first - 1], start), _character_column(lines[last - 1], end)
+    first, start, last, end = at
     before = _code_before(lines, first, start)
     if before is None or (before == "(" and _code_after(lines, last, end) == ")"):
         return None
+    return " ".join(_between(lines, first, start, last, end).split())
+
+
+def _between(lines: Sequence[str], first: int, start: int, last: int, end: int) -> str:
+    """The text from row `first`, column `start` to row `last`, column `end` (characters)."""
     if first == last:
-        text = lines[first - 1][start:end]
-    else:
-        text = lines[first - 1][start:] + "".join(lines[first:last - 1]) + lines[last - 1][:end]
-    return " ".join(text.split())
+        return lines[first - 1][start:end]
+    return lines[first - 1][start:] + "".join(lines[first:last - 1]) + lines[last - 1][:end]
 
 
 _BLANK = " \t\f\r\n"

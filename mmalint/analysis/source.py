@@ -246,7 +246,7 @@ class Block:
             where = self._ranges.get(id(node))
             found = position_of(self._lines_parsed(), where, type(node) is cst.Tuple) if where is not None else None
             if found is not None:
-                return self._span(found[0], found[1], found[2], found[3])
+                return self._span(*found)
         if self._positions is None:
             wrapper = MetadataWrapper(self._libcst_module(), unsafe_skip_copy=True)
             try:
