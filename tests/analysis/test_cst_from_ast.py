@@ -1,7 +1,8 @@
 """The trees `cst_from_ast` builds are libcst's, in every field the analysis reads, the text
 `source_of` gives an expression is libcst's `code_for_node` of it (`flat_source_of`'s, its
-whitespace runs made single spaces), and the position `position_of` gives is libcst's: on every file of the repository (its kernels, its tests,
-mmalint itself) and on constructs picked to be awkward."""
+whitespace runs made single spaces), and the position `position_of` gives is libcst's: on
+every file of the repository (its kernels, its tests, mmalint itself) and on constructs picked
+to be awkward."""
 
 from __future__ import annotations
 

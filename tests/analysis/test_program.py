@@ -448,6 +448,23 @@ def fresh_indexes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(indexes, "_SHARED", {})
 
 
+# A test file that calls KERNELS and has an MMA call of its own: checked itself, and each
+# check's program reaches the other file.
+OPS_TEST = """
+    import jax.numpy as jnp
+    import kernels
+    from jax.experimental.mosaic import gpu as mgpu
+
+
+    def test_int8():
+      kernels.tile_mma(jnp.int8, jnp.float32)
+
+
+    def own(acc, a, b):
+      return mgpu.mma(acc, a, b)
+"""
+
+
 @pytest.mark.parametrize("order", [("kernels.py", "ops_test.py"), ("ops_test.py", "kernels.py")])
 def test_a_checked_file_a_file_checked_after_it_reaches_is_indexed_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, order: tuple[str, str]
@@ -457,19 +474,7 @@ def test_a_checked_file_a_file_checked_after_it_reaches_is_indexed_once(
     program's the later check; the findings are the same in either order."""
     root = project(tmp_path, {
         "kernels.py": KERNELS,
-        "ops_test.py": """
-            import jax.numpy as jnp
-            import kernels
-            from jax.experimental.mosaic import gpu as mgpu
-
-
-            def test_int8():
-              kernels.tile_mma(jnp.int8, jnp.float32)
-
-
-            def own(acc, a, b):  # an MMA call of its own: the file is checked itself
-              return mgpu.mma(acc, a, b)
-        """,
+        "ops_test.py": OPS_TEST,
     })
     indexed: list[str] = []
     real_index = source_module._index_tree
@@ -496,19 +501,7 @@ def test_a_noqa_holds_on_an_index_a_program_made(
     multi_line = KERNELS.replace("return mgpu.mma(acc, a, b)", "return mgpu.mma(\n        acc, a, b)  # noqa: MMA101")
     root = project(tmp_path, {
         "kernels.py": multi_line,
-        "ops_test.py": """
-            import jax.numpy as jnp
-            import kernels
-            from jax.experimental.mosaic import gpu as mgpu
-
-
-            def test_int8():
-              kernels.tile_mma(jnp.int8, jnp.float32)
-
-
-            def own(acc, a, b):
-              return mgpu.mma(acc, a, b)
-        """,
+        "ops_test.py": OPS_TEST,
     })
     fresh_indexes(monkeypatch)
     assert where(check(root, *order)) == []
