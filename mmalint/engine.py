@@ -31,7 +31,7 @@ from mmalint.diagnostics import (
     Related,
 )
 from mmalint.fixes.plan import plan_fix
-from mmalint.lines import forget_trees
+from mmalint.lines import forget_trees, keep_regions
 
 # The text stage's names, for `source_io` and `notebook`, which still import them from here.
 from mmalint.positions import range_of
@@ -53,7 +53,7 @@ def check_text(
         # "every rule" run): what the analysis found does not depend on the rules.
         return _report(filename, settings, catalog, program, version, last[1], last[2])
     try:
-        source = _indexed_by(program, filename, text) or index_source(filename, text, keep=True)
+        source = indexed_by(program, filename, text) or index_source(filename, text, keep=True)
         reads.source(source)
     except SourceSyntaxError as exc:
         start = Location(exc.line, exc.column + 1)
@@ -77,14 +77,19 @@ def check_text(
     return _report(filename, settings, catalog, program, version, source, analysis)
 
 
-def _indexed_by(program: Program | None, filename: str, text: str) -> SourceFile | None:
+def indexed_by(program: Program | None, filename: str, text: str) -> SourceFile | None:
     """The index of this very text that this process's programs made when a file checked before
     imported it (the same blocks, the libcst trees of those they parsed, under the same name):
     `ast` does not read the file again. Its tree is not kept then: the suppressions, if the
-    file has findings, parse it themselves (`suppress._Statements`)."""
+    file has findings, parse it themselves (`suppress._Statements`); its statements' rows are,
+    so that a `noqa` is looked for in the statements that hold one, not in all the tokens."""
     real = real_path(filename) if program is not None else None
     found = indexes.indexed(real, text) if real is not None else None
-    return found if found is not None and found.filename == filename and found.text == text else None
+    if found is None or found.filename != filename or found.text != text:
+        return None
+    if found.regions is not None:
+        keep_regions(text, found.regions)  # the statements a `noqa` is looked for in
+    return found
 
 
 # The last text analysed, and what was found in it (`check_text`); `forget_analysis` drops it.

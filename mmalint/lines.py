@@ -31,8 +31,14 @@ def keep_tree(text: str, tree: object) -> None:
     _trees.append((text, tree))
     del _trees[:-_KEPT_TREES]
     if isinstance(tree, ast.Module):
-        _regions.append((text, _statement_regions(tree)))
-        del _regions[:-_KEPT_TREES]
+        keep_regions(text, statement_regions(tree))
+
+
+def keep_regions(text: str, regions: list[tuple[int, int]]) -> None:
+    """The statements' row ranges of a text whose tree is not kept (a checked file that an
+    earlier program of the process indexed: `engine.indexed_by`)."""
+    _regions.append((text, regions))
+    del _regions[:-_KEPT_TREES]
 
 
 def kept_trees() -> list[tuple[str, object]]:
@@ -68,7 +74,7 @@ def first_row(stmt: ast.stmt) -> int:
     return min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", None) or [])])
 
 
-def _statement_regions(tree: ast.Module) -> list[tuple[int, int]]:
+def statement_regions(tree: ast.Module) -> list[tuple[int, int]]:
     found: list[tuple[int, int]] = []
     for stmt in tree.body:
         start, end = first_row(stmt), stmt.end_lineno or stmt.lineno

@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import _kernels as k
+import pytest
 from _mmalint_cli import run_cli
 
+from mmalint import suppress
 from mmalint.pipeline.file import LintOptions, lint_text
 from mmalint.settings import Settings
 from mmalint.suppress import noqa_edit, parse_directives, statement_rows
@@ -185,3 +187,22 @@ def test_cli_report_unused_noqa(tmp_path: Path) -> None:
     assert f"{path}:15:13: MMA001 [*] Unused `noqa` directive (unused: `MMA105`)" in result.stdout
     fixed = run_cli("check", "--target-jax", "0.12", "--report-unused-noqa", "--fix", str(path))
     assert fixed.returncode == 0 and "noqa" not in path.read_text()
+
+
+def test_noqa_in_a_file_with_newer_syntax_is_read_from_its_statement(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file with syntax newer than this Python's (PEP 695, read by blanking its type
+    parameters: the statements stay at their rows) has its noqa comments read from the tokens
+    of the statements that hold one, not from all of its tokens."""
+    newer = "def first[T](items: list[T]) -> T:\n  return items[0]  # noqa\n\n\n" + k.PALLAS_SWAPPED
+    rows = SWAP_ROWS[0] + 4
+    whole: list[int] = []
+    real_comments = suppress._comments
+
+    def counting(text: str) -> object:
+        whole.append(len(text))
+        return real_comments(text)
+
+    monkeypatch.setattr(suppress, "_comments", counting)
+    assert _codes(newer) == ["MMA105"]
+    assert _codes(_on_row(newer, rows + 1, "# noqa: MMA105")) == []
+    assert whole == []

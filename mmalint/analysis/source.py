@@ -32,7 +32,15 @@ from mmalint.analysis.cst_from_ast import (
     source_of,
 )
 from mmalint.analysis.newer_syntax import without_newer_syntax
-from mmalint.lines import BLANK_OR_COMMENT, first_row, keep_tree, kept_trees, tree_of
+from mmalint.lines import (
+    BLANK_OR_COMMENT,
+    first_row,
+    keep_regions,
+    keep_tree,
+    kept_trees,
+    statement_regions,
+    tree_of,
+)
 from mmalint.lines import split_lines as split_lines  # the rows the analysis counts
 
 BlockKind = Literal["def", "class", "stmt"]
@@ -452,6 +460,10 @@ class SourceFile:
     lines: list[str]
     blocks: list[Block]
     bindings: dict[str, list[Block]]
+    # The row ranges of the top-level statements (`lines.statement_regions`) when `ast` read the
+    # text as it is: the suppressions of a checked file whose tree was not kept tokenize only
+    # the statements that hold a `noqa` (`engine.indexed_by`).
+    regions: list[tuple[int, int]] | None = None
 
     def all_blocks(self) -> Iterator[Block]:
         for block in self.blocks:
@@ -615,7 +627,12 @@ def index_source(filename: str, text: str, newer_syntax: bool = True, keep: bool
         if newer_syntax:
             erased = without_newer_syntax(text)
             if erased is not None:
-                return _index_tree(filename, text, erased)
+                # Its statements are at their rows: a `noqa` is looked for in those holding one.
+                source = _index_tree(filename, text, erased)
+                source.regions = statement_regions(erased)
+                if keep:
+                    keep_regions(text, source.regions)
+                return source
         fallback = _index_with_libcst(filename, text) if newer_syntax and _shallow_tokens(text) else None
         if fallback is not None:
             return fallback
@@ -626,7 +643,9 @@ def index_source(filename: str, text: str, newer_syntax: bool = True, keep: bool
         raise SourceSyntaxError(str(exc), 1, 0) from None
     if keep:
         keep_tree(text, tree)
-    return _index_tree(filename, text, tree)
+    source = _index_tree(filename, text, tree)
+    source.regions = statement_regions(tree)
+    return source
 
 
 # A text that differs from one kept (`lines.keep_tree`) in at most this many rows, none added or

@@ -15,7 +15,7 @@ from mmalint.analysis import Program, ProgramSpec
 from mmalint.analysis.budget import check_superseded
 from mmalint.catalog import Catalog, load_catalog
 from mmalint.diagnostics import Diagnostic
-from mmalint.engine import FileReport, check_text, forget_analysis
+from mmalint.engine import FileReport, check_text, forget_analysis, indexed_by
 from mmalint.fixes.verify import verify_fixes
 from mmalint.pipeline.options import LintOptions
 from mmalint.pipeline.reach import program_for, worth_checking
@@ -84,6 +84,7 @@ def _lint_text(
         if other_text is None:
             diagnostics.extend(found)
             continue
+        indexed_by(program, other, other_text)  # its statements' rows, where its noqa comments are
         other_noqa = NoqaOptions(enabled=functools.partial(_enabled, settings, other), ignore=options.ignore_noqa)
         diagnostics.extend(apply_suppressions(other, found, other_text, catalog, other_noqa))
     # `unfixable` rules keep their findings, without the fix (ruff drops it the same way), so

@@ -82,7 +82,7 @@ def test_what_is_read_or_impure_stays() -> None:
 
 
 def test_an_index_without_its_tree_still_leaves_dead_rows_out(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A program's index keeps no `ast` tree, and a check may take it over (`engine._indexed_by`):
+    # A program's index keeps no `ast` tree, and a check may take it over (`engine.indexed_by`):
     # the block's parse reads the module's rows again rather than parsing the whole function.
     monkeypatch.setattr(S, "ELIDE_FROM_ROWS", 3)
     S._PARSED.clear()
