@@ -163,12 +163,11 @@ class Block:
         if self.kind != "def" or self.end_line - self.start_line < ELIDE_FROM_ROWS:
             return None
         tree = tree_of(self.source.text)
-        if not isinstance(tree, ast.Module):
-            # An index whose tree was not kept (a program's, which a check may take over): the
-            # module's rows are parsed again, still far cheaper than the block's own whole.
-            tree = _ast_tree(self.source.text)
-        node = _def_at(tree, self) if isinstance(tree, ast.Module) else None
-        dead = _dead_rows(node) if node is not None else None
+        if isinstance(tree, ast.Module):
+            node = _def_at(tree, self)
+            dead = _dead_rows(node) if node is not None else None
+        else:
+            dead = self.source.dead_rows_of(self)
         if not dead:
             return None
         rows = [row for row in range(self.start_line, self.end_line + 1) if row not in dead]
@@ -464,11 +463,27 @@ class SourceFile:
     # text as it is: the suppressions of a checked file whose tree was not kept tokenize only
     # the statements that hold a `noqa` (`engine.indexed_by`).
     regions: list[tuple[int, int]] | None = None
+    # The dead rows of each def of more than `ELIDE_FROM_ROWS` rows (`Block._without_dead_rows`),
+    # by the block's id, when the text's tree was not kept: the module's rows parsed once for all.
+    _dead: dict[int, set[int] | None] | None = field(default=None, repr=False)
 
     def all_blocks(self) -> Iterator[Block]:
         for block in self.blocks:
             yield block
             yield from block.members
+
+    def dead_rows_of(self, block: Block) -> set[int] | None:
+        """`_dead_rows` of a def block of more than `ELIDE_FROM_ROWS` rows, for an index whose
+        tree was not kept (a program's, which a check may take over): the module's rows are
+        parsed again, once for all such defs, still far cheaper than a block's own whole."""
+        if self._dead is None:
+            self._dead = {}
+            tree = _ast_tree(self.text)
+            for each in self.all_blocks() if tree is not None else ():
+                if each.kind == "def" and each.end_line - each.start_line >= ELIDE_FROM_ROWS:
+                    node = _def_at(tree, each)
+                    self._dead[id(each)] = _dead_rows(node) if node is not None else None
+        return self._dead.get(id(block))
 
 
 # Indentation up to its last form feed: Python's tokenizer starts counting the indentation

@@ -93,3 +93,30 @@ def test_an_index_without_its_tree_still_leaves_dead_rows_out(monkeypatch: pytes
     statements = block.statements()
     assert block._rows is not None and len(block._rows) < block.end_line - block.start_line + 1
     assert len(statements) == 1
+
+
+def test_an_index_without_its_tree_parses_its_module_once_for_all_its_large_defs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Two generated functions in a module a program indexed: their dead rows come from one
+    # parse of the module's rows, not one each (each is a parse of the whole file).
+    monkeypatch.setattr(S, "ELIDE_FROM_ROWS", 3)
+    S._PARSED.clear()
+    body = DEAD.replace("_dead", "  _dead") + "  return a\n"
+    text = "import jax\n\n\ndef f(a):\n" + body + "\n\nclass C:\n  def g(self, a):\n" + body.replace("  ", "    ")
+    source = S.index_source("two_generated.py", text)
+    parsed: list[int] = []
+    real_ast_tree = S._ast_tree
+
+    def counting(module_text: str) -> object:
+        if module_text == text:
+            parsed.append(len(module_text))
+        return real_ast_tree(module_text)
+
+    monkeypatch.setattr(S, "_ast_tree", counting)
+    f, g = source.blocks[-2], source.blocks[-1].members[0]
+    assert (f.kind, f.name, g.kind, g.name) == ("def", "f", "def", "g")
+    for block in (f, g):
+        assert len(block.statements()) == 1
+        assert block._rows is not None and len(block._rows) < block.end_line - block.start_line + 1
+    assert len(parsed) == 1
