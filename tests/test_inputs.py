@@ -18,6 +18,7 @@ import pytest
 from mmalint.discover import discover
 from mmalint.inputs import UnreadableInput, read_regular
 from mmalint.pipeline import files as runner
+from mmalint.runtime import BATCH_THRESHOLDS
 from mmalint.settings import Settings
 
 REPO = Path(__file__).resolve().parent.parent
@@ -210,3 +211,34 @@ def test_python_warnings_about_the_checked_code_stay_quiet(tmp_path: Path) -> No
     out = subprocess.run([MMALINT, "check", "k.py"], cwd=tmp_path, capture_output=True,
                          text=True, timeout=60, env={**os.environ, "PYTHONWARNINGS": "default"})
     assert out.returncode in (0, 1) and "Warning" not in out.stderr, out.stderr
+
+
+def test_a_run_where_no_process_can_start_checks_its_files_here_as_one_batch(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A sandbox without processes: the files run in this process, with the collector of a
+    # batch (`runtime.batch_gc`), as a `-j 1` run's are; afterwards it is as it was.
+    import gc
+    from concurrent.futures import ProcessPoolExecutor
+
+    for name in ("a.py", "b.py", "c.py", "d.py"):
+        shutil.copy(GOOD, tmp_path / name)
+
+    def no_processes(self: ProcessPoolExecutor, *args: object, **kwargs: object) -> None:
+        raise OSError("no processes in this sandbox")
+
+    thresholds: list[tuple[int, int, int]] = []
+    real_work = runner.work
+
+    def recording(item: runner.Job) -> runner.FileOutcome:
+        thresholds.append(gc.get_threshold())
+        return real_work(item)
+
+    monkeypatch.setattr(ProcessPoolExecutor, "__init__", no_processes)
+    monkeypatch.setattr(runner, "work", recording)
+    before = gc.get_threshold()
+    result = runner.run(list(discover([str(tmp_path)], (), [])), Settings(), jobs=2)
+    assert all(any(d.code == "MMA101" for d in r.diagnostics) for r in result.reports)
+    assert len(result.reports) == len(thresholds) == 4
+    if gc.isenabled():
+        assert set(thresholds) == {BATCH_THRESHOLDS}
+    assert gc.get_threshold() == before

@@ -216,10 +216,11 @@ def _in_pool(
     except (OSError, RuntimeError):  # no processes here (a sandbox): run them in this one
         if not started:
             meanwhile()
-        for i, item in enumerate(items):
-            if not finished[i]:
-                finished[i] = True
-                done(i, work(item))
+        with batch_gc():  # a batch in this process, as `-j 1` runs one
+            for i, item in enumerate(items):
+                if not finished[i]:
+                    finished[i] = True
+                    done(i, work(item))
         return
     for i, item in enumerate(items):
         if not finished[i]:
