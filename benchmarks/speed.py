@@ -14,6 +14,10 @@ import time of a warm run (`-X importtime`: the modules it loads, whether libcst
 With `--floor` too, each round also runs mmalint cold with the interpreter's roots not run
 (`Roots.run_roots` a no-op, in a child of its own: no finding, everything else as it is): the
 part of a cold run no speed-up of the interpreter can remove, as `ratio_floor_to_ruff`.
+With `--largest N` too, each round also runs mmalint cold on each of the N largest files the
+prefilter passes, alone (in the same tree: each reads what it reads in the whole run); the
+slowest of them is `ratio_largest_to_ruff`: a file's check runs in one process, so no schedule of
+the whole run over any number of workers ends before that one file's check does.
 Alternating keeps a busy machine's slow moments from landing on one side only. The paths may
 be files: run from a project's root with the files a commit changed, it measures pre-commit. The children run
 without $PYTHONDONTWRITEBYTECODE, as an installed mmalint has its bytecode compiled.
@@ -46,11 +50,13 @@ def main() -> int:
     parser.add_argument("--vs-ruff", action="store_true", help="the result cache, warm and cold, against ruff")
     parser.add_argument("--floor", action="store_true",
                         help="with --vs-ruff: also a cold run whose interpreter runs no root")
+    parser.add_argument("--largest", type=int, default=0, metavar="N",
+                        help="with --vs-ruff: also a cold run of each of the N largest files the prefilter passes, alone")
     args = parser.parse_args()
-    if args.floor and not args.vs_ruff:
-        parser.error("--floor goes with --vs-ruff")
+    if (args.floor or args.largest) and not args.vs_ruff:
+        parser.error("--floor and --largest go with --vs-ruff")
     if args.vs_ruff:
-        return vs_ruff(args.path, args.runs, args.target_jax, args.floor)
+        return vs_ruff(args.path, args.runs, args.target_jax, args.floor, args.largest)
     if len(args.path) != 1:
         parser.error("one DIR, unless --vs-ruff")
     args.path = args.path[0]
@@ -112,7 +118,22 @@ _FLOOR = (
 )
 
 
-def vs_ruff(paths: list[str], rounds: int, target_jax: str, floor: bool = False) -> int:
+def largest_checked(paths: list[str], count: int = 1) -> list[Path]:
+    """The `count` largest Python files under `paths` that the prefilter passes (what a run
+    checks), the largest first."""
+    files = [Path(p) for p in paths if Path(p).is_file()]
+    files += [f for p in paths if Path(p).is_dir() for f in Path(p).rglob("*.py")]
+    sized = sorted(((f.stat().st_size, str(f)) for f in files), reverse=True)
+    found: list[Path] = []
+    for _, name in sized:
+        if len(found) == count:
+            break
+        if worth_running(Path(name).read_bytes()):
+            found.append(Path(name))
+    return found
+
+
+def vs_ruff(paths: list[str], rounds: int, target_jax: str, floor: bool = False, largest: int = 0) -> int:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     ruff = [_ruff(), "check", "--isolated", "--no-cache", "--select", "E,F", *paths]
     with tempfile.TemporaryDirectory(prefix="mmalint-speed-") as cache_dir:
@@ -121,10 +142,13 @@ def vs_ruff(paths: list[str], rounds: int, target_jax: str, floor: bool = False)
         cold = [*check, "--no-cache", *paths]
         warm = [*check, "--cache-dir", cache_dir, *paths]
         without_roots = [sys.executable, "-c", _FLOOR, *arguments, "--no-cache", *paths]
+        biggest = largest_checked(paths, largest) if largest else []
         first = _timed(warm, env)
         times: dict[str, list[float]] = {"ruff": [], "mmalint_cold": [], "mmalint_warm": []}
         if floor:
             times["mmalint_floor"] = []
+        for name in biggest:
+            times[f"alone {name}"] = []
         for _ in range(rounds):
             times["ruff"].append(_timed(ruff, env))
             times["mmalint_cold"].append(_timed(cold, env))
@@ -132,6 +156,8 @@ def vs_ruff(paths: list[str], rounds: int, target_jax: str, floor: bool = False)
             times["mmalint_warm"].append(_timed(warm, env))
             if floor:
                 times["mmalint_floor"].append(_timed(without_roots, env))
+            for name in biggest:
+                times[f"alone {name}"].append(_timed([*check, "--no-cache", str(name)], env))
         imports = subprocess.run([sys.executable, "-X", "importtime", *warm[1:]],
                                  capture_output=True, text=True, check=False, env=env).stderr
     modules = [line.rsplit("|", 1)[-1].strip() for line in imports.splitlines() if line.startswith("import time:")][1:]
@@ -151,6 +177,8 @@ def vs_ruff(paths: list[str], rounds: int, target_jax: str, floor: bool = False)
         "ratio_cold_to_ruff": round(median["mmalint_cold"] / median["ruff"], 2),
         "ratio_cold_to_warm": round(median["mmalint_cold"] / median["mmalint_warm"], 1),
         **({"ratio_floor_to_ruff": round(median["mmalint_floor"] / median["ruff"], 2)} if floor else {}),
+        **({"ratio_largest_to_ruff": round(max(median[f"alone {name}"] for name in biggest) / median["ruff"], 2)}
+           if biggest else {}),
         "warm_imports": {"modules": len(modules), "self_total_ms": round(self_us / 1000, 1),
                          "libcst": any(m.split(".")[0] == "libcst" for m in modules),
                          "analysis": any(m.startswith("mmalint.analysis") for m in modules)},

@@ -48,3 +48,21 @@ def test_speeds_floor_runs_the_command_without_its_roots() -> None:
                            check=True, timeout=300)
     assert json.loads(floor.stdout) == []
     assert len(json.loads(whole.stdout)) > 10
+
+
+def test_speeds_largest_is_the_largest_file_a_run_checks(tmp_path: Path) -> None:
+    # `speed.py --largest N` times the largest files the prefilter passes: a larger file without
+    # an MMA word (which the run skips) is not it.
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from speed import largest_checked
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "big_plain.py").write_text("x = 1\n" * 1000)
+    (tmp_path / "sub" / "kernel.py").write_text("from jax.experimental.mosaic import gpu as mgpu\nmgpu.mma\n" + "# pad\n" * 50)
+    (tmp_path / "small.py").write_text("from jax.experimental.mosaic import gpu as mgpu\nmgpu.wgmma\n")
+    assert largest_checked([str(tmp_path)]) == [tmp_path / "sub" / "kernel.py"]
+    assert largest_checked([str(tmp_path)], 3) == [tmp_path / "sub" / "kernel.py", tmp_path / "small.py"]
+    assert largest_checked([str(tmp_path / "small.py"), str(tmp_path / "big_plain.py")]) == [tmp_path / "small.py"]
+    assert largest_checked([str(tmp_path / "big_plain.py")]) == []
