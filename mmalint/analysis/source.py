@@ -479,7 +479,9 @@ class SourceFile:
         if self._dead is None:
             self._dead = {}
             tree = _ast_tree(self.text)
-            for each in self.all_blocks() if tree is not None else ():
+            if tree is None:
+                return None
+            for each in self.all_blocks():
                 if each.kind == "def" and each.end_line - each.start_line >= ELIDE_FROM_ROWS:
                     node = _def_at(tree, each)
                     self._dead[id(each)] = _dead_rows(node) if node is not None else None
