@@ -518,7 +518,7 @@ def test_a_noqa_on_an_index_a_program_made_is_read_from_its_statement(
     """The noqa comments of a file whose `ast` tree is not kept (checked on a program's index,
     or reached from the checked file, which reports the finding in it) are read from the
     tokens of the statements that hold one, as a kept tree's are: the index knows their rows.
-    Tokenizing the whole text instead took 0.09 s over jax's tree."""
+    On jax's tree the suppressions took 0.076 s that way, 0.019 s this way."""
     multi_line = KERNELS.replace("return mgpu.mma(acc, a, b)", "return mgpu.mma(\n        acc, a, b)  # noqa: MMA101")
     root = project(tmp_path, {
         "kernels.py": multi_line + textwrap.indent(
