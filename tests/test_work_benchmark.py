@@ -66,3 +66,19 @@ def test_speeds_largest_is_the_largest_file_a_run_checks(tmp_path: Path) -> None
     assert largest_checked([str(tmp_path)], 3) == [tmp_path / "sub" / "kernel.py", tmp_path / "small.py"]
     assert largest_checked([str(tmp_path / "small.py"), str(tmp_path / "big_plain.py")]) == [tmp_path / "small.py"]
     assert largest_checked([str(tmp_path / "big_plain.py")]) == []
+
+
+def test_root_partition_finds_each_examples_roots_independent() -> None:
+    # `benchmarks/root_partition.py`: each function root run apart from the others (before it,
+    # it alone, after it: three interpreters) gives the report of one run of them all. A change
+    # that made roots share what a root run alone would miss fails here first.
+    files = ["examples/pallas_quant_sweep.py", "examples/pallas_kloop_arg_order.py"]
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "root_partition.py"), "--target-jax", "0.12", *files],
+        cwd=ROOT, capture_output=True, text=True, check=True, timeout=300,
+    )
+    found = json.loads(out.stdout)
+    assert sorted(found) == sorted(files)
+    for result in found.values():
+        assert result["function_roots"] > 0 and result["diagnostics"] > 0
+        assert result["same"] == result["function_roots"] and result["differ"] == []
