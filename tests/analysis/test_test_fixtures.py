@@ -7,6 +7,8 @@ arrays (and so M, N, K) come from there.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from _analysis_lint import check, lint, only
 
@@ -90,3 +92,99 @@ def test_unknown_sizes_stay_unknown(make_b: str) -> None:
     code = _raw(acc_n="k", make_b=make_b)
     assert lint(code).diagnostics == ()
 
+
+
+# A sweep of three worlds whose setUp decides the accumulator's type: each world's finding (f16
+# accumulator for bf16 operands, MMA102) needs what setUp stored on `self`.
+SWEEP = '''
+import jax
+import jax.numpy as jnp
+import numpy as np
+from absl.testing import parameterized
+from jax.experimental.mosaic import gpu as mgpu
+from jax.experimental.mosaic.gpu import utils
+from jaxlib.mlir import ir
+
+
+class Helper:
+  pass
+
+
+class Conf:
+  ACC = ir.F16Type.get()
+
+
+class MmaTest(parameterized.TestCase):
+  ACC = ir.F16Type.get()
+
+  def setUp(self):
+    super().setUp()
+    {setup}
+
+  @parameterized.parameters(64, 128, 256)
+  def test_mma(self, n):
+    {body}
+    m, k = 128, 128
+    dtype = jnp.bfloat16
+
+    def kernel(ctx, a_ref, b_ref, out_ref, _):
+      layouts = mgpu.MMALayouts(utils.dtype_to_ir_type(dtype))
+      a = mgpu.FragmentedArray.load_untiled(a_ref, layout=layouts.lhs, optimized=False)
+      b = mgpu.FragmentedArray.load_untiled(
+          utils.memref_transpose(b_ref, (1, 0)), layout=layouts.rhs, optimized=False)
+      acc = mgpu.FragmentedArray.splat(utils.c(0.0, self.acc_type), (m, n), layout=layouts.acc)
+      mgpu.mma(acc, a, b).store_untiled(out_ref, optimized=False)
+
+    a = np.ones((m, k)).astype(dtype)
+    b = np.ones((n, k)).astype(dtype)
+    expected = np.zeros((m, n), np.float32)
+    mgpu.as_gpu_kernel(kernel, (1, 1, 1), (128, 1, 1), (a, b), expected, ())(a, b)
+'''
+
+
+def _set_up_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many times the interpreter runs the snippet's `setUp` (one entry per run)."""
+    from mmalint.analysis.interpreter import calls as calls_module
+
+    runs: list[int] = []
+    real = calls_module.Calls.call_function
+
+    def counting(self: Any, func: Any, *args: Any, **kwargs: Any) -> Any:
+        if func.qualname == "setUp":
+            runs.append(1)
+        return real(self, func, *args, **kwargs)
+
+    monkeypatch.setattr(calls_module.Calls, "call_function", counting)
+    return runs
+
+
+def _worlds(setup: str, body: str = "pass") -> list[str]:
+    """The worlds the f16 accumulator's MMA102 holds in."""
+    diag = only(check(SWEEP.format(setup=setup, body=body), ["MMA102"]), "MMA102")
+    assert diag["call"]["acc"]["element_type"] == "f16"
+    return [world["n"] for world in diag["worlds"]]
+
+
+def test_a_setup_decided_by_the_object_alone_runs_once_for_all_worlds(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The later worlds' objects are given what the first world's setUp stored.
+    runs = _set_up_runs(monkeypatch)
+    assert _worlds("self.acc_type = ir.F16Type.get()") == ["64", "128", "256"]
+    assert len(runs) == 1
+    runs.clear()
+    assert _worlds("self.acc_type = Conf.ACC") == ["64", "128", "256"]  # a class's attribute
+    assert len(runs) == 1
+
+
+def test_a_setup_that_stores_an_object_runs_in_every_world(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An object is mutable (a world could change it): each world's setUp makes its own.
+    runs = _set_up_runs(monkeypatch)
+    assert _worlds("self.helper = Helper()\n    self.acc_type = ir.F16Type.get()") == ["64", "128", "256"]
+    assert len(runs) == 3
+
+
+def test_a_setup_reads_a_class_attribute_anew_once_a_world_stored_into_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The first world stores into the class: its attribute is unknown from then on, so the
+    # later worlds' setUp reads it again rather than take the first world's f16.
+    runs = _set_up_runs(monkeypatch)
+    assert _worlds("self.acc_type = Conf.ACC", "c = Conf\n    c.ACC = ir.F32Type.get()") == ["64"]
+    assert len(runs) == 3

@@ -153,6 +153,8 @@ class Classes(Machine):
         jax modules (monkeypatching) are ignored."""
         self.effects += 1
         if isinstance(owner, Instance):
+            for trace in self._traces:
+                trace.stored(owner)
             if attr is None:
                 owner.attrs.clear()
                 owner.attrs["__unknown__"] = UNKNOWN

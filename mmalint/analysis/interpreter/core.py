@@ -157,6 +157,7 @@ class Machine(ABC):
         # since the innermost remembered call began.
         self._replays: dict[Hashable, Replay] = {}
         self.unrepeatable = 0
+        self.records_tried = 0  # calls and uses recorded, new or not (`roots._set_up`)
         self._traces: list[Trace] = []  # of the remembered calls under way, innermost last
         self._class_epoch = 0  # stores into a class's attributes so far
         self._cheap: set[cst.CSTNode] = set()  # functions not worth remembering (`replays.MIN_STEPS`)
@@ -296,6 +297,7 @@ class Machine(ABC):
 
     def record(self, site: MmaSite) -> None:
         self.unrepeatable += 1  # in another world, or from another file, it may be new
+        self.records_tried += 1
         if self._elsewhere(site.origin.block):
             return
         origins = tuple(id(o.node) if o is not None else None for o in site.arg_origins)
@@ -304,6 +306,7 @@ class Machine(ABC):
 
     def record_use(self, use: ApiUse) -> None:
         self.unrepeatable += 1
+        self.records_tried += 1
         if self._elsewhere(use.origin.block):
             return
         keywords = tuple((k, id(o.node) if o is not None else None) for k, o in use.keywords)

@@ -84,10 +84,19 @@ class Trace:
     made: set[Instance] = field(default_factory=set)  # objects made during it
     tainted: bool = False  # it read an attribute of an object made before it
     classes_read: bool = False  # it read a class's attribute (a store into one changes it)
+    # The object a test's setUp is given (`roots._set_up`), by its attributes (a value read
+    # from a name is a copy that shares them): reading it does not taint; stores into it are
+    # counted.
+    given: dict[str, Value] | None = None
+    stores_into_given: int = 0
 
     def read_object(self, obj: Instance) -> None:
-        if obj not in self.made:
+        if obj not in self.made and obj.attrs is not self.given:
             self.tainted = True
+
+    def stored(self, obj: Instance) -> None:
+        if obj.attrs is self.given:
+            self.stores_into_given += 1
 
     def called(self, node: cst.CSTNode, complete: bool) -> None:
         if self.overflowed:

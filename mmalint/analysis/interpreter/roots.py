@@ -6,12 +6,14 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from contextlib import suppress
+from dataclasses import dataclass
 
 import libcst as cst
 
 from mmalint.analysis.budget import BudgetExceeded, Window
 from mmalint.analysis.calls import Context, WorldBinding
 from mmalint.analysis.host import Args, Diverges
+from mmalint.analysis.interpreter import replays
 from mmalint.analysis.interpreter.core import (
     GAVE_UP,
     Frame,
@@ -25,6 +27,17 @@ from mmalint.analysis.values import (
     Value,
 )
 from mmalint.analysis.worlds import worlds_for
+
+
+@dataclass(frozen=True)
+class SetUp:
+    """What a test's setUp gave its object (`Roots._set_up`), for the test's later worlds."""
+
+    epoch: int  # `Machine._class_epoch` when it ran
+    attrs: dict[str, Value]  # facts only
+    # The function nodes it called with every argument known (nodes, not their ids: kept
+    # alive, no id is ever another's).
+    invoked: frozenset[cst.CSTNode]
 
 
 class Roots(Machine):
@@ -107,6 +120,7 @@ class Roots(Machine):
             ]
         is_test = cls is not None and node.name.value.startswith("test")
         root_window = self.budget.window
+        set_ups: dict[int, SetUp] = {}  # by the receiver class's id: what its setUp gave
         for (receiver, class_binding), world in itertools.product(receivers, worlds):
             positional: list[Value] = []
             instance: Instance | None = None
@@ -130,7 +144,7 @@ class Roots(Machine):
                 if is_test and instance is not None:
                     # unittest runs setUp on the test's object first: what it stores on `self`
                     # (`self.prng`, dtypes, shapes) is what the test reads; a skip there ends it.
-                    self._set_up(instance, node)
+                    self._set_up(instance, node, set_ups)
                 self.call_function(func, args, node, root=True)
                 self._run_uninvoked()
             except Diverges:
@@ -144,10 +158,40 @@ class Roots(Machine):
                 self.context = Context()
                 self._stack = []
 
-    def _set_up(self, instance: Instance, node: cst.CSTNode) -> None:
+    def _set_up(self, instance: Instance, node: cst.CSTNode, kept: dict[int, SetUp]) -> None:
+        """unittest's setUp on the test's fresh object. Each world of a test runs the same
+        setUp on an object of the same class, so once a run of it was decided by the object
+        alone (it tried to record nothing, left nothing pending, stored into nothing but the
+        object, read no other object, and stored only facts), a later world's object is given
+        what it stored, and the functions it called count as called, unless a class's
+        attributes were stored into since. jax's tree: 1,128 runs of setUp -> 187, 31,339
+        steps fewer (3.8%), the same findings."""
         set_up = self.class_attr(instance.cls, "setUp")
-        if isinstance(set_up, Func):
+        if not isinstance(set_up, Func):
+            return
+        found = kept.get(id(instance.cls))
+        if found is not None and found.epoch == self._class_epoch:
+            instance.attrs.update(found.attrs)
+            self._invoked.update(id(called) for called in found.invoked)
+            return
+        records, effects, defined, epoch = self.records_tried, self.effects, len(self._defined), self._class_epoch
+        trace = replays.Trace(given=instance.attrs)
+        self._traces.append(trace)
+        try:
             self.call_function(set_up, Args([instance], {}, [None], {}, True), node)
+        finally:
+            self._traces.pop()
+            if self._traces:
+                self._traces[-1].absorb(trace)
+        if (
+            self.records_tried == records
+            and self.effects - effects == trace.stores_into_given
+            and len(self._defined) == defined
+            and self._class_epoch == epoch
+            and not (trace.tainted or trace.overflowed or trace.pended)
+            and all(replays.replayable_result(value) for value in instance.attrs.values())
+        ):
+            kept[id(instance.cls)] = SetUp(epoch, dict(instance.attrs), frozenset(trace.invoked))
 
     def _subclasses_inheriting(self, cls: ClassVal, method: str) -> list[ClassVal]:
         found = []
