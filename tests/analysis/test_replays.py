@@ -250,3 +250,55 @@ def _records(code: str) -> list[tuple[object, ...]]:
         (type(r).__name__, r.origin.span().start.line, tuple((b.name, b.label) for b in r.context.world))
         for r in (*interp.sites, *interp.uses)
     )
+
+
+def _method_runs(code: str, name: str) -> int:
+    """How many times a run of `code` runs the function `name`."""
+    calls: list[object] = []
+    original = calls_module.Calls._run_function
+
+    def counting(self, func, args, root):  # type: ignore[no-untyped-def]
+        calls.append(getattr(func.node, "name", None) and func.node.name.value)
+        return original(self, func, args, root)
+
+    calls_module.Calls._run_function = counting  # type: ignore[method-assign]
+    try:
+        _run(code)
+    finally:
+        calls_module.Calls._run_function = original  # type: ignore[method-assign]
+    return calls.count(name)
+
+
+# A test class whose helper method decides the accumulator's dtype (`{body}` reads `t`).
+METHOD = '''
+  def acc_type(self, t):
+    pad = ((t, t, t, t), (t, t, t, t), (t, t, t, t), (t, t, t, t))  # worth remembering
+    {body}
+'''
+
+
+@pytest.mark.parametrize(
+    ("body", "runs"),
+    [
+        ("return pad[0][0]", 1),  # never reads `self`: one run for the three worlds
+        ("return self.ACC if False else pad[0][0]", 3),  # reads it
+        ("return super().acc_type(t) if False else pad[0][0]", 3),  # reads it through super()
+        ("return locals()['t']", 3),  # may read it through locals()
+    ],
+)
+def test_a_method_that_never_reads_its_object_is_replayed_across_worlds(body: str, runs: int) -> None:
+    code = HEADER + "\n\nclass MmaTest(parameterized.TestCase):\n  ACC = jnp.float32\n" + METHOD.format(body=body) + (
+        TEST.format(name="a", m_warps="(1, 2, 4)", acc="self.acc_type(jnp.float32)", mma=MMA))
+    assert _method_runs(code, "acc_type") == runs
+    if runs == 1:
+        # ... and each world still finds the float32 accumulator.
+        diag = only(check(code, ["MMA101", "MMA302"]), "MMA101")
+        assert len(diag["worlds"]) == 3
+
+
+def test_a_method_word_in_a_docstring_counts_as_a_read() -> None:
+    # The scan is of the block's words: `self` in the docstring is taken for a read.
+    body = '"""Uses self."""\n    return pad[0][0]'
+    code = HEADER + "\n\nclass MmaTest(parameterized.TestCase):\n" + METHOD.format(body=body) + (
+        TEST.format(name="a", m_warps="(1, 2, 4)", acc="self.acc_type(jnp.float32)", mma=MMA))
+    assert _method_runs(code, "acc_type") == 3

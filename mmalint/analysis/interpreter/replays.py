@@ -11,7 +11,9 @@ call that tried to record nothing is decided by the rest:
   the same at any time (a global rebound anywhere is unknown: `core._mutated_globals`); a
   nested function's frame may change between two calls;
 - its arguments, by their facts *and* by where each fact (nested ones too) was decided, so a
-  result that passes an argument's dtype on says where the caller's came from;
+  result that passes an argument's dtype on says where the caller's came from; a method's
+  object (compared by identity) is left out where the method never names it (`first_unread`:
+  jax's `default_transforms(self, *, swizzle, dtype)`, 493 calls);
 - the context less the world: Pallas semantics, inside a kernel, an expected failure, and
   whether a branch not certain to run is under way (stores there are not facts).
 
@@ -37,13 +39,16 @@ leaves a function pending runs, and ends on its budget, as before).
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+import re
+import weakref
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
 import libcst as cst
 
 from mmalint.analysis.calls import Context
 from mmalint.analysis.host import Args
+from mmalint.analysis.source import Block
 from mmalint.analysis.values import (
     BoundMethod,
     ClassVal,
@@ -166,7 +171,10 @@ def key(func: Func, args: Args, context: Context, uncertain: bool) -> Hashable |
     if closure is None or not closure.is_module:
         return None
     facts: list[object] = []
-    parts = (func.defaults, args.positional, sorted(args.keywords.items()),
+    positional: Sequence[object] = args.positional
+    if positional and isinstance(positional[0], _IDENTITY) and first_unread(func):
+        positional = [None, *positional[1:]]  # `self` of a method that never reads it
+    parts = (func.defaults, positional, sorted(args.keywords.items()),
              context.expected_failure, context.semantics)
     if not _facts(parts, facts, functions=True):
         return None
@@ -176,6 +184,32 @@ def key(func: Func, args: Args, context: Context, uncertain: bool) -> Hashable |
         hash(found)
     except TypeError:
         return None
+    return found
+
+
+# Words through which a function may read its first parameter without naming it.
+_READS_ARGUMENTS = re.compile(r"\b(?:super|__class__|locals|vars|eval|exec)\b")
+# By def block: a fact of its text (whichever parse of it the call's node is from).
+_FIRST_UNREAD: weakref.WeakKeyDictionary[Block, bool] = weakref.WeakKeyDictionary()
+
+
+def first_unread(func: Func) -> bool:
+    """Whether a function that is its own block (a top-level def or a class's member) never
+    reads its first parameter: the name is a word of the block's text once (the parameter
+    itself), and nothing there reads parameters without naming them (`super()`, `locals()`)."""
+    node, block = func.node, func.block
+    if not isinstance(node, cst.FunctionDef) or block.kind != "def" or block.name != node.name.value:
+        return False
+    found = _FIRST_UNREAD.get(block)
+    if found is None:
+        params = [*node.params.posonly_params, *node.params.params]
+        text = block.text
+        found = _FIRST_UNREAD[block] = (
+            bool(params)
+            and len(re.findall(rf"\bdef\s+{re.escape(block.name)}\b", text)) == 1  # no def of its name in it
+            and not _READS_ARGUMENTS.search(text)
+            and len(re.findall(rf"\b{re.escape(params[0].name.value)}\b", text)) == 1
+        )
     return found
 
 
