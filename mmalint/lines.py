@@ -27,11 +27,12 @@ _regions: list[tuple[str, list[tuple[int, int]]]] = []
 _KEPT_TREES = 4
 
 
-def keep_tree(text: str, tree: object) -> None:
+def keep_tree(text: str, tree: object, regions: list[tuple[int, int]] | None = None) -> None:
+    """Keep a text's tree, and its statements' rows (`regions`, when the caller has them)."""
     _trees.append((text, tree))
     del _trees[:-_KEPT_TREES]
     if isinstance(tree, ast.Module):
-        keep_regions(text, statement_regions(tree))
+        keep_regions(text, regions if regions is not None else statement_regions(tree))
 
 
 def keep_regions(text: str, regions: list[tuple[int, int]]) -> None:

@@ -460,8 +460,8 @@ class SourceFile:
     blocks: list[Block]
     bindings: dict[str, list[Block]]
     # The row ranges of the top-level statements (`lines.statement_regions`) when `ast` read the
-    # text as it is: the suppressions of a checked file whose tree was not kept tokenize only
-    # the statements that hold a `noqa` (`engine.indexed_by`).
+    # text (as it is, or its newer syntax blanked): the suppressions of a checked file whose
+    # tree was not kept tokenize only the statements that hold a `noqa` (`engine.indexed_by`).
     regions: list[tuple[int, int]] | None = None
     # The dead rows of each def of more than `ELIDE_FROM_ROWS` rows (`Block._without_dead_rows`),
     # by the block's id, when the text's tree was not kept: the module's rows parsed once for all.
@@ -644,10 +644,8 @@ def index_source(filename: str, text: str, newer_syntax: bool = True, keep: bool
         if newer_syntax:
             erased = without_newer_syntax(text)
             if erased is not None:
-                # Its statements are at their rows: a `noqa` is looked for in those holding one.
                 source = _index_tree(filename, text, erased)
-                source.regions = statement_regions(erased)
-                if keep:
+                if keep and source.regions is not None:  # its statements are at their rows
                     keep_regions(text, source.regions)
                 return source
         fallback = _index_with_libcst(filename, text) if newer_syntax and _shallow_tokens(text) else None
@@ -658,10 +656,9 @@ def index_source(filename: str, text: str, newer_syntax: bool = True, keep: bool
         ) from None
     except (ValueError, RecursionError, MemoryError) as exc:  # e.g. NUL bytes
         raise SourceSyntaxError(str(exc), 1, 0) from None
-    if keep:
-        keep_tree(text, tree)
     source = _index_tree(filename, text, tree)
-    source.regions = statement_regions(tree)
+    if keep:
+        keep_tree(text, tree, source.regions)
     return source
 
 
@@ -713,7 +710,7 @@ def _replace_statements(old: ast.Module, lines: list[str], changed: list[int]) -
 def _index_tree(filename: str, text: str, tree: ast.Module) -> SourceFile:
     """The blocks of `text`, from its `ast` tree (rows only)."""
     lines = split_lines(text)
-    source = SourceFile(filename, text, lines, [], {})
+    source = SourceFile(filename, text, lines, [], {}, statement_regions(tree))
     previous_end = 0
     for stmt in tree.body:
         start = first_row(stmt)
