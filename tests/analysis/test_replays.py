@@ -71,18 +71,9 @@ def _pending_per_world(code: str, name: str) -> tuple[Interpreter, list[int]]:
     return interp, pending
 
 
-def test_a_helper_called_alike_in_every_world_runs_once() -> None:
-    code = _module(
-        '''
-        def acc_type(t):
-          t = ((t, t, t, t), (t, t, t, t), (t, t, t, t), (t, t, t, t))  # enough steps to be
-          return t[0][0]  # worth remembering (`replays.MIN_STEPS`)
-        ''',
-        TEST.format(name="a", m_warps="(1, 2, 4)", acc="acc_type(jnp.float32)", mma=MMA),
-    )
-    interp = _run(code)
-    assert len(interp._replays) == 1
-    calls = []
+def _runs_of(code: str, name: str) -> int:
+    """How many times a run of `code` runs the function `name`."""
+    calls: list[object] = []
     original = calls_module.Calls._run_function
 
     def counting(self, func, args, root):  # type: ignore[no-untyped-def]
@@ -94,7 +85,21 @@ def test_a_helper_called_alike_in_every_world_runs_once() -> None:
         _run(code)
     finally:
         calls_module.Calls._run_function = original  # type: ignore[method-assign]
-    assert calls.count("acc_type") == 1  # three worlds, one run
+    return calls.count(name)
+
+
+def test_a_helper_called_alike_in_every_world_runs_once() -> None:
+    code = _module(
+        '''
+        def acc_type(t):
+          t = ((t, t, t, t), (t, t, t, t), (t, t, t, t), (t, t, t, t))  # enough steps to be
+          return t[0][0]  # worth remembering (`replays.MIN_STEPS`)
+        ''',
+        TEST.format(name="a", m_warps="(1, 2, 4)", acc="acc_type(jnp.float32)", mma=MMA),
+    )
+    interp = _run(code)
+    assert len(interp._replays) == 1
+    assert _runs_of(code, "acc_type") == 1  # three worlds, one run
     # ... and each world still finds the float32 accumulator.
     diag = only(check(code, ["MMA101", "MMA302"]), "MMA101")
     assert len(diag["worlds"]) == 3
@@ -252,23 +257,6 @@ def _records(code: str) -> list[tuple[object, ...]]:
     )
 
 
-def _method_runs(code: str, name: str) -> int:
-    """How many times a run of `code` runs the function `name`."""
-    calls: list[object] = []
-    original = calls_module.Calls._run_function
-
-    def counting(self, func, args, root):  # type: ignore[no-untyped-def]
-        calls.append(getattr(func.node, "name", None) and func.node.name.value)
-        return original(self, func, args, root)
-
-    calls_module.Calls._run_function = counting  # type: ignore[method-assign]
-    try:
-        _run(code)
-    finally:
-        calls_module.Calls._run_function = original  # type: ignore[method-assign]
-    return calls.count(name)
-
-
 # A test class whose helper method decides the accumulator's dtype (`{body}` reads `t`).
 METHOD = '''
   def acc_type(self, t):
@@ -289,7 +277,7 @@ METHOD = '''
 def test_a_method_that_never_reads_its_object_is_replayed_across_worlds(body: str, runs: int) -> None:
     code = HEADER + "\n\nclass MmaTest(parameterized.TestCase):\n  ACC = jnp.float32\n" + METHOD.format(body=body) + (
         TEST.format(name="a", m_warps="(1, 2, 4)", acc="self.acc_type(jnp.float32)", mma=MMA))
-    assert _method_runs(code, "acc_type") == runs
+    assert _runs_of(code, "acc_type") == runs
     if runs == 1:
         # ... and each world still finds the float32 accumulator.
         diag = only(check(code, ["MMA101", "MMA302"]), "MMA101")
@@ -301,4 +289,4 @@ def test_a_method_word_in_a_docstring_counts_as_a_read() -> None:
     body = '"""Uses self."""\n    return pad[0][0]'
     code = HEADER + "\n\nclass MmaTest(parameterized.TestCase):\n" + METHOD.format(body=body) + (
         TEST.format(name="a", m_warps="(1, 2, 4)", acc="self.acc_type(jnp.float32)", mma=MMA))
-    assert _method_runs(code, "acc_type") == 3
+    assert _runs_of(code, "acc_type") == 3

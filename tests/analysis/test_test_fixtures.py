@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 from _analysis_lint import check, lint, only
 
-RAW = '''
+# The snippets' imports, and their test's body from the kernel on: a warp-level MMA of bf16
+# operands whose accumulator is `acc_type` of (m, `acc_n`), launched on `make_a` and `make_b`.
+IMPORTS = '''
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -21,18 +23,8 @@ from jax.experimental.mosaic import gpu as mgpu
 from jax.experimental.mosaic.gpu import utils
 from jaxlib.mlir import ir
 
-
-class MmaTest(parameterized.TestCase):
-
-  def setUp(self):
-    super().setUp()
-    {setup}
-
-  def test_mma(self):
-    m, n, k = 128, 64, 128
-    dtype = jnp.bfloat16
-
-    def kernel(ctx, a_ref, b_ref, out_ref, _):
+'''
+KERNEL = '''    def kernel(ctx, a_ref, b_ref, out_ref, _):
       layouts = mgpu.MMALayouts(utils.dtype_to_ir_type(dtype))
       a = mgpu.FragmentedArray.load_untiled(a_ref, layout=layouts.lhs, optimized=False)
       b = mgpu.FragmentedArray.load_untiled(
@@ -45,6 +37,19 @@ class MmaTest(parameterized.TestCase):
     expected = np.zeros((m, n), np.float32)
     mgpu.as_gpu_kernel(kernel, (1, 1, 1), (128, 1, 1), (a, b), expected, ())(a, b)
 '''
+
+RAW = IMPORTS + '''
+class MmaTest(parameterized.TestCase):
+
+  def setUp(self):
+    super().setUp()
+    {setup}
+
+  def test_mma(self):
+    m, n, k = 128, 64, 128
+    dtype = jnp.bfloat16
+
+''' + KERNEL
 
 PRNG = "self.prng = np.random.default_rng(1234)"
 
@@ -96,16 +101,7 @@ def test_unknown_sizes_stay_unknown(make_b: str) -> None:
 
 # A sweep of three worlds whose setUp decides the accumulator's type: each world's finding (f16
 # accumulator for bf16 operands, MMA102) needs what setUp stored on `self`.
-SWEEP = '''
-import jax
-import jax.numpy as jnp
-import numpy as np
-from absl.testing import parameterized
-from jax.experimental.mosaic import gpu as mgpu
-from jax.experimental.mosaic.gpu import utils
-from jaxlib.mlir import ir
-
-
+SWEEP = IMPORTS + '''
 class Helper:
   pass
 
@@ -127,19 +123,7 @@ class MmaTest(parameterized.TestCase):
     m, k = 128, 128
     dtype = jnp.bfloat16
 
-    def kernel(ctx, a_ref, b_ref, out_ref, _):
-      layouts = mgpu.MMALayouts(utils.dtype_to_ir_type(dtype))
-      a = mgpu.FragmentedArray.load_untiled(a_ref, layout=layouts.lhs, optimized=False)
-      b = mgpu.FragmentedArray.load_untiled(
-          utils.memref_transpose(b_ref, (1, 0)), layout=layouts.rhs, optimized=False)
-      acc = mgpu.FragmentedArray.splat(utils.c(0.0, self.acc_type), (m, n), layout=layouts.acc)
-      mgpu.mma(acc, a, b).store_untiled(out_ref, optimized=False)
-
-    a = np.ones((m, k)).astype(dtype)
-    b = np.ones((n, k)).astype(dtype)
-    expected = np.zeros((m, n), np.float32)
-    mgpu.as_gpu_kernel(kernel, (1, 1, 1), (128, 1, 1), (a, b), expected, ())(a, b)
-'''
+''' + KERNEL
 
 
 def _set_up_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -160,7 +144,9 @@ def _set_up_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 
 def _worlds(setup: str, body: str = "pass") -> list[str]:
     """The worlds the f16 accumulator's MMA102 holds in."""
-    diag = only(check(SWEEP.format(setup=setup, body=body), ["MMA102"]), "MMA102")
+    code = SWEEP.format(setup=setup, body=body, acc_type="self.acc_type", acc_n="n",
+                        make_a="np.ones((m, k))", make_b="np.ones((n, k))")
+    diag = only(check(code, ["MMA102"]), "MMA102")
     assert diag["call"]["acc"]["element_type"] == "f16"
     return [world["n"] for world in diag["worlds"]]
 
