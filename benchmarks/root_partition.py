@@ -31,8 +31,8 @@ from typing import Any, TypeVar
 
 from mmalint import engine
 from mmalint.analysis import index_source
-from mmalint.analysis.calls import ApiUse, MmaSite
 from mmalint.analysis.interpreter import Interpreter
+from mmalint.analysis.interpreter.core import site_key, use_key
 from mmalint.analysis.run import Analysis, find_roots
 from mmalint.catalog import load_catalog
 from mmalint.pipeline.reach import program_for
@@ -40,18 +40,6 @@ from mmalint.settings import Settings
 from mmalint.tree import tree_spec
 
 T = TypeVar("T")
-
-
-def site_key(site: MmaSite) -> Hashable:
-    """`core.Machine.record`'s key."""
-    origins = tuple(id(o.node) if o is not None else None for o in site.arg_origins)
-    return (site.api, id(site.origin.node), site.args, origins, site.context)
-
-
-def use_key(use: ApiUse) -> Hashable:
-    """`core.Machine.record_use`'s key."""
-    keywords = tuple((k, id(o.node) if o is not None else None) for k, o in use.keywords)
-    return (use.name, id(use.origin.node), keywords, use.element_bits, use.element_form, use.context)
 
 
 def deduplicated(items: Iterable[T], key: Callable[[T], Hashable]) -> list[T]:

@@ -103,6 +103,18 @@ class ModuleState:
         self.stars: list[ProjectModule] | None = None  # modules it star-imports (when first asked)
 
 
+def site_key(site: MmaSite) -> tuple[object, ...]:
+    """What makes a recorded MMA call the same as one recorded before (`Machine.record`)."""
+    origins = tuple(id(o.node) if o is not None else None for o in site.arg_origins)
+    return (site.api, id(site.origin.node), site.args, origins, site.context)
+
+
+def use_key(use: ApiUse) -> tuple[object, ...]:
+    """Likewise for a use of a version-dependent API (`Machine.record_use`)."""
+    keywords = tuple((k, id(o.node) if o is not None else None) for k, o in use.keywords)
+    return (use.name, id(use.origin.node), keywords, use.element_bits, use.element_form, use.context)
+
+
 class Machine(ABC):
     """The state of one interpreter run over a module; the parts (`statements`, `flow`...) are
     mixins over it, and the abstract methods below are what they call of each other."""
@@ -300,8 +312,7 @@ class Machine(ABC):
         self.records_tried += 1
         if self._elsewhere(site.origin.block):
             return
-        origins = tuple(id(o.node) if o is not None else None for o in site.arg_origins)
-        if self._is_new((site.api, id(site.origin.node), site.args, origins, site.context)):
+        if self._is_new(site_key(site)):
             self.sites.append(site)
 
     def record_use(self, use: ApiUse) -> None:
@@ -309,9 +320,7 @@ class Machine(ABC):
         self.records_tried += 1
         if self._elsewhere(use.origin.block):
             return
-        keywords = tuple((k, id(o.node) if o is not None else None) for k, o in use.keywords)
-        key = (use.name, id(use.origin.node), keywords, use.element_bits, use.element_form, use.context)
-        if self._is_new(key):
+        if self._is_new(use_key(use)):
             self.uses.append(use)
 
     def _is_new(self, key: tuple[object, ...]) -> bool:
