@@ -341,9 +341,13 @@ def test_a_slow_document_neither_starves_others_nor_publishes_stale_versions(ser
     text, version, took = calibrate(server, slow)
     before = len(server.published(slow))
 
-    # A burst of edits to the slow document, then another document opens.
+    # A burst of edits to the slow document, then another document opens. The edits make it
+    # twice as slow as the yardstick, so that its lint cannot end within `took` by chance (a
+    # lint of the yardstick's own text, timed while the child was still warming up, can take
+    # less than `took`: CI saw it published before the other document's first lint once).
+    slower = many_kernels(2 * text.count("def kernel"))
     for edit in range(1, 11):
-        server.change(slow, text + "\n" * edit, version + edit)
+        server.change(slow, slower + "\n" * edit, version + edit)
     newest = version + 10
     started = time.monotonic()
     server.open(fast, k.PALLAS_SWAPPED)
