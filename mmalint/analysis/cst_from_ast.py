@@ -102,25 +102,31 @@ _COMPOUND = (ast.FunctionDef, ast.ClassDef, ast.If, ast.For, ast.While, ast.With
 Range = tuple[int, int, int, int]  # `ast`'s (lineno, col_offset, end_lineno, end_col_offset)
 
 
-def module_from_ast(text: str, tree: ast.Module) -> tuple[cst.Module, dict[int, Range]]:
+def module_from_ast(text: str, tree: ast.Module, shift: int = 0) -> tuple[cst.Module, dict[int, Range]]:
     """The libcst module of `text` (whose `ast` tree is `tree`), or Unsupported; and where in
-    `text` each expression of it was written, by the node's id (`source_of`)."""
-    builder = _Builder(text)
+    `text` each expression of it was written, by the node's id (`source_of`). With a `shift`,
+    the tree's rows are the text's plus `shift` (a block's statements, read from the tree of
+    its module: `source.Block`); the positions kept are the text's all the same."""
+    builder = _Builder(text, shift=shift)
     return builder.module(tree), builder.ranges
 
 
 class _Builder:
-    def __init__(self, text: str, ranges: dict[int, Range] | None = None) -> None:
+    def __init__(self, text: str, ranges: dict[int, Range] | None = None, shift: int = 0) -> None:
         self.lines = split_lines(text)  # rows as `ast` counts them (not at a form feed)
         self.ranges: dict[int, Range] = {} if ranges is None else ranges
+        self.shift = shift  # a node's row, less this, is the text's
+
+    def _row(self, row: int) -> str:
+        return self.lines[row - 1 - self.shift]
 
     def _column(self, row: int, offset: int) -> int:
-        return _character_column(self.lines[row - 1], offset)
+        return _character_column(self._row(row), offset)
 
     def segment(self, node: Any) -> str:
         first, last = node.lineno, node.end_lineno
         start, end = self._column(first, node.col_offset), self._column(last, node.end_col_offset)
-        return _between(self.lines, first, start, last, end)
+        return _between(self.lines, first - self.shift, start, last - self.shift, end)
 
     # ---------------------------------------------------------------- statements
 
@@ -155,7 +161,7 @@ class _Builder:
     def suite(self, stmts: Sequence[ast.stmt]) -> Any:
         """A body on its header's row (`if x: return`) or indented below it."""
         first = stmts[0]
-        before = self.lines[first.lineno - 1][: self._column(first.lineno, first.col_offset)]
+        before = self._row(first.lineno)[: self._column(first.lineno, first.col_offset)]
         if before.strip():
             if any(isinstance(s, _COMPOUND) for s in stmts):
                 raise Unsupported("a compound statement in a one-row suite")
@@ -314,7 +320,7 @@ class _Builder:
         orelse = None
         if stmt.orelse:
             first = stmt.orelse[0]
-            row = self.lines[first.lineno - 1]
+            row = self._row(first.lineno)
             if len(stmt.orelse) == 1 and type(first) is ast.If and row.startswith(
                     "elif", self._column(first.lineno, first.col_offset)):
                 orelse = self.if_(first)  # `elif`, not `else:` holding an `if`
@@ -349,7 +355,8 @@ class _Builder:
     def expr(self, expr: Any) -> Any:
         node = self._expr(expr)
         if type(expr) is not ast.GeneratorExp:  # `f(x for x in y)`: its position holds the call's parentheses
-            self.ranges[id(node)] = (expr.lineno, expr.col_offset, expr.end_lineno, expr.end_col_offset)
+            shift = self.shift
+            self.ranges[id(node)] = (expr.lineno - shift, expr.col_offset, expr.end_lineno - shift, expr.end_col_offset)
         return node
 
     def _expr(self, expr: Any) -> Any:  # one case per expression kind

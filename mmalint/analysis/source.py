@@ -31,6 +31,7 @@ from mmalint.analysis.cst_from_ast import (
     position_of,
     source_of,
 )
+from mmalint.analysis.dead_rows import dead_rows
 from mmalint.analysis.newer_syntax import without_newer_syntax
 from mmalint.lines import (
     BLANK_OR_COMMENT,
@@ -106,7 +107,7 @@ class Block:
     _parse_failed: bool = False
     # Form feeds dropped from the indentation of lines of the parsed text: line -> characters.
     _form_feeds: dict[int, int] = field(default_factory=dict)
-    # The file row of each row of the parsed text, when rows were left out of it (`_dead_rows`).
+    # The file row of each row of the parsed text, when rows were left out of it (`dead_rows`).
     _rows: list[int] | None = None
 
     @property
@@ -148,8 +149,9 @@ class Block:
                 raise BlockParseError(self.label)
             return self._statements
         parsing = self._without_dead_rows(wrapped) or text
+        own = parsing is text and not (self.kind == "class" and self.members)  # its rows as written
         try:
-            return self._parse(parsing, wrapped)
+            return self._parse(parsing, wrapped, own)
         finally:
             if parsed is None:
                 _remember(key, _Parsed(weakref.WeakSet([self.source]), self._statements, self._module,
@@ -159,13 +161,13 @@ class Block:
 
     def _without_dead_rows(self, wrapped: bool) -> str | None:
         """The text to parse of a generated function of more than `ELIDE_FROM_ROWS` rows, its
-        dead pure assignments left out (`_dead_rows`); None for any other block."""
+        dead pure assignments left out (`dead_rows`); None for any other block."""
         if self.kind != "def" or self.end_line - self.start_line < ELIDE_FROM_ROWS:
             return None
         tree = tree_of(self.source.text)
         if isinstance(tree, ast.Module):
             node = _def_at(tree, self)
-            dead = _dead_rows(node) if node is not None else None
+            dead = dead_rows(node) if node is not None else None
         else:
             dead = self.source.dead_rows_of(self)
         if not dead:
@@ -175,16 +177,26 @@ class Block:
         self._rows = [self.start_line - 1, *rows] if wrapped else rows
         return "if 1:\n" + text if wrapped else text
 
-    def _parse(self, text: str, wrapped: bool) -> list[cst.BaseStatement]:
+    def _parse(self, text: str, wrapped: bool, own: bool = False) -> list[cst.BaseStatement]:
+        """The statements of `text`, this block's (`own`: its rows as they are in the file) or
+        what stands for it (its class's header, its rows without the dead ones)."""
         text, self._form_feeds = _without_form_feeds(text)
-        tree = _ast_tree(text)
+        tree, shift = None, 0
+        if own and not self._form_feeds:
+            # Its statements as its module's kept tree has them (a checked file's: `lines.keep_tree`),
+            # not parsed again: their rows are the file's, `shift` more than the text's.
+            found = self._kept_statements(wrapped)
+            if found is not None:
+                tree, shift = found
+        if tree is None:
+            tree = _ast_tree(text)
         if _too_deep_tree(text, tree):
             self._parse_failed = True
             raise BlockParseError(f"{self.label}: nested too deeply for libcst")
         built = None
         if tree is not None:
             try:
-                built, self._ranges = module_from_ast(text, tree)
+                built, self._ranges = module_from_ast(text, tree, shift)
             except Exception:  # Unsupported, or a bug of the builder: libcst parses it as always
                 built = None
         try:
@@ -203,6 +215,27 @@ class Block:
         self._built, self._parsed_text = built, text
         self._statements = statements
         return statements
+
+    def _kept_statements(self, wrapped: bool) -> tuple[ast.Module, int] | None:
+        """The tree of this block's text made of its statements in its module's kept `ast` tree,
+        and how many rows the file has before the text's first; None when no tree is kept."""
+        tree = tree_of(self.source.text)
+        if not isinstance(tree, ast.Module):
+            return None
+        statements = _block_statements(tree, self)
+        if statements is None:
+            return None
+        if not wrapped:
+            return ast.Module(body=statements, type_ignores=[]), self.start_line - 1
+        # `if 1:` on the row above the block's first (`statements`): the text's first row.
+        row = self.start_line - 1
+        last = statements[-1]
+        wrapper = ast.If(
+            test=ast.Constant(value=1, kind=None, lineno=row, col_offset=3, end_lineno=row, end_col_offset=4),
+            body=statements, orelse=[], lineno=row, col_offset=0,
+            end_lineno=last.end_lineno, end_col_offset=last.end_col_offset,
+        )
+        return ast.Module(body=[wrapper], type_ignores=[]), row - 1
 
     def _libcst_module(self) -> cst.Module:
         """libcst's own tree of the parsed text (for positions and source text), paired with the
@@ -331,104 +364,33 @@ def _moved_rows(rows: list[int], by: int) -> list[int]:
 # nothing is recorded), and libcst would spend most of the time on them. Real functions are
 # far shorter: the longest of jax's is under 1,000 rows.
 ELIDE_FROM_ROWS = 5000
-_NO_ELISION_CALLS = frozenset({"locals", "vars", "eval", "exec", "globals", "dir"})
-
-
-def _pure_loads(value: ast.expr) -> set[str] | None:
-    """The names an expression of constants and names reads (arithmetic, comparisons, boolean
-    operators, tuples, lists and sets of them); None for any other expression."""
-    names: set[str] = set()
-    todo = [value]
-    while todo:
-        node = todo.pop()
-        kind = type(node)
-        if kind is ast.Constant:
-            continue
-        if kind is ast.Name:
-            names.add(node.id)  # type: ignore[attr-defined]
-        elif kind is ast.BinOp:
-            todo.append(node.left)  # type: ignore[attr-defined]
-            todo.append(node.right)  # type: ignore[attr-defined]
-        elif kind is ast.UnaryOp:
-            todo.append(node.operand)  # type: ignore[attr-defined]
-        elif kind is ast.BoolOp or kind is ast.Tuple or kind is ast.List or kind is ast.Set:
-            todo.extend(node.values if kind is ast.BoolOp else node.elts)  # type: ignore[attr-defined]
-        elif kind is ast.Compare:
-            todo.append(node.left)  # type: ignore[attr-defined]
-            todo.extend(node.comparators)  # type: ignore[attr-defined]
-        else:
-            return None
-    return names
-
-
 def _def_at(tree: ast.Module, block: Block) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     """The `ast` node of a def block (top-level, or a member of a top-level class)."""
-    body = tree.body
-    if block.parent is not None:
-        owner = next((s for s in body if isinstance(s, ast.ClassDef) and first_row(s) == block.parent.start_line), None)
-        body = owner.body if owner is not None else []
-    for stmt in body:
-        if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) and first_row(stmt) == block.start_line:
-            return stmt
+    statements = _block_statements(tree, block)
+    if statements is not None and len(statements) == 1 and isinstance(statements[0], ast.FunctionDef | ast.AsyncFunctionDef):
+        return statements[0]
     return None
 
 
-def _dead_rows(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int] | None:
-    """The rows of the function's top-level statements that are dead pure assignments: each
-    alone on its rows, `name = <constants and names>` (arithmetic, comparisons, tuples; no
-    call, attribute or subscript), whose names are bound by such statements only, and read by
-    nothing that is kept; None when the function reads its locals some other way (`locals()`,
-    `eval`, `global`, ...)."""
-    body = node.body
-    loads: list[set[str]] = []
-    stores: list[set[str]] = []
-    candidates: set[int] = set()
-    for i, stmt in enumerate(body):
-        alone = (i == 0 or (body[i - 1].end_lineno or 0) < stmt.lineno) and (
-            i + 1 == len(body) or body[i + 1].lineno > (stmt.end_lineno or stmt.lineno))
-        pure = _pure_loads(stmt.value) if alone and type(stmt) is ast.Assign and all(
-            type(t) is ast.Name for t in stmt.targets) else None
-        if pure is not None:
-            candidates.add(i)
-            loads.append(pure)
-            stores.append({t.id for t in stmt.targets})  # type: ignore[attr-defined]
-            continue
-        loaded: set[str] = set()
-        stored: set[str] = set()
-        for sub in ast.walk(stmt):
-            if isinstance(sub, ast.Global | ast.Nonlocal):
-                return None
-            if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in _NO_ELISION_CALLS:
-                return None
-            if isinstance(sub, ast.Name):
-                (stored if isinstance(sub.ctx, ast.Store) else loaded).add(sub.id)
-        loads.append(loaded)
-        stores.append(stored)
-    params = {a.arg for a in (*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs)}
-    params |= {a.arg for a in (node.args.vararg, node.args.kwarg) if a is not None}
-    # Pure through and through: what a candidate reads is bound by candidates only.
-    while True:
-        bound = {name for i in candidates for name in stores[i]}
-        elsewhere = params | {name for i in range(len(body)) if i not in candidates for name in stores[i]}
-        impure = {i for i in candidates if not loads[i] <= bound or stores[i] & elsewhere}
-        if not impure:
+def _block_statements(tree: ast.Module, block: Block) -> list[ast.stmt] | None:
+    """The statements of `tree` that a block (top-level, or a member of a top-level class) is
+    made of; None when they do not end where it does."""
+    place = _starts(tree, block.parent is None).get(block.start_line)
+    if place is None:
+        return None
+    body = tree.body
+    if len(place) == 2:  # a member of the class at place[0]
+        owner = body[place[0]]
+        assert isinstance(owner, ast.ClassDef)
+        body = owner.body
+    statements = []
+    for stmt in body[place[-1]:]:
+        if first_row(stmt) > block.end_line:
             break
-        candidates -= impure
-    # Dead: what is kept reads none of their names (a candidate that is read is kept too).
-    live = {name for i in range(len(body)) if i not in candidates for name in loads[i]}
-    kept: set[int] = set()
-    changed = True
-    while changed:
-        changed = False
-        for i in candidates - kept:
-            if stores[i] & live:
-                kept.add(i)
-                live |= loads[i]
-                changed = True
-    dead = sorted(candidates - kept)
-    if len(dead) == len(body):
-        dead.pop()  # a def keeps a statement
-    return {row for i in dead for row in range(body[i].lineno, (body[i].end_lineno or body[i].lineno) + 1)}
+        statements.append(stmt)
+    if max(stmt.end_lineno or stmt.lineno for stmt in statements) != block.end_line:
+        return None
+    return statements
 
 
 # Blocks parsed lately, by file name and text: another version of a file (a fix verified, an
@@ -484,7 +446,7 @@ class SourceFile:
             for each in self.all_blocks():
                 if each.kind == "def" and each.end_line - each.start_line >= ELIDE_FROM_ROWS:
                     node = _def_at(tree, each)
-                    self._dead[id(each)] = _dead_rows(node) if node is not None else None
+                    self._dead[id(each)] = dead_rows(node) if node is not None else None
         return self._dead.get(id(block))
 
 
@@ -598,6 +560,28 @@ def _shallow_brackets(text: str) -> bool:
         else:
             depth = max(depth - 1, 0)
     return True
+
+
+# Of the last module tree asked (`Block._kept_statements`), held weakly: where each statement
+# starts, top-level ones (by their place in the module's body) apart from a top-level class's
+# members (by the class's place and theirs).
+_STARTS: tuple[weakref.ref[ast.Module], dict[int, tuple[int, ...]], dict[int, tuple[int, ...]]] | None = None
+
+
+def _starts(tree: ast.Module, top_level: bool) -> dict[int, tuple[int, ...]]:
+    """The statements of `tree` by their first row (a decorator's): top-level ones, or the
+    members of top-level classes; each as its place (its class's, then its own)."""
+    global _STARTS
+    if _STARTS is None or _STARTS[0]() is not tree:
+        top: dict[int, tuple[int, ...]] = {}
+        members: dict[int, tuple[int, ...]] = {}
+        for i, stmt in enumerate(tree.body):
+            top.setdefault(first_row(stmt), (i,))
+            if isinstance(stmt, ast.ClassDef):
+                for j, member in enumerate(stmt.body):
+                    members.setdefault(first_row(member), (i, j))
+        _STARTS = (weakref.ref(tree), top, members)
+    return _STARTS[1] if top_level else _STARTS[2]
 
 
 def _ast_tree(text: str) -> ast.Module | None:

@@ -177,3 +177,62 @@ def test_a_blocks_spans_from_ast_are_libcsts_in_every_example() -> None:
                 assert block.span(nodes[i]) == span, (path.name, block.label, type(nodes[i]).__name__)
                 compared += 1
     assert compared > 20_000, compared
+
+
+KEPT = textwrap.dedent('''
+    import a; import b
+    x = 1; y = (2,
+      3)
+
+    @decorate(1)
+    def f(p, *q):
+        return g(p, f"{q!r}")
+
+    class A: z = 1
+
+    class B(Base):
+        """Its docstring."""
+        w = 2; v = 3
+
+        @parameterized.product(dtype=(jnp.int8, jnp.uint8))
+        def test_mma(self, dtype):
+            if dtype:
+                pass
+            elif not dtype: return mgpu.mma(acc, a.astype(dtype), b)
+            else:
+                pass
+
+        class Inner:
+            u = 4
+''') + "def h():\n\x0c    return 1\n"
+
+
+def test_a_checked_files_blocks_are_built_from_its_kept_tree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The checked file keeps its `ast` tree (`lines.keep_tree`): its blocks (top-level ones,
+    two statements on a row, a class's members inside `if 1:`) are built from that tree's
+    statements, not parsed again, into what parsing their own rows builds; a block whose rows
+    are not its own as written (a class's header, a form feed in its indentation) is parsed."""
+    import mmalint.analysis.source as source_module
+    import mmalint.lines as lines_module
+
+    monkeypatch.setattr(lines_module, "_trees", [])
+    parsed: list[str] = []
+    parse = source_module._ast_tree
+    monkeypatch.setattr(source_module, "_ast_tree", lambda text: parsed.append(text) or parse(text))
+    compared = 0
+    paths = [None, *sorted((ROOT / "examples").rglob("*.py"))[:40]]
+    for i, path in enumerate(paths):
+        text = KEPT if path is None else path.read_text(encoding="utf-8")
+        kept = index_source(f"kept{i}.py", text, keep=True)
+        # Another object with the same text, under another name: nothing kept, nothing shared.
+        fresh = index_source(f"fresh{i}.py", (text + "\n")[:-1])
+        for old, new in zip(fresh.all_blocks(), kept.all_blocks(), strict=True):
+            header = new.kind == "class" and bool(new.members)
+            old.statements()
+            del parsed[:]
+            new.statements()
+            assert len(parsed) == int(header or "\x0c" in new.text), (path, new.label)
+            assert list(differences(new._built, old._built))[:1] == []
+            assert sorted(new._ranges.values()) == sorted(old._ranges.values())
+            compared += 1
+    assert compared > 500, compared

@@ -1,5 +1,5 @@
 """A generated function of thousands of rows is parsed and run without its dead pure
-assignments (`source._dead_rows`): what the analysis finds is the same, to the position."""
+assignments (`dead_rows.dead_rows`): what the analysis finds is the same, to the position."""
 
 from __future__ import annotations
 
@@ -45,8 +45,8 @@ def test_leaving_dead_rows_out_finds_the_same(name: str, monkeypatch: pytest.Mon
     text = _with_dead_rows(path.read_text())
     assert "_dead_b = (_dead_a * 3, -_dead_a)" in text
     left_out: list[set[int]] = []
-    dead_rows = S._dead_rows
-    monkeypatch.setattr(S, "_dead_rows", lambda node: left_out.append(dead_rows(node) or set()) or left_out[-1])
+    dead_rows = S.dead_rows
+    monkeypatch.setattr(S, "dead_rows", lambda node: left_out.append(dead_rows(node) or set()) or left_out[-1])
     whole = _lint(path, text, 10**9, monkeypatch)
     assert not left_out
     without = _lint(path, text, 0, monkeypatch)
@@ -75,10 +75,10 @@ def test_what_is_read_or_impure_stays() -> None:
     )
     node = ast.parse(text).body[0]
     assert isinstance(node, ast.FunctionDef)
-    assert S._dead_rows(node) == {3, 11, 12}
-    assert S._dead_rows(ast.parse(text.replace("  return k\n", "  return locals()\n")).body[0]) is None
+    assert S.dead_rows(node) == {3, 11, 12}
+    assert S.dead_rows(ast.parse(text.replace("  return k\n", "  return locals()\n")).body[0]) is None
     only_dead = ast.parse("def f():\n  a = 1\n  b = 2\n").body[0]
-    assert S._dead_rows(only_dead) == {2}  # a def keeps a statement
+    assert S.dead_rows(only_dead) == {2}  # a def keeps a statement
 
 
 def test_an_index_without_its_tree_still_leaves_dead_rows_out(monkeypatch: pytest.MonkeyPatch) -> None:
