@@ -113,12 +113,12 @@ def counting(counts: Counts) -> contextlib.ExitStack:
         return make
 
     def parse(original: Callable[..., Any]) -> Callable[..., Any]:
-        def wrapper(self: Any, text: str, wrapped: bool) -> Any:
+        def wrapper(self: Any, text: str, *args: Any) -> Any:
             totals["parsed_blocks"] += 1
             totals["parsed_chars"] += len(text)
             start = time.perf_counter()
             try:
-                return original(self, text, wrapped)
+                return original(self, text, *args)
             finally:
                 seconds["parse"] += time.perf_counter() - start
         return wrapper
