@@ -82,3 +82,19 @@ def test_root_partition_finds_each_examples_roots_independent() -> None:
     for result in found.values():
         assert result["function_roots"] > 0 and result["diagnostics"] > 0
         assert result["same"] == result["function_roots"] and result["differ"] == []
+
+
+def test_world_prefix_counts_the_steps_a_sweeps_worlds_repeat() -> None:
+    # `benchmarks/world_prefix.py`: a sweep of 6 worlds repeats most of its first world's
+    # steps; a root of one world repeats none; what is shared is part of what is counted.
+    files = ["examples/warp_mma_half_acc_test.py", "examples/pallas_u8_dot_test.py"]
+    out = subprocess.run(
+        [sys.executable, str(ROOT / "benchmarks" / "world_prefix.py"), "--target-jax", "0.12", *files],
+        cwd=ROOT, capture_output=True, text=True, check=True, timeout=300,
+    )
+    found = json.loads(out.stdout)
+    steps = found["steps"]
+    assert 0 < steps["shared"] < steps["in_roots_of_several_worlds"] <= steps["in_function_roots"]
+    sweep = [row for row in found["roots"] if row["root"].startswith("warp_mma_half_acc_test.py")]
+    assert [row["worlds"] for row in sweep] == [6]
+    assert sweep[0]["steps"] / 2 < sweep[0]["shared"] < sweep[0]["steps"]
