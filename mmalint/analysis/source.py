@@ -364,12 +364,15 @@ def _moved_rows(rows: list[int], by: int) -> list[int]:
 # nothing is recorded), and libcst would spend most of the time on them. Real functions are
 # far shorter: the longest of jax's is under 1,000 rows.
 ELIDE_FROM_ROWS = 5000
+
+
 def _def_at(tree: ast.Module, block: Block) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
     """The `ast` node of a def block (top-level, or a member of a top-level class)."""
     statements = _block_statements(tree, block)
-    if statements is not None and len(statements) == 1 and isinstance(statements[0], ast.FunctionDef | ast.AsyncFunctionDef):
-        return statements[0]
-    return None
+    if statements is None or len(statements) != 1:
+        return None
+    node = statements[0]
+    return node if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) else None
 
 
 def _block_statements(tree: ast.Module, block: Block) -> list[ast.stmt] | None:
