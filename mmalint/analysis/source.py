@@ -95,6 +95,9 @@ class Block:
     parent: Block | None = None
     members: list[Block] = field(default_factory=list)
     bound_names: frozenset[str] = frozenset()
+    # Where its first statement is in the `ast` tree of the text it was indexed from: its place
+    # in the module's body, a member's after its class's (none from libcst's index).
+    place: tuple[int, ...] = ()
     _statements: list[cst.BaseStatement] | None = None
     _wrapper_lines: int = 0
     _module: cst.Module | None = None  # libcst's parse (of `_parsed_text`), once positions are asked
@@ -376,16 +379,20 @@ def _def_at(tree: ast.Module, block: Block) -> ast.FunctionDef | ast.AsyncFuncti
 
 
 def _block_statements(tree: ast.Module, block: Block) -> list[ast.stmt] | None:
-    """The statements of `tree` that a block (top-level, or a member of a top-level class) is
-    made of; None when they do not end where it does."""
-    place = _starts(tree, block.parent is None).get(block.start_line)
-    if place is None:
+    """The statements of `tree` (a tree of the text the block was indexed from) that a block
+    (top-level, or a member of a top-level class) is made of, from its place there; None when
+    they do not start and end where it does."""
+    place = block.place
+    if not place:
         return None
     body = tree.body
     if len(place) == 2:  # a member of the class at place[0]
-        owner = body[place[0]]
-        assert isinstance(owner, ast.ClassDef)
+        owner = body[place[0]] if place[0] < len(body) else None
+        if not isinstance(owner, ast.ClassDef):
+            return None
         body = owner.body
+    if place[-1] >= len(body) or first_row(body[place[-1]]) != block.start_line:
+        return None
     statements = []
     for stmt in body[place[-1]:]:
         if first_row(stmt) > block.end_line:
@@ -565,28 +572,6 @@ def _shallow_brackets(text: str) -> bool:
     return True
 
 
-# Of the last module tree asked (`Block._kept_statements`), held weakly: where each statement
-# starts, top-level ones (by their place in the module's body) apart from a top-level class's
-# members (by the class's place and theirs).
-_STARTS: tuple[weakref.ref[ast.Module], dict[int, tuple[int, ...]], dict[int, tuple[int, ...]]] | None = None
-
-
-def _starts(tree: ast.Module, top_level: bool) -> dict[int, tuple[int, ...]]:
-    """The statements of `tree` by their first row (a decorator's): top-level ones, or the
-    members of top-level classes; each as its place (its class's, then its own)."""
-    global _STARTS
-    if _STARTS is None or _STARTS[0]() is not tree:
-        top: dict[int, tuple[int, ...]] = {}
-        members: dict[int, tuple[int, ...]] = {}
-        for i, stmt in enumerate(tree.body):
-            top.setdefault(first_row(stmt), (i,))
-            if isinstance(stmt, ast.ClassDef):
-                for j, member in enumerate(stmt.body):
-                    members.setdefault(first_row(member), (i, j))
-        _STARTS = (weakref.ref(tree), top, members)
-    return _STARTS[1] if top_level else _STARTS[2]
-
-
 def _ast_tree(text: str) -> ast.Module | None:
     """Python's tree of a block's text; None where this Python cannot read it (newer syntax)."""
     try:
@@ -699,7 +684,7 @@ def _index_tree(filename: str, text: str, tree: ast.Module) -> SourceFile:
     lines = split_lines(text)
     source = SourceFile(filename, text, lines, [], {}, statement_regions(tree))
     previous_end = 0
-    for stmt in tree.body:
+    for at, stmt in enumerate(tree.body):
         start = first_row(stmt)
         end = stmt.end_lineno or start
         if start <= previous_end:
@@ -717,7 +702,7 @@ def _index_tree(filename: str, text: str, tree: ast.Module) -> SourceFile:
         elif isinstance(stmt, ast.ClassDef):
             kind, name = "class", stmt.name
         # A top-level statement is not indented, even after a form feed (`col_offset` 1).
-        block = Block(source, start, end, 0, kind, name)
+        block = Block(source, start, end, 0, kind, name, place=(at,))
         block.bound_names = _bound_names(stmt)
         if isinstance(stmt, ast.ClassDef):
             block.members = _class_members(source, block, stmt)
@@ -751,7 +736,8 @@ def _class_members(source: SourceFile, cls: Block, stmt: ast.ClassDef) -> list[B
             kind, name = "def", member.name
         elif isinstance(member, ast.ClassDef):
             kind, name = "class", member.name
-        block = Block(source, start, end, indent_of(source.lines[start - 1]), kind, name, parent=cls)
+        block = Block(source, start, end, indent_of(source.lines[start - 1]), kind, name, parent=cls,
+                      place=(*cls.place, i))
         block.bound_names = _bound_names(member)
         members.append(block)
         previous_end = end
