@@ -8,16 +8,22 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _counts() -> dict[str, object]:
+def _benchmark(script: str, target_jax: str, *paths: str) -> Any:
+    """The JSON a script of `benchmarks/` prints for `paths`, run from the repository."""
     out = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "work.py"), "--target-jax", "0.11", "examples"],
+        [sys.executable, str(ROOT / "benchmarks" / script), "--target-jax", target_jax, *paths],
         cwd=ROOT, capture_output=True, text=True, check=True, timeout=300,
     )
-    found = json.loads(out.stdout)
+    return json.loads(out.stdout)
+
+
+def _counts() -> dict[str, object]:
+    found = _benchmark("work.py", "0.11", "examples")
     found.pop("seconds")
     return found
 
@@ -73,11 +79,7 @@ def test_root_partition_finds_each_examples_roots_independent() -> None:
     # it alone, after it: three interpreters) gives the report of one run of them all. A change
     # that made roots share what a root run alone would miss fails here first.
     files = ["examples/pallas_quant_sweep.py", "examples/pallas_kloop_arg_order.py"]
-    out = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "root_partition.py"), "--target-jax", "0.12", *files],
-        cwd=ROOT, capture_output=True, text=True, check=True, timeout=300,
-    )
-    found = json.loads(out.stdout)
+    found = _benchmark("root_partition.py", "0.12", *files)
     assert sorted(found) == sorted(files)
     for result in found.values():
         assert result["function_roots"] > 0 and result["diagnostics"] > 0
@@ -88,11 +90,7 @@ def test_world_prefix_counts_the_steps_a_sweeps_worlds_repeat() -> None:
     # `benchmarks/world_prefix.py`: a sweep of 6 worlds repeats most of its first world's
     # steps; a root of one world repeats none; what is shared is part of what is counted.
     files = ["examples/warp_mma_half_acc_test.py", "examples/pallas_u8_dot_test.py"]
-    out = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "world_prefix.py"), "--target-jax", "0.12", *files],
-        cwd=ROOT, capture_output=True, text=True, check=True, timeout=300,
-    )
-    found = json.loads(out.stdout)
+    found = _benchmark("world_prefix.py", "0.12", *files)
     steps = found["steps"]
     assert 0 < steps["shared"] < steps["in_roots_of_several_worlds"] <= steps["in_function_roots"]
     sweep = [row for row in found["roots"] if row["root"].startswith("warp_mma_half_acc_test.py")]
