@@ -25,7 +25,7 @@ from dataclasses import dataclass, field, replace
 
 from mmalint.catalog import Catalog, Rule
 from mmalint.diagnostics import Diagnostic, Edit, Fix, Location, Range
-from mmalint.lines import first_row, regions_of, tree_of
+from mmalint.lines import first_row, regions_of, rows_of, tree_of
 from mmalint.lines import split_lines as source_lines
 
 UNUSED_NOQA = "MMA001"
@@ -176,10 +176,9 @@ def _region_of(regions: list[tuple[int, int]], row: int) -> tuple[int, int] | No
     return None
 
 
-@functools.lru_cache(maxsize=4)
-def _rows(text: str) -> list[str]:
+def _rows(text: str) -> tuple[str, ...]:
     """The rows of a text, split once for the statements read of it (never changed)."""
-    return split_lines(text)
+    return rows_of(text)
 
 
 @functools.lru_cache(maxsize=64)
@@ -292,18 +291,40 @@ class _Statements:
     """
 
     def __init__(self, text: str) -> None:
+        self.text = text
         self.body: list[ast.stmt] = []
         tree = tree_of(text)  # the analysis's own parse of this very text, if it is the last
+        # Else its statements' rows, when known: the statement holding a range is then read
+        # from its region alone (`_region_statements`), not from a parse of the whole text.
+        self.regions = regions_of(text) if not isinstance(tree, ast.Module) else None
+        if self.regions is None:
+            self._parse_all(tree)
+        else:
+            self.body = []
+
+    def _parse_all(self, tree: object | None = None) -> None:
+        self.regions = None
         if not isinstance(tree, ast.Module):
             try:
-                tree = ast.parse(text)
+                tree = ast.parse(self.text)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return
         self.body = tree.body
 
     def rows(self, first: int, last: int) -> tuple[int, int]:
+        body = self.body
+        if self.regions is not None:
+            region = _region_of(self.regions, first)
+            found = None
+            if region is not None and last <= region[1]:
+                found = _region_statements("".join(_rows(self.text)[region[0] - 1 : region[1]]), region[0])
+            if found is None:
+                self._parse_all()
+                body = self.body
+            else:
+                body = list(found)
         best: tuple[int, int] | None = None
-        todo = _holding(self.body, first, last)[::-1]
+        todo = _holding(body, first, last)[::-1]
         while todo:  # in source order, a statement before those it holds
             node = todo.pop()
             rows = _rows_of(node)
@@ -312,6 +333,26 @@ class _Statements:
                 best = rows
             todo.extend([s for body in _nested_bodies(node) for s in _holding(body, first, last)][::-1])
         return best if best is not None else (first, last)
+
+
+@functools.lru_cache(maxsize=64)
+def _region_statements(rows: str, start: int) -> tuple[ast.stmt, ...] | None:
+    """The statements of a region of a text (`lines.regions_of`: one that parses alone as in the
+    text, a class's member inside a made-up `if 1:`) at their rows in the text; None when it does
+    not parse alone (a class's header)."""
+    indented = rows[:1] in (" ", "\t", "\f")
+    try:
+        tree = ast.parse("if 1:\n" + rows if indented else rows)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    body = tree.body
+    if indented:
+        if len(body) != 1 or not isinstance(body[0], ast.If):
+            return None
+        body = body[0].body
+    for stmt in body:
+        ast.increment_lineno(stmt, start - 1 - indented)
+    return tuple(body)
 
 
 def _holding(body: list[ast.stmt], first: int, last: int) -> list[ast.stmt]:
@@ -520,7 +561,7 @@ def _removal(directive: Directive, filename: str, line: str) -> Edit:
 
 
 @functools.lru_cache(maxsize=4)
-def _noqa_context(text: str) -> tuple[list[str], Directives]:
+def _noqa_context(text: str) -> tuple[tuple[str, ...], Directives]:
     """What `noqa_edit` reads of a text (its lines, directives): once per text, not once per
     finding (the editor asks for the code actions of every finding on a 9,888-line file, each
     tokenizing the whole text: 0.6 s a finding). Only read, never changed."""
@@ -532,8 +573,21 @@ def _strings_near(text: str, first: int, last: int) -> set[int]:
     holding them when it is known, else of the whole text (`string_rows`)."""
     regions = regions_of(text)
     region = _region_of(regions, first) if regions is not None else None
-    tokens = _region_tokens(text, *region) if region is not None and last <= region[1] else None
-    return string_rows(text) if tokens is None else _string_rows_of(tokens)
+    if region is None or last > region[1]:
+        return string_rows(text)
+    start, end = region
+    rows = _string_rows_alone("".join(_rows(text)[start - 1 : end]))
+    return string_rows(text) if rows is None else {row + start - 1 for row in rows}
+
+
+@functools.lru_cache(maxsize=256)
+def _string_rows_alone(rows: str) -> frozenset[int] | None:
+    """`string_rows` of a statement's rows tokenized alone (None: they do not), by their text:
+    an editor's next version of a file has the same statements, at the same or other rows."""
+    try:
+        return frozenset(_string_rows_of(tokenize.generate_tokens(io.StringIO(rows).readline)))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return None
 
 
 def noqa_edit(text: str, diagnostic: Diagnostic) -> Edit | None:

@@ -9,7 +9,6 @@ A 10k-line test file with one MMA test therefore parses one method, not the whol
 from __future__ import annotations
 
 import ast
-import bisect
 import io
 import re
 import tokenize
@@ -33,12 +32,11 @@ from mmalint.analysis.cst_from_ast import (
 )
 from mmalint.analysis.dead_rows import dead_rows
 from mmalint.analysis.newer_syntax import without_newer_syntax
+from mmalint.analysis.reparse import reparsed
 from mmalint.lines import (
-    BLANK_OR_COMMENT,
     first_row,
     keep_regions,
     keep_tree,
-    kept_trees,
     statement_regions,
     tree_of,
 )
@@ -607,7 +605,7 @@ def index_source(filename: str, text: str, newer_syntax: bool = True, keep: bool
     slower: a module of the checked tree an import reaches is read without it). With `keep`,
     the module's `ast` tree is kept for the text's suppressions (`lines.keep_tree`)."""
     try:
-        tree = (_reparsed(text) if keep else None) or ast.parse(text, filename=filename)
+        tree = (reparsed(text) if keep else None) or ast.parse(text, filename=filename)
     except SyntaxError as exc:
         # Newer syntax than this Python knows (PEP 695 `def f[T]()`, PEP 701 f-strings):
         # the type parameters of PEP 695 blanked out, `ast` may read it; else libcst's own
@@ -632,51 +630,6 @@ def index_source(filename: str, text: str, newer_syntax: bool = True, keep: bool
     if keep:
         keep_tree(text, tree, source.regions)
     return source
-
-
-# A text that differs from one kept (`lines.keep_tree`) in at most this many rows, none added or
-# removed (the text a fix makes, verified by checking it again), is parsed statement by statement.
-_REPARSED_ROWS = 256
-
-
-def _reparsed(text: str) -> ast.Module | None:
-    """The `ast` tree of `text` from a kept tree of a text with as many rows, only the top-level
-    statements that hold a changed row parsed again (each alone, at its rows: statements start
-    afresh, so the whole parses as its parts do); None when no kept text is that close."""
-    new_lines = split_lines(text)
-    for old_text, old_tree in kept_trees():
-        if not isinstance(old_tree, ast.Module) or old_text is text:
-            continue
-        old_lines = split_lines(old_text)
-        if len(old_lines) != len(new_lines):
-            continue
-        changed = [row for row, (a, b) in enumerate(zip(old_lines, new_lines, strict=True), start=1) if a != b]
-        if not changed or len(changed) > _REPARSED_ROWS:
-            continue
-        return _replace_statements(old_tree, new_lines, changed)
-    return None
-
-
-def _replace_statements(old: ast.Module, lines: list[str], changed: list[int]) -> ast.Module | None:
-    body = list(old.body)
-    starts = [first_row(stmt) for stmt in body]
-    touched: set[int] = set()
-    for row in changed:
-        at = bisect.bisect_right(starts, row) - 1
-        if at >= 0 and row <= (body[at].end_lineno or body[at].lineno):
-            touched.add(at)
-        elif not BLANK_OR_COMMENT.match(lines[row - 1]):
-            return None  # code where there was none between statements: parse it all
-    for at in sorted(touched, reverse=True):
-        first, last = starts[at], body[at].end_lineno or body[at].lineno
-        try:
-            parsed = ast.parse("".join(lines[first - 1 : last]))
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return None
-        for stmt in parsed.body:
-            ast.increment_lineno(stmt, first - 1)
-        body[at : at + 1] = parsed.body
-    return ast.Module(body=body, type_ignores=[])
 
 
 def _index_tree(filename: str, text: str, tree: ast.Module) -> SourceFile:

@@ -1,0 +1,348 @@
+"""The language server's re-run of one root after an edit inside it (issue 12's "an edit
+re-runs only the roots whose blocks changed").
+
+A lint of a large test file runs dozens of roots (`gpu_test.py`: 35, in 0.8 s); an edit of
+one test touches one. The lint child keeps, per document, its last lint alive (`Kept`): the
+checked file's index, the program it was read in, and what each root recorded and spent
+(`analysis/by_root.py`). When the edit since stays inside one root R, a def that nothing else
+in the file names, the index is patched to the new text in place (R's block made anew, the
+blocks after it moved by the rows added), R alone runs again in a fresh interpreter, and its
+records replace its old ones among the roots' (put together in the roots' order and
+deduplicated as one run does): the report is what a full lint of the new text makes, provided
+that
+
+- the edit passes what `incremental.reuse` asks of an edit inside one block (one statement of
+  the same kind, name, indentation and bound names; plain rows; no `noqa` or `mmalint` comment;
+  the same imports, and the same answers to the questions asked of the whole text);
+- R is a root once, and the relevance scan of the new text picks the same roots;
+- R is a test method or a top-level def, no dunder, whose name no other row of the file
+  mentions (nothing else calls it), and the lint ran no callers from other files, nor needs to
+  now;
+- the budget could not end anything otherwise: the old lint ended every run with more steps
+  left than R's old and new runs take (and the file's size change adds), R's new run ended
+  within the window R had, and the records stay under the file's cap.
+
+Anything else is a full lint. The state is this process's: the server sends a document's
+next lint to the child that made its last one when it is idle (`worker.Pool`).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from mmalint.analysis import Analysis, Program, by_root, indexes, reads
+from mmalint.analysis.budget import Budget, Limits
+from mmalint.analysis.by_root import RootRun, Runs, merged
+from mmalint.analysis.calls import MmaSite
+from mmalint.analysis.imports import scan_imports
+from mmalint.analysis.interpreter import Interpreter
+from mmalint.analysis.program import real_path
+from mmalint.analysis.relevance import _triggers
+from mmalint.analysis.run import callers_of, find_roots
+from mmalint.analysis.source import Block, SourceFile, _reparsed
+from mmalint.catalog import Catalog
+from mmalint.engine import Evaluated, FileReport, report_of, undecided
+from mmalint.lines import keep_tree, rows_of, split_lines
+from mmalint.lsp.incremental import (
+    _COMMENT_WORDS,
+    Memo,
+    _after,
+    _by_block,
+    _mutations,
+    _parses_alike,
+    _plain,
+    _within,
+    disk_unchanged,
+    hunks_between,
+)
+from mmalint.pipeline.file import lint_analysed
+from mmalint.pipeline.options import LintOptions
+from mmalint.settings import Settings
+
+# Steps kept in hand beyond every bound below: a run's steps in a fresh interpreter and in the
+# file's shared one differ by what the shared one had evaluated already.
+_MARGIN = 2_000
+
+
+@dataclass(eq=False)
+class Kept:
+    """A document's last lint in this child, alive."""
+
+    key: Any  # the memo's key: what the lint was asked besides the text
+    text: str
+    source: SourceFile  # the checked file's index, patched in place to each new text
+    program: Program | None
+    roots: list[RootRun]
+    recorded: reads.Reads
+    slack: int  # the fewest steps a run of a full lint of `text` would have left, at least
+    first_slack: int  # the full lint's own
+    least: list[int]  # per root, the fewest steps it takes in the file's run
+    # What the rules made of each recorded call, and whether it is open (`engine.undecided`),
+    # for the calls of the roots not run again.
+    evaluated: Evaluated = field(default_factory=dict)
+    _open: dict[int, tuple[MmaSite, bool]] = field(default_factory=dict)
+
+    def undecided(self, settings: Settings, catalog: Catalog) -> Callable[[MmaSite], bool]:
+        ask = undecided(catalog, settings.target_jax or catalog.versions[-1])
+
+        def known(site: MmaSite) -> bool:
+            found = self._open.get(id(site))
+            if found is None or found[0] is not site:
+                found = self._open[id(site)] = (site, ask(site))
+            return found[1]
+
+        return known
+
+
+# At most this many documents' lints are kept per child (a large test file's: tens of MB).
+_KEEP = 2
+_kept: dict[str, Kept] = {}
+
+
+def keep(filename: str, memo: Memo | None, runs: Runs, recorded: reads.Reads, program: Program | None) -> None:
+    """Keep a full lint of a document for a later re-run of one of its roots."""
+    _kept.pop(filename, None)
+    if memo is None or runs.callers or not recorded.sources or not runs.roots:
+        return
+    source = recorded.sources[0]
+    if source.text != memo.text or len({id(run.block) for run in runs.roots}) != len(runs.roots):
+        return  # a root ran twice: the second pass of the budget (then there is no memo either)
+    _kept[filename] = Kept(
+        memo.key, memo.text, source, program, list(runs.roots), recorded, memo.slack, memo.slack,
+        [run.steps for run in runs.roots],
+    )
+    while len(_kept) > _KEEP:
+        del _kept[next(iter(_kept))]
+
+
+def kept_reads(filename: str) -> tuple[reads.Reads, int]:
+    """What the kept lint of a document read, and its slack, after a re-run (`rerun`)."""
+    kept = _kept[filename]
+    return kept.recorded, kept.slack
+
+
+def rerun(
+    memo: Memo, key: Any, filename: str, text: str, settings: Settings, options: LintOptions, catalog: Catalog,
+) -> FileReport | None:
+    """The lint of `text` from the kept lint of the memo's text, re-running the one root the
+    edit is in; None when a full lint is needed (the kept lint is dropped then)."""
+    kept = _kept.pop(filename, None)
+    if kept is None or kept.key != key or memo.key != key or kept.text != memo.text or text == memo.text:
+        return None
+    found = _rerun(kept, memo, filename, text, settings, options, catalog)
+    if found is not None:
+        _kept[filename] = kept
+    return found
+
+
+def _rerun(
+    kept: Kept, memo: Memo, filename: str, text: str, settings: Settings, options: LintOptions, catalog: Catalog,
+) -> FileReport | None:
+    old_lines, new_lines = rows_of(kept.text), rows_of(text)
+    entries = list(memo.entries)
+    hunks = _by_block(entries, hunks_between(old_lines, new_lines))
+    if hunks is None or len(hunks) != 1:
+        return None
+    a0, a1, b0, b1, at = hunks[0]
+    if at is None:
+        return None
+    entry = entries[at]
+    source = kept.source
+    blocks = list(source.all_blocks())
+    if len(blocks) != len(entries):
+        return None
+    old = blocks[at]
+    if entry.kind != "def" or old.kind != "def" or old.name is None or old.name.startswith("__"):
+        return None
+    if old.parent is not None and not old.name.startswith("test"):
+        return None
+    index = [i for i, run in enumerate(kept.roots) if run.block is old]
+    if len(index) != 1:
+        return None
+    delta = (b1 - b0) - (a1 - a0)
+    start, end = entry.start, entry.end + delta
+    old_text = "".join(old_lines[entry.start - 1 : entry.end])
+    new_text = "".join(new_lines[start - 1 : end])
+    if not _edit_holds(memo, entry, old.name, old_text, new_text, kept.text, text, start, end):
+        return None
+    if not disk_unchanged(memo):
+        return None
+    size_change = abs(len(text) - len(kept.text))
+    (new,) = _patch(kept, text, list(new_lines), [old], ((a0, a1, delta),))
+    return _run_again(kept, index[0], old, new, size_change, filename, text, settings, options, catalog)
+
+
+def _edit_holds(
+    memo: Memo, entry: Any, name: str, old_text: str, new_text: str, old_whole: str, new_whole: str,
+    start: int, end: int,
+) -> bool:
+    """What `incremental._block_edit_holds` asks of an edit inside a block, less what a run of
+    the block answers for itself: that no analysis read it, nor scan counted it."""
+    if _COMMENT_WORDS.search(old_text) or _COMMENT_WORDS.search(new_text):
+        return False
+    if not (_plain(old_text) and _plain(new_text)):
+        return False
+    if not _parses_alike(entry, new_text):
+        return False
+    if ("import" in old_text or "import" in new_text) and scan_imports(old_text) != scan_imports(new_text):
+        return False
+    # Whole-text questions the lint asked (`mentions`, the program's "does it use an MMA API",
+    # the scan for mutated globals): the same answers.
+    # (A word of one row: only one in the edited rows may be in the one text and not the other.)
+    for word in memo.words:
+        if (word in old_text or word in new_text or "\n" in word) and (word in old_whole) != (word in new_whole):
+            return False
+    if _triggers(old_text, frozenset(), strict=True) != _triggers(new_text, frozenset(), strict=True):
+        return False
+    if memo.mutation_scans and _mutations(old_text) != _mutations(new_text):
+        return False
+    # Nothing else in the file names the root: nothing else calls it, or reads it (rows
+    # counted by line feeds: a text with a lone carriage return is not re-run).
+    if new_whole.count("\r") != new_whole.count("\r\n"):
+        return False
+    at = new_whole.find(name)
+    while at >= 0:
+        after = at + len(name)
+        if not (_word_char(new_whole, at - 1) or _word_char(new_whole, after)):
+            row = new_whole.count("\n", 0, at) + 1
+            if not start <= row <= end:
+                return False
+        at = new_whole.find(name, after)
+    return True
+
+
+def _word_char(text: str, at: int) -> bool:
+    return 0 <= at < len(text) and (text[at].isalnum() or text[at] == "_")
+
+
+def _patch(kept: Kept, text: str, lines: list[str], olds: list[Block], moves: tuple[tuple[int, int, int], ...]) -> list[Block]:
+    """Make the kept index the index of `text`, in place: each edited block of `olds` made anew
+    (unparsed), every block after an edit moved by its rows. Returns the new blocks."""
+    source = kept.source
+    real = real_path(source.filename)
+    if real is not None:
+        indexes.forget(real, source)  # no later lookup by the old text may find it
+    replaced: dict[int, Block] = {}
+    for old in olds:
+        replaced[id(old)] = Block(
+            source, _after(old.start_line, moves), _within(old.end_line, moves), old.indent, old.kind, old.name,
+            old.parent, bound_names=old.bound_names, place=old.place,
+        )
+    for block in source.all_blocks():
+        if id(block) in replaced:
+            continue
+        block.start_line, block.end_line = _after(block.start_line, moves), _within(block.end_line, moves)
+        if block._rows is not None:
+            block._rows = [_after(row, moves) for row in block._rows]
+    for old in olds:
+        siblings = old.parent.members if old.parent is not None else source.blocks
+        siblings[siblings.index(old)] = replaced[id(old)]
+    for bound in source.bindings.values():
+        for i, block in enumerate(bound):
+            bound[i] = replaced.get(id(block), block)
+    if source.regions is not None:
+        source.regions = [(_after(a, moves), _within(b, moves)) for a, b in source.regions]
+    source.text, source.lines = text, lines
+    source._dead = None
+    program = kept.program
+    if program is not None and real is not None:
+        program.edited(real, text)
+    kept.text = text
+    return [replaced[id(old)] for old in olds]
+
+
+def follow(filename: str, memo: Memo, text: str) -> None:
+    """The last lint was reused for `text` (`incremental.reuse`: the edit since changed
+    nothing it found): the kept lint follows the text, its edited blocks made anew."""
+    kept = _kept.pop(filename, None)
+    if kept is None or kept.text != memo.text or kept.key != memo.key:
+        return
+    if text == kept.text:
+        _kept[filename] = kept
+        return
+    new_lines = split_lines(text)
+    entries = list(memo.entries)
+    hunks = _by_block(entries, hunks_between(split_lines(kept.text), new_lines))
+    blocks = list(kept.source.all_blocks())
+    if hunks is None or len(blocks) != len(entries):
+        return
+    olds = [blocks[at] for *_, at in hunks if at is not None and not (entries[at].kind == "class" and entries[at].members)]
+    if any(run.block is old for old in olds for run in kept.roots):
+        return  # reuse allows no edit of a block any analysis read: a root is read
+    moves = tuple((a0, a1, (b1 - b0) - (a1 - a0)) for a0, a1, b0, b1, _ in hunks)
+    _patch(kept, text, new_lines, olds, moves)
+    kept.recorded.blocks.difference_update(olds)
+    _kept[filename] = kept
+
+
+def _run_again(
+    kept: Kept, at: int, old: Block, new: Block, size_change: int, filename: str, text: str, settings: Settings,
+    options: LintOptions, catalog: Catalog,
+) -> FileReport | None:
+    source, program = kept.source, kept.program
+    before = kept.roots[at]
+    # The text's `ast` tree, as a full lint keeps it (`index_source(keep=True)`): from the last
+    # text's, only the statement edited parsed again; the suppressions read its statements.
+    tree = _reparsed(text)
+    if tree is None:
+        try:
+            tree = ast.parse(text)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+    keep_tree(text, tree)
+    with reads.recording() as recorded, by_root.recording() as runs:
+        reads.source(source)
+        budget = Budget.for_text(text)
+        if program is None:
+            roots = find_roots(source)
+            interpreter = Interpreter(source, budget)
+            interpreter.run_roots([new])
+        else:
+            with program.checking(source):
+                roots = find_roots(source, program)
+                interpreter = Interpreter(source, budget, program)
+                interpreter.run_roots([new])
+    if roots != [new if run.block is old else run.block for run in kept.roots]:
+        return None
+    if not interpreter.complete or budget.stops or budget.exhausted or len(runs.roots) != 1:
+        return None
+    after = runs.roots[0]
+    # Bounds on what the whole file's run would do otherwise. R takes there at most the steps
+    # it took alone (what the roots before it evaluated is not evaluated again), and at least
+    # none; each later run has at most what R takes more than before fewer steps (a share of
+    # what is left), and the file's budget moves by the size change. The old lint ended every
+    # run with `slack` steps to spare; each re-run spends the most it could have moved.
+    size_change *= Limits().steps_per_byte
+    drift = kept.first_slack - kept.slack  # what earlier re-runs may have moved R's window by
+    if after.steps + size_change + drift + _MARGIN > before.window:
+        return None
+    cost = max(after.steps - kept.least[at], 0) + size_change + _MARGIN
+    if kept.slack < cost:
+        return None
+    after.window = before.window
+    runs_now = [*kept.roots[:at], after, *kept.roots[at + 1 :]]
+    sites = merged(pair for run in runs_now for pair in run.sites)
+    uses = merged(pair for run in runs_now for pair in run.uses)
+    if len(sites) + len(uses) >= Limits().max_records:
+        return None
+    analysis = Analysis(sites, uses, True)
+    if program is not None:
+        with program.checking(source):
+            if callers_of(source, program, sites, kept.undecided(settings, catalog)):
+                return None
+    report = report_of(filename, text, settings, catalog, program, source, analysis, kept.evaluated)
+    report = lint_analysed(filename, text, settings, options, catalog, program, report)
+    kept.roots = runs_now
+    kept.least[at] = 0  # its steps in the file's run are not known, only that they are no more than alone
+    kept.slack -= cost
+    read = kept.recorded
+    read.blocks.discard(old)
+    read.blocks |= recorded.blocks
+    read.words |= recorded.words
+    read.mutation_scans |= recorded.mutation_scans
+    read.closures = recorded.closures or read.closures
+    return report
+

@@ -1,0 +1,199 @@
+"""The language server's re-run of the one root an edit is in (`mmalint/lsp/rerun.py`): every
+result it makes is exactly what a fresh lint of the new text gives, and the edits it cannot
+stand for (a helper other roots call, a change of what the roots are) get a full lint."""
+
+from __future__ import annotations
+
+import ast
+import random
+import re
+from pathlib import Path
+
+import pytest
+
+from mmalint import lines as lines_module
+from mmalint.analysis import indexes
+from mmalint.analysis.source import _replace_statements
+from mmalint.lines import split_lines
+from mmalint.lsp import rerun
+from mmalint.lsp.worker import Job, Linted, run_job
+from mmalint.pipeline.options import LintOptions
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _module() -> str:
+    """A test module of two classes and five test methods, each a root, with findings: the
+    8-bit Pallas test (an unsigned accumulator) three times, and the warp-level half one."""
+    u8 = (ROOT / "examples/pallas_u8_dot_test.py").read_text()
+    warp = (ROOT / "examples/warp_mma_half_acc_test.py").read_text()
+    head = u8[: u8.index("class IntegerMmaTest")]
+    head = head.replace("import numpy as np\n", (
+        "import numpy as np\nfrom jax._src.interpreters import mlir\nfrom jax._src.lib.mlir import ir\n"
+        "from jax.experimental.mosaic import gpu as mgpu\nfrom jax.experimental.mosaic.gpu import utils\n"))
+    test = u8[u8.index("  @parameterized.parameters(jnp.int8, jnp.uint8)") : u8.index("\n\nif __name__")]
+    cls = u8[u8.index("class IntegerMmaTest") : u8.index("  @parameterized.parameters(jnp.int8, jnp.uint8)")]
+    tests = "\n".join(test.replace("def test_int_dot(", f"def test_int_dot_{n}(") for n in range(3))
+    other = warp[warp.index("class WarpMmaHalfTest") : warp.index("\n\nif __name__")]
+    return f'{head}{cls}{tests}\n\n{other}\n\n\nif __name__ == "__main__":\n  absltest.main()\n'
+
+
+def _lint(path: Path, text: str, memo=None) -> Linted:
+    outcome = run_job(Job("lint", str(path), text, None, LintOptions(), memo=memo))
+    assert isinstance(outcome, Linted), outcome
+    return outcome
+
+
+def _fresh(path: Path, text: str) -> Linted:
+    """A full lint of the text that leaves the kept lints as they were, and that parses the
+    text from nothing (not from a tree or an index a re-run kept)."""
+    saved = dict(rerun._kept)
+    lines_module._trees.clear()
+    lines_module._regions.clear()
+    indexes._INDEXED.clear()
+    indexes._SHARED.clear()
+    try:
+        return _lint(path, text)
+    finally:
+        rerun._kept.clear()
+        rerun._kept.update(saved)
+
+
+def _same(a: Linted, b: Linted) -> bool:
+    return a.report == b.report and a.noqa == b.noqa and a.others == b.others
+
+
+@pytest.fixture
+def module(tmp_path: Path) -> Path:
+    (tmp_path / "pyproject.toml").write_text("[tool.mmalint]\n")
+    path = tmp_path / "mma_test.py"
+    path.write_text(_module())
+    return path
+
+
+def _methods(text: str) -> list[tuple[int, int]]:
+    """The rows (first, last; 1-based) of each test method's body."""
+    found = []
+    tree = ast.parse(text)
+    for cls in tree.body:
+        if isinstance(cls, ast.ClassDef):
+            for member in cls.body:
+                if isinstance(member, ast.FunctionDef) and member.name.startswith("test"):
+                    found.append((member.body[0].lineno, member.end_lineno or member.lineno))
+    return found
+
+
+_SWAPS = [
+    ("jnp.int32 if is_signed else jnp.uint32", "jnp.int32"),
+    ("m, n, k = 128, 64, 256", "m, n, k = 128, 64, 128"),
+    ("acc_dtype = dtype", "acc_dtype = jnp.float32"),
+    ("dtype=(jnp.bfloat16, jnp.float16)", "dtype=(jnp.bfloat16,)"),
+]
+
+
+def _random_edit(rng: random.Random, text: str) -> str:
+    """One edit inside a test method: a comment, a changed constant or dtype (the findings
+    change), or a row added or removed (every row after it moves)."""
+    lines = split_lines(text)
+    first, last = rng.choice(_methods(text))
+    row = rng.randrange(first, last + 1) - 1
+    line = lines[row]
+    kind = rng.randrange(4)
+    if kind == 0 and line.rstrip().endswith((")", "]")) and "#" not in line and '"' not in line:
+        lines[row] = line.rstrip("\n") + "  # edited\n"
+    elif kind == 1:
+        body = "".join(lines[first - 1 : last])
+        for old, new in rng.sample(_SWAPS, len(_SWAPS)):
+            for a, b in ((old, new), (new, old)):
+                if a in body and (b != "jnp.int32" or "jnp.int32 if" not in body):
+                    start = sum(len(x) for x in lines[: first - 1])
+                    end = start + len(body)
+                    return text[:start] + body.replace(a, b, 1) + text[end:]
+    elif kind == 2 and re.match(r"    [a-z_]+ = ", line) and not line.rstrip().endswith(("(", ",")):
+        lines.insert(row + 1, "    unused = 1\n")
+    elif kind == 3 and line == "    unused = 1\n":
+        del lines[row]
+    return "".join(lines)
+
+
+def test_every_re_run_is_what_a_fresh_lint_gives(module: Path) -> None:
+    """Random edits inside test methods, each linted with the last lint's memo (in the child
+    that kept it) and afresh: the two agree exactly, and most edits are re-runs."""
+    text = module.read_text()
+    last = _lint(module, text)
+    assert last.memo is not None and last.report.diagnostics, "the module must have findings"
+    rng = random.Random(12)
+    reruns = 0
+    codes: set[tuple[str | None, ...]] = set()
+    for _ in range(30):
+        edited = _random_edit(rng, text)
+        if edited == text:
+            continue
+        text = edited
+        now = _lint(module, text, last.memo)
+        assert _same(now, _fresh(module, text)), text
+        reruns += now.rerun
+        codes.add(tuple(d.code for d in now.report.diagnostics))
+        last = now
+    assert reruns >= 10, f"only {reruns} edits were re-runs"
+    assert len(codes) > 1, "the edits must change the findings"
+
+
+def test_a_helper_other_roots_call_is_not_re_run(module: Path) -> None:
+    text = module.read_text().replace(
+        "  def test_int_dot_0(self, dtype):\n",
+        "  def test_int_dot_0(self, dtype):\n    self.check_dot(dtype)\n\n  def check_dot(self, dtype):\n")
+    text = text.replace("  def test_int_dot_1(self, dtype):\n", "  def test_int_dot_1(self, dtype):\n    self.check_dot(dtype)\n")
+    first = _lint(module, text)
+    assert first.memo is not None
+    edited = text.replace("    m, n, k = 128, 64, 256\n", "    m, n, k = 128, 64, 128\n", 1)
+    assert edited.index("m, n, k = 128, 64, 128") > text.index("def check_dot")
+    now = _lint(module, edited, first.memo)
+    assert not now.rerun and not now.reused
+    assert _same(now, _fresh(module, edited))
+
+
+def test_an_edit_that_makes_a_root_name_no_mma_api_is_a_full_lint(module: Path) -> None:
+    text = module.read_text().replace(
+        "\n\n\nif __name__", "\n\n  def test_alias(self):\n    self.op = mgpu.mma\n\n\nif __name__")
+    first = _lint(module, text)
+    # Its only MMA word goes: it is no root any more.
+    edited = text.replace("    self.op = mgpu.mma\n", "    self.op = None\n")
+    now = _lint(module, edited, first.memo)
+    assert not now.rerun
+    assert _same(now, _fresh(module, edited))
+    # Where the root still names one, the same kind of edit is a re-run.
+    first = _lint(module, text)
+    edited = text.replace("      mgpu.mma(c_fa, a_fa, b_fa).store_untiled(out, optimized=False)\n",
+                          "      c_fa.store_untiled(out, optimized=False)\n")
+    now = _lint(module, edited, first.memo)
+    assert now.rerun
+    assert _same(now, _fresh(module, edited))
+
+
+def test_a_class_member_edited_is_parsed_alone_as_the_whole_text_parses() -> None:
+    """`source._replace_statements` (a full lint's parse of an editor's next text, from the
+    last one's tree) parses only the edited member of a class: its tree is `ast.parse`'s."""
+    text = _module() + (ROOT / "tests/test_lsp_incremental.py").read_text()
+    tree = ast.parse(text)
+    lines = split_lines(text)
+    rng = random.Random(3)
+    edits = ["  # c", " + 0", "  ", "x", "(", "\\", '"""', "    ", "\tq"]
+    same = 0
+    for _ in range(300):
+        edited = list(lines)
+        rows = sorted(rng.sample(range(1, len(lines) + 1), rng.randrange(1, 3)))
+        for row in rows:
+            line = edited[row - 1].rstrip("\n")
+            mark = rng.choice(edits)
+            edited[row - 1] = (line + mark if rng.random() < 0.7 else mark + line) + "\n"
+        got = _replace_statements(tree, edited, rows)
+        try:
+            want = ast.parse("".join(edited))
+        except SyntaxError:
+            assert got is None, rows
+            continue
+        if got is not None:
+            assert ast.dump(got, include_attributes=True) == ast.dump(want, include_attributes=True), rows
+            same += 1
+    assert same >= 60
