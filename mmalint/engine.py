@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import overload
 
 import libcst as cst
 
 from mmalint.analysis import Analysis, Program, analyze, index_source, indexes, reads
-from mmalint.analysis.calls import Entry
+from mmalint.analysis.calls import Entry, MmaSite
 from mmalint.analysis.program import real_path
 from mmalint.analysis.source import BlockParseError, SourceFile, SourceSyntaxError
 from mmalint.analysis.values import Origin
@@ -68,13 +70,49 @@ def check_text(
     try:
         # Callers elsewhere in the tree are run for the calls this file's own roots leave
         # open: an operand's element type or signedness unknown.
-        analysis = analyze(
-            source, program=program, undecided=lambda site: not _fully_known(normalize(site, catalog, version))
-        )
+        analysis = analyze(source, program=program, undecided=undecided(catalog, version))
     except RecursionError:  # the interpreter stops each run that overflows: this is a last resort
         return FileReport(filename, (), parsed=True, complete=False)
     _LAST[:] = [(key, source, analysis)]
     return _report(filename, settings, catalog, program, version, source, analysis)
+
+
+def undecided(catalog: Catalog, version: str) -> Callable[[MmaSite], bool]:
+    """Whether a recorded call leaves open what its callers elsewhere could decide: an
+    operand's element type or signedness unknown (`analysis.run.analyze`)."""
+    return lambda site: not _fully_known(normalize(site, catalog, version))
+
+
+def report_of(
+    filename: str, text: str, settings: Settings, catalog: Catalog, program: Program | None,
+    source: SourceFile, analysis: Analysis, evaluated: Evaluated | None = None,
+) -> FileReport:
+    """`check_text`'s report of an analysis of `text` made otherwise (the language server's
+    re-run of one root, `lsp/rerun.py`); kept for fix verification's runs like one of its own.
+    `evaluated`: what the rules made of each site in an earlier report with these settings."""
+    version = settings.target_jax or catalog.versions[-1]
+    _LAST[:] = [((filename, text, version, program, catalog), source, analysis)]
+    return _report(filename, settings, catalog, program, version, source, analysis, evaluated)
+
+
+# Per recorded call (by id; the call kept with it, alive): what it was normalized for (target
+# jax, arch, catalog), its normalized form, and its findings (None: not asked yet).
+Evaluated = dict[int, tuple[MmaSite, tuple[object, ...], MmaCall, list[Finding] | None]]
+
+# Where every report of this process notes what the rules made of each call (`evaluations`).
+_EVALUATED: list[Evaluated] = []
+
+
+@contextmanager
+def evaluations() -> Iterator[Evaluated]:
+    """While active, every report notes what the rules made of each call: the language
+    server's child keeps them with the lint, for the report of a re-run (`lsp/rerun.py`)."""
+    found: Evaluated = {}
+    _EVALUATED.append(found)
+    try:
+        yield found
+    finally:
+        _EVALUATED.remove(found)
 
 
 def indexed_by(program: Program | None, filename: str, text: str) -> SourceFile | None:
@@ -105,9 +143,11 @@ def forget_analysis() -> None:
 
 def _report(
     filename: str, settings: Settings, catalog: Catalog, program: Program | None, version: str,
-    source: SourceFile, analysis: Analysis,
+    source: SourceFile, analysis: Analysis, evaluated: Evaluated | None = None,
 ) -> FileReport:
     """The diagnostics the rules of `settings` make of an analysis."""
+    if evaluated is None and _EVALUATED:
+        evaluated = _EVALUATED[-1]
     sites = [site for site in analysis.sites if reported_here(site.origin, source, program)]
     groups: dict[tuple[str, int, str | None], list[Finding]] = {}
     call_sites: dict[int, bool] = {}
@@ -116,8 +156,7 @@ def _report(
     apis: dict[int, str] = {}
     arch = parse_arch(settings.target_arch)
     for site in sites:
-        given = arch if settings.target_arch_given or family(site.family).default_arch else None
-        call = replace(normalize(site, catalog, version, given), target_arch_name=settings.target_arch)
+        call = _normalized(site, settings, catalog, version, arch, evaluated)
         key = id(site.origin.node)
         apis[key] = call.api
         call_sites[key] = call_sites.get(key, False) or _fully_known(call)
@@ -129,7 +168,7 @@ def _report(
             continue
         # A call in another file of the tree: its file's per-file ignores apply.
         where = site.origin.block.source.filename
-        for finding in evaluate(call, catalog):
+        for finding in _findings(site, call, catalog, evaluated):
             if not settings.enabled_for(finding.rule.code, where):
                 continue
             group_key = (finding.rule.code, key, finding.subject)
@@ -181,6 +220,31 @@ def _report(
         calls_by_api=by_api,
         complete=analysis.complete,
     )
+
+
+def _normalized(
+    site: MmaSite, settings: Settings, catalog: Catalog, version: str, arch: tuple[int, int] | None,
+    evaluated: Evaluated | None,
+) -> MmaCall:
+    asked = (version, settings.target_arch, settings.target_arch_given, catalog)
+    known = evaluated.get(id(site)) if evaluated is not None else None
+    if known is not None and known[0] is site and known[1] == asked:
+        return known[2]
+    given = arch if settings.target_arch_given or family(site.family).default_arch else None
+    call = replace(normalize(site, catalog, version, given), target_arch_name=settings.target_arch)
+    if evaluated is not None:
+        evaluated[id(site)] = (site, asked, call, None)
+    return call
+
+
+def _findings(site: MmaSite, call: MmaCall, catalog: Catalog, evaluated: Evaluated | None) -> list[Finding]:
+    known = evaluated.get(id(site)) if evaluated is not None else None
+    if known is not None and known[0] is site and known[2] is call and known[3] is not None:
+        return known[3]
+    found = evaluate(call, catalog)
+    if evaluated is not None and known is not None and known[0] is site and known[2] is call:
+        evaluated[id(site)] = (site, known[1], call, found)
+    return found
 
 
 def reported_here(origin: Origin, source: SourceFile, program: Program | None) -> bool:

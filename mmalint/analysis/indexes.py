@@ -68,3 +68,12 @@ def share(path: str, source: SourceFile) -> None:
     _keep(key, source)
     _SHARED[path] = key
 
+
+
+def forget(path: str, source: SourceFile) -> None:
+    """Drop this process's index `source` of the module at real `path`: its text is about to
+    change in place (the language server's re-run of one root, `lsp/rerun.py`)."""
+    for key in [key for key, found in _INDEXED.items() if found is source and key[0] == path]:
+        del _INDEXED[key]
+        if _SHARED.get(path) == key:
+            del _SHARED[path]

@@ -202,6 +202,16 @@ class Program:
             else:
                 self._sources.pop(real, None)
 
+    def edited(self, path: str, text: str) -> None:
+        """The file at real `path` is `text` now, in the editor (the language server's re-run
+        of one root, `lsp/rerun.py`, which patched its index in place): what was derived from
+        its old text is forgotten."""
+        if path in self._overlays:
+            self._overlays[path] = text
+        if path in self._texts:
+            self._texts[path] = text
+        self._forget(path)
+
     def _forget(self, path: str) -> None:
         """What was derived from a file's text, when the text changes."""
         self._trigger_seen.pop(path, None)

@@ -114,7 +114,7 @@ def _relevant(
         leading = imported(block) if imported is not None else NOTHING
         for alias, attributes in leading.attributes:
             qualified.setdefault(alias, set()).update(attributes)
-        hit = (triggers and _triggers(block.text, foreign, strict)) or (block.start_line, block.end_line) in seeds
+        hit = (triggers and _triggered(block, foreign, strict)) or (block.start_line, block.end_line) in seeds
         if hit or leading.names:
             relevant_ids.add(id(block))
             if is_import(block):
@@ -239,6 +239,21 @@ _WORDS: weakref.WeakKeyDictionary[Block, tuple[frozenset[str], frozenset[str], f
 
 # A module's foreign modules, likewise (its import blocks parsed once, not once per scan).
 _FOREIGN: weakref.WeakKeyDictionary[SourceFile, frozenset[str]] = weakref.WeakKeyDictionary()
+
+
+# Whether a block names an MMA API (`_triggers`), by the question's foreign modules and
+# strictness: a scan asks it of every block of a module, each edit of an editor's document.
+_TRIGGERED: weakref.WeakKeyDictionary[Block, dict[tuple[frozenset[str], bool], bool]] = weakref.WeakKeyDictionary()
+
+
+def _triggered(block: Block, foreign: frozenset[str], strict: bool) -> bool:
+    asked = _TRIGGERED.get(block)
+    if asked is None:
+        asked = _TRIGGERED[block] = {}
+    found = asked.get((foreign, strict))
+    if found is None:
+        found = asked[(foreign, strict)] = _triggers(block.text, foreign, strict)
+    return found
 
 
 def _words_of(block: Block) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:

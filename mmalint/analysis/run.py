@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from mmalint.analysis import models  # noqa: F401  (registers every model: the interpreter asks them)
+from mmalint.analysis import (
+    by_root,
+    models,  # noqa: F401  (registers every model: the interpreter asks them)
+)
 from mmalint.analysis.budget import Budget
 from mmalint.analysis.calls import ApiUse, MmaSite
 from mmalint.analysis.interpreter import Interpreter
@@ -54,24 +57,36 @@ def analyze(
     with program.checking(source):
         interp = Interpreter(source, budget, program)
         interp.run_roots(find_roots(source, program))
-        # The callers run only for a file whose own roots reach an MMA call it reports (in it,
-        # or in a file the run does not check): a file whose MMA words name something else
-        # (its own `wgmma` helper) gets nothing from them.
-        reported = [
-            site for site in interp.sites
-            if site.origin.block.source is source or not program.is_checked(site.origin.block.source)
-        ]
-        open_sites = [site for site in reported if undecided is None or undecided(site)]
-        if open_sites:
-            # Toward the checked file's functions that hold an open call; a call in another
-            # file (reached through this one) leaves it open which function led there.
-            toward = None
-            if all(site.origin.block.source is source for site in open_sites):
-                toward = {site.origin.block for site in open_sites}
-            callers = program.callers(source, toward)
-            if callers:
-                # At most half the file's own budget again: the callers of a library module can
-                # be many times its size (jax's layout inference and its tests, of a lowering).
-                interp.budget.grow(min(sum(len(caller.text) for caller, _ in callers), len(source.text) // 2))
-                interp.run_roots([block for _, blocks in callers for block in blocks])
+        callers = callers_of(source, program, interp.sites, undecided)
+        if callers:
+            # At most half the file's own budget again: the callers of a library module can
+            # be many times its size (jax's layout inference and its tests, of a lowering).
+            interp.budget.grow(min(sum(len(caller.text) for caller, _ in callers), len(source.text) // 2))
+            by_root.callers(interp)
+            interp.run_roots([block for _, blocks in callers for block in blocks])
     return Analysis(interp.sites, interp.uses, interp.complete)
+
+
+def callers_of(
+    source: SourceFile,
+    program: Program,
+    sites: list[MmaSite],
+    undecided: Callable[[MmaSite], bool] | None = None,
+) -> list[tuple[SourceFile, tuple[Block, ...]]]:
+    """The roots of other files to run after the file's own recorded `sites` (while
+    `program.checking(source)`): only for a file whose own roots reach an MMA call it reports
+    (in it, or in a file the run does not check) that they leave open; a file whose MMA words
+    name something else (its own `wgmma` helper) gets nothing from them."""
+    reported = [
+        site for site in sites
+        if site.origin.block.source is source or not program.is_checked(site.origin.block.source)
+    ]
+    open_sites = [site for site in reported if undecided is None or undecided(site)]
+    if not open_sites:
+        return []
+    # Toward the checked file's functions that hold an open call; a call in another file
+    # (reached through this one) leaves it open which function led there.
+    toward = None
+    if all(site.origin.block.source is source for site in open_sites):
+        toward = {site.origin.block for site in open_sites}
+    return program.callers(source, toward)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import functools
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 
 from mmalint.analysis import Program, ProgramSpec
@@ -31,33 +33,69 @@ def lint_text(
     settings: Settings,
     options: LintOptions | None = None,
     catalog: Catalog | None = None,
+    program: Program | None = None,
 ) -> FileReport:
+    """The report a user sees for a file's text. `program`: the checked tree to read it in
+    (by default the one `options.program` names, `program_of`)."""
+    catalog = catalog or load_catalog()
+    options = options or LintOptions()
+    if program is None:
+        program = program_of(options)
+    with _quiet():
+        try:
+            report = check_text(filename, text, settings, catalog, program)
+            return _finish(filename, text, settings, options, catalog, program, report)
+        finally:
+            forget_analysis()  # kept only while fix verification checks the same text again
+
+
+def lint_analysed(
+    filename: str,
+    text: str,
+    settings: Settings,
+    options: LintOptions,
+    catalog: Catalog,
+    program: Program | None,
+    report: FileReport,
+) -> FileReport:
+    """`lint_text`'s report from the engine's `report` of the text, found otherwise (the
+    language server's re-run of one root: `lsp/rerun.py`)."""
+    with _quiet():
+        try:
+            return _finish(filename, text, settings, options, catalog, program, report)
+        finally:
+            forget_analysis()
+
+
+def program_of(options: LintOptions) -> Program | None:
+    """The checked tree that `options` name, as one lint reads it."""
+    if options.program is None:
+        return None
+    # A program shared by the files of a run answers from what other files' checks read:
+    # a record of one file's inputs needs one of its own (what it indexes is shared still).
+    return Program(options.program, decode_source, Observed()) if options.observe else program_for(options.program)
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
     # Parsing the checked file makes Python warn about *its* code (`1if x`, "\d"): that is
     # noise on mmalint's stderr, not a finding.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SyntaxWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
-        try:
-            return _lint_text(filename, text, settings, options, catalog)
-        finally:
-            forget_analysis()  # kept only while fix verification checks the same text again
+        yield
 
 
-def _lint_text(
+def _finish(
     filename: str,
     text: str,
     settings: Settings,
-    options: LintOptions | None,
-    catalog: Catalog | None,
+    options: LintOptions,
+    catalog: Catalog,
+    program: Program | None,
+    report: FileReport,
 ) -> FileReport:
-    catalog = catalog or load_catalog()
-    options = options or LintOptions()
-    program: Program | None = None
-    if options.program is not None:
-        # A program shared by the files of a run answers from what other files' checks read:
-        # a record of one file's inputs needs one of its own (what it indexes is shared still).
-        program = Program(options.program, decode_source, Observed()) if options.observe else program_for(options.program)
-    report = check_text(filename, text, settings, catalog, program)
+    """Fix verification, suppressions and the findings elsewhere, for the engine's report."""
     check_superseded()
     # Findings at MMA calls in other files of the tree (this file's code reached them; the run
     # does not check theirs): that file's noqa comments decide, and no fix edits it from here.

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import libcst as cst
 
-from mmalint.analysis import reads
+from mmalint.analysis import by_root, reads
 from mmalint.analysis.budget import Budget, BudgetExceeded, CallTooLong
 from mmalint.analysis.calls import ApiUse, Context, Entry, MmaSite
 from mmalint.analysis.host import Args, Diverges
@@ -312,7 +312,9 @@ class Machine(ABC):
         self.records_tried += 1
         if self._elsewhere(site.origin.block):
             return
-        if self._is_new(site_key(site)):
+        key = site_key(site)
+        by_root.site(self, key, site)
+        if self._is_new(key):
             self.sites.append(site)
 
     def record_use(self, use: ApiUse) -> None:
@@ -320,7 +322,9 @@ class Machine(ABC):
         self.records_tried += 1
         if self._elsewhere(use.origin.block):
             return
-        if self._is_new(use_key(use)):
+        key = use_key(use)
+        by_root.use(self, key, use)
+        if self._is_new(key):
             self.uses.append(use)
 
     def _is_new(self, key: tuple[object, ...]) -> bool:

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from mmalint.analysis import by_root
 from mmalint.analysis.budget import BudgetExceeded, Window
 from mmalint.analysis.calls import Context, WorldBinding
 from mmalint.analysis.host import Args, Diverges
@@ -64,10 +65,10 @@ class Roots(Machine):
             self._root_source = None if block.source is self.source else block.source
             try:
                 if block.parent is None and block.kind == "stmt":
-                    self.budget.enter(self.budget.share(len(roots) - i, within=window))
+                    self._enter_root(block, self.budget.share(len(roots) - i, within=window))
                     self.execute_module_block(block)
                 elif block.kind == "def":
-                    self.budget.enter(self.budget.share(len(roots) - i, within=window, run=False))
+                    self._enter_root(block, self.budget.share(len(roots) - i, within=window, run=False))
                     self._run_function_root(block)
             except (BlockParseError, Diverges):
                 pass
@@ -80,6 +81,13 @@ class Roots(Machine):
             if self.budget.stops != stops:
                 unfinished.append(block)
         return unfinished
+
+    def _enter_root(self, block: Block, window: Window) -> None:
+        self.budget.enter(window)
+        by_root.begin(self, block, self._steps_taken, self.budget.window.end)
+
+    def _steps_taken(self) -> int:
+        return self.budget.steps
 
     def _forget_module_block(self, block: Block) -> None:
         """A module-level block that ran out of budget may run again (its names were unknown)."""
