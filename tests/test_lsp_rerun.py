@@ -13,7 +13,7 @@ import pytest
 
 from mmalint import lines as lines_module
 from mmalint.analysis import indexes
-from mmalint.analysis.source import _replace_statements
+from mmalint.analysis.reparse import replace_statements
 from mmalint.lines import split_lines
 from mmalint.lsp import rerun
 from mmalint.lsp.worker import Job, Linted, run_job
@@ -172,7 +172,7 @@ def test_an_edit_that_makes_a_root_name_no_mma_api_is_a_full_lint(module: Path) 
 
 
 def test_a_class_member_edited_is_parsed_alone_as_the_whole_text_parses() -> None:
-    """`source._replace_statements` (a full lint's parse of an editor's next text, from the
+    """`reparse.replace_statements` (a full lint's parse of an editor's next text, from the
     last one's tree) parses only the edited member of a class: its tree is `ast.parse`'s."""
     text = _module() + (ROOT / "tests/test_lsp_incremental.py").read_text()
     tree = ast.parse(text)
@@ -187,7 +187,7 @@ def test_a_class_member_edited_is_parsed_alone_as_the_whole_text_parses() -> Non
             line = edited[row - 1].rstrip("\n")
             mark = rng.choice(edits)
             edited[row - 1] = (line + mark if rng.random() < 0.7 else mark + line) + "\n"
-        got = _replace_statements(tree, edited, rows)
+        got = replace_statements(tree, edited, rows)
         try:
             want = ast.parse("".join(edited))
         except SyntaxError:
@@ -197,3 +197,35 @@ def test_a_class_member_edited_is_parsed_alone_as_the_whole_text_parses() -> Non
             assert ast.dump(got, include_attributes=True) == ast.dump(want, include_attributes=True), rows
             same += 1
     assert same >= 60
+
+
+def test_a_statement_read_from_its_region_alone_is_the_one_the_whole_parse_holds() -> None:
+    """`suppress._Statements` of a text whose tree is not kept but whose statements' rows are
+    (a re-run's text with rows added) parses only the statement a finding is in: the same
+    statement rows as from the whole text's tree, for every range inside a statement."""
+    from mmalint.lines import statement_regions
+    from mmalint.suppress import statement_rows
+
+    text = _module() + (ROOT / "tests/test_lsp_incremental.py").read_text()
+    tree = ast.parse(text)
+    # Where findings are: the rows of calls.
+    ranges = [_Range(node.lineno, node.end_lineno or node.lineno) for node in ast.walk(tree) if isinstance(node, ast.Call)]
+    assert len(ranges) > 250
+    lines_module._trees.clear()
+    lines_module._regions.clear()
+    lines_module.keep_tree(text, tree)
+    whole = statement_rows(text, ranges)
+    lines_module._trees.clear()
+    lines_module.keep_regions(text, statement_regions(tree))
+    assert statement_rows(text, ranges) == whole
+
+
+class _Range:
+    def __init__(self, first: int, last: int) -> None:
+        self.start = _Row(first)
+        self.end = _Row(last)
+
+
+class _Row:
+    def __init__(self, row: int) -> None:
+        self.row = row

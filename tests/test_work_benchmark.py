@@ -96,3 +96,11 @@ def test_world_prefix_counts_the_steps_a_sweeps_worlds_repeat() -> None:
     sweep = [row for row in found["roots"] if row["root"].startswith("warp_mma_half_acc_test.py")]
     assert [row["worlds"] for row in sweep] == [6]
     assert sweep[0]["steps"] / 2 < sweep[0]["shared"] < sweep[0]["steps"]
+
+
+def test_lsp_rerun_answers_edits_inside_roots_as_a_fresh_lint_does() -> None:
+    # `benchmarks/lsp_rerun.py`: edits inside a test method, each answered by re-running it
+    # alone (`lsp/rerun.py`), and each answer compared with a fresh lint.
+    found = _benchmark("lsp_rerun.py", "0.12", "examples/warp_mma_half_acc_test.py", "--edits", "6")
+    assert found["edits"] == 6 and found["differ_from_fresh"] == []
+    assert found["rerun"] >= 4 and found["rerun_ms"]["n"] == found["rerun"]

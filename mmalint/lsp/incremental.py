@@ -30,7 +30,8 @@ from __future__ import annotations
 import ast
 import os
 import re
-from collections.abc import Iterable
+import weakref
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields, is_dataclass, replace
 from typing import Any
 
@@ -38,9 +39,9 @@ from mmalint.analysis import reads as reads_module
 from mmalint.analysis.imports import scan_imports
 from mmalint.analysis.reads import ScanFacts
 from mmalint.analysis.relevance import _QUALIFIED, _names_in, _triggers
-from mmalint.analysis.source import SourceFile, _bound_names, indent_of
+from mmalint.analysis.source import Block, SourceFile, _bound_names, indent_of
 from mmalint.diagnostics import Diagnostic, Edit, FileReport, Location, Range, Related
-from mmalint.lines import BLANK_OR_COMMENT, split_lines
+from mmalint.lines import BLANK_OR_COMMENT, rows_of, split_lines
 from mmalint.tree import Observed, digest, probe_answer, walk
 
 # The suppressions read these comments anywhere in the file.
@@ -73,6 +74,10 @@ class Entry:
     members: tuple[int, ...] = ()
 
 
+# The files on disk a lint read, and the walks its scans made (`_inputs`).
+Inputs = tuple[tuple[str, ...], tuple[tuple[tuple[str, ...], bool], ...]]
+
+
 @dataclass(frozen=True)
 class Memo:
     key: Any  # what the lint was asked besides the text: the same job for another text
@@ -90,6 +95,7 @@ class Memo:
     report: FileReport
     others: tuple[tuple[str, str], ...]
     noqa: tuple[Edit | None, ...]
+    inputs: Inputs = ((), ())  # what `files` and `dirs` record (`_inputs`)
 
 
 # ---------------------------------------------------------------------- making a memo
@@ -103,9 +109,12 @@ def make_memo(
     others: tuple[tuple[str, str], ...],
     noqa: tuple[Edit | None, ...],
     overlays: Iterable[str],
+    checked: Memo | None = None,
 ) -> Memo | None:
     """What a later lint of this document needs to reuse this one; None when it cannot
-    (the analysis stopped early, the text did not parse, the tree's record is not whole)."""
+    (the analysis stopped early, the text did not parse, the tree's record is not whole).
+    `checked`: a memo whose files on disk were found as they were a moment ago (`disk_unchanged`):
+    when the lint read the same files and directories, their record is taken from it."""
     slack = recorded.slack()
     observed = report.observed if report.observed is not None else Observed()  # None: no tree read
     if slack is None or not report.complete or not recorded.sources or report.error is not None:
@@ -118,14 +127,34 @@ def make_memo(
     if source.text != text:
         return None
     with reads_module.paused():
-        read = frozenset(text_digest(b.text) for b in recorded.blocks)
-        relevant = frozenset(text_digest(b.text) for scan in recorded.closures for b in scan.relevant)
+        read = frozenset(_digest_of(b) for b in recorded.blocks)
+        relevant = frozenset(_digest_of(b) for scan in recorded.closures for b in scan.relevant)
     scans = tuple(scan.facts for scan in recorded.closures)
-    files, dirs, probes = _disk(observed, frozenset(overlays))
+    inputs = _inputs(observed, frozenset(overlays))
+    if checked is not None and checked.inputs == inputs:
+        files, dirs = checked.files, checked.dirs
+    else:
+        files, dirs = _disk(*inputs)
+    probes = tuple(sorted(observed.probes.items()))
     return Memo(
         key, text, _entries(source), read, relevant, scans, frozenset(recorded.words),
-        recorded.mutation_scans, slack, files, dirs, probes, replace(report, observed=None), others, noqa,
+        recorded.mutation_scans, slack, files, dirs, probes, replace(report, observed=None), others, noqa, inputs,
     )
+
+
+# Each block's text's digest, by the rows it was taken at: a block's text does not change
+# while its rows do not (`rerun._patch` makes an edited block anew), except a class split into
+# members, whose text holds theirs. A re-run's memo digests only what the edit made anew.
+_DIGESTS: weakref.WeakKeyDictionary[Block, tuple[int, int, str]] = weakref.WeakKeyDictionary()
+
+
+def _digest_of(block: Block) -> str:
+    if block.kind == "class" and block.members:
+        return text_digest(block.text)
+    found = _DIGESTS.get(block)
+    if found is None or found[:2] != (block.start_line, block.end_line):
+        found = _DIGESTS[block] = (block.start_line, block.end_line, text_digest(block.text))
+    return found[2]
 
 
 def _entries(source: SourceFile) -> tuple[Entry, ...]:
@@ -151,26 +180,31 @@ def _stat(path: str) -> tuple[int, int] | None:
     return info.st_mtime_ns, info.st_size
 
 
-def _disk(observed: Observed, overlays: frozenset[str]) -> tuple[
-    tuple[tuple[str, int, int], ...], tuple[tuple[str, int], ...], tuple[tuple[str, bool], ...]
-]:
+def _inputs(observed: Observed, overlays: frozenset[str]) -> Inputs:
+    """The files on disk a lint read (not the editor's buffers), and the walks its scans made."""
     paths = set(observed.texts)
     for snapshot in observed.snapshots.values():
         paths.update(snapshot)
+    walks = {where for _kind, _arg, where, _snap, _answer in observed.scans.values()}
+    return tuple(sorted(paths - overlays)), tuple(sorted(walks))
+
+
+def _disk(paths: tuple[str, ...], walks: tuple[tuple[tuple[str, ...], bool], ...]) -> tuple[
+    tuple[tuple[str, int, int], ...], tuple[tuple[str, int], ...]
+]:
     files = []
-    for path in sorted(paths - overlays):
+    for path in paths:
         stat = _stat(path)
         files.append((path, *(stat if stat is not None else (-1, -1))))
     dirs: list[tuple[str, int]] = []
-    walks = {where for _kind, _arg, where, _snap, _answer in observed.scans.values()}
-    for tops, packages_only in sorted(walks):
+    for tops, packages_only in walks:
         visited: list[str] = []
         for _ in walk(tops, packages_only, visited):
             pass
         for directory in visited:
             stat = _stat(directory)
             dirs.append((directory, stat[0] if stat is not None else -1))
-    return tuple(files), tuple(sorted(set(dirs))), tuple(sorted(observed.probes.items()))
+    return tuple(files), tuple(sorted(set(dirs)))
 
 
 # ---------------------------------------------------------------------- reusing one
@@ -202,7 +236,7 @@ def reuse(memo: Memo, key: Any, text: str) -> Reused | None:
         return None
     if text == memo.text:
         return Reused(memo.report, memo.others, memo.noqa, memo) if disk_unchanged(memo) else None
-    old_lines, new_lines = split_lines(memo.text), split_lines(text)
+    old_lines, new_lines = rows_of(memo.text), rows_of(text)
     shrink = len(memo.text) - len(text)
     if shrink > 0 and memo.slack <= 20 * shrink + 64:
         return None  # a smaller file has a smaller budget: some run might stop earlier
@@ -243,7 +277,7 @@ _RESYNC_ROWS = 3
 _RESYNC_WINDOW = 64
 
 
-def hunks_between(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
+def hunks_between(old: Sequence[str], new: Sequence[str]) -> list[tuple[int, int, int, int]]:
     """The rows that differ, as hunks (old `a0:a1` became new `b0:b1`), in order; the rows
     between them are equal. Not a minimal diff: where the texts fall out of step for more
     than a few rows, one hunk runs to the end (which then reuses nothing)."""
@@ -266,7 +300,7 @@ def hunks_between(old: list[str], new: list[str]) -> list[tuple[int, int, int, i
     return found
 
 
-def _resync(old: list[str], new: list[str], i: int, j: int) -> tuple[int, int] | None:
+def _resync(old: Sequence[str], new: Sequence[str], i: int, j: int) -> tuple[int, int] | None:
     """The fewest rows (x of old, y of new) after which the texts agree for a few rows again
     (or both end)."""
     n, m = len(old), len(new)
@@ -346,7 +380,7 @@ def _blank_or_comments(text: str) -> bool:
 
 
 def _block_edit_holds(
-    memo: Memo, entry: Entry, entries: list[Entry], old_lines: list[str], new_lines: list[str],
+    memo: Memo, entry: Entry, entries: list[Entry], old_lines: Sequence[str], new_lines: Sequence[str],
     offset: int, delta: int,
 ) -> bool:
     """Whether one block's edit (its rows now `offset` rows further, `delta` more of them)

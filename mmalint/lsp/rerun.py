@@ -28,7 +28,6 @@ next lint to the child that made its last one when it is idle (`worker.Pool`).
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,11 +40,12 @@ from mmalint.analysis.imports import scan_imports
 from mmalint.analysis.interpreter import Interpreter
 from mmalint.analysis.program import real_path
 from mmalint.analysis.relevance import _triggers
+from mmalint.analysis.reparse import reparsed
 from mmalint.analysis.run import callers_of, find_roots
-from mmalint.analysis.source import Block, SourceFile, _reparsed
+from mmalint.analysis.source import Block, SourceFile
 from mmalint.catalog import Catalog
 from mmalint.engine import Evaluated, FileReport, report_of, undecided
-from mmalint.lines import keep_tree, rows_of, split_lines
+from mmalint.lines import keep_regions, keep_tree, rows_of
 from mmalint.lsp.incremental import (
     _COMMENT_WORDS,
     Memo,
@@ -102,8 +102,12 @@ _KEEP = 2
 _kept: dict[str, Kept] = {}
 
 
-def keep(filename: str, memo: Memo | None, runs: Runs, recorded: reads.Reads, program: Program | None) -> None:
-    """Keep a full lint of a document for a later re-run of one of its roots."""
+def keep(
+    filename: str, memo: Memo | None, runs: Runs, recorded: reads.Reads, program: Program | None,
+    evaluated: Evaluated | None = None,
+) -> None:
+    """Keep a full lint of a document for a later re-run of one of its roots (`evaluated`:
+    what the rules made of its calls, `engine.evaluations`)."""
     _kept.pop(filename, None)
     if memo is None or runs.callers or not recorded.sources or not runs.roots:
         return
@@ -112,7 +116,7 @@ def keep(filename: str, memo: Memo | None, runs: Runs, recorded: reads.Reads, pr
         return  # a root ran twice: the second pass of the budget (then there is no memo either)
     _kept[filename] = Kept(
         memo.key, memo.text, source, program, list(runs.roots), recorded, memo.slack, memo.slack,
-        [run.steps for run in runs.roots],
+        [run.steps for run in runs.roots], dict(evaluated or {}),
     )
     while len(_kept) > _KEEP:
         del _kept[next(iter(_kept))]
@@ -263,9 +267,9 @@ def follow(filename: str, memo: Memo, text: str) -> None:
     if text == kept.text:
         _kept[filename] = kept
         return
-    new_lines = split_lines(text)
+    new_lines = rows_of(text)
     entries = list(memo.entries)
-    hunks = _by_block(entries, hunks_between(split_lines(kept.text), new_lines))
+    hunks = _by_block(entries, hunks_between(rows_of(kept.text), new_lines))
     blocks = list(kept.source.all_blocks())
     if hunks is None or len(blocks) != len(entries):
         return
@@ -273,7 +277,7 @@ def follow(filename: str, memo: Memo, text: str) -> None:
     if any(run.block is old for old in olds for run in kept.roots):
         return  # reuse allows no edit of a block any analysis read: a root is read
     moves = tuple((a0, a1, (b1 - b0) - (a1 - a0)) for a0, a1, b0, b1, _ in hunks)
-    _patch(kept, text, new_lines, olds, moves)
+    _patch(kept, text, list(new_lines), olds, moves)
     kept.recorded.blocks.difference_update(olds)
     _kept[filename] = kept
 
@@ -284,15 +288,14 @@ def _run_again(
 ) -> FileReport | None:
     source, program = kept.source, kept.program
     before = kept.roots[at]
-    # The text's `ast` tree, as a full lint keeps it (`index_source(keep=True)`): from the last
-    # text's, only the statement edited parsed again; the suppressions read its statements.
-    tree = _reparsed(text)
-    if tree is None:
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return None
-    keep_tree(text, tree)
+    # The text's `ast` tree, as a full lint keeps it (`index_source(keep=True)`), from the last
+    # text's with the statement edited parsed again (when as many rows as before); else its
+    # statements' rows, from which the suppressions parse only the statements they look in.
+    tree = reparsed(text)
+    if tree is not None:
+        keep_tree(text, tree, source.regions)
+    elif source.regions is not None:
+        keep_regions(text, source.regions)
     with reads.recording() as recorded, by_root.recording() as runs:
         reads.source(source)
         budget = Budget.for_text(text)
@@ -336,6 +339,9 @@ def _run_again(
     report = report_of(filename, text, settings, catalog, program, source, analysis, kept.evaluated)
     report = lint_analysed(filename, text, settings, options, catalog, program, report)
     kept.roots = runs_now
+    live = {id(site) for site in sites}
+    kept.evaluated = {key: found for key, found in kept.evaluated.items() if key in live}
+    kept._open = {key: found for key, found in kept._open.items() if key in live}
     kept.least[at] = 0  # its steps in the file's run are not known, only that they are no more than alone
     kept.slack -= cost
     read = kept.recorded

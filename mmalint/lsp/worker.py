@@ -26,22 +26,25 @@ import struct
 import sys
 import threading
 import time
+import weakref
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import BinaryIO, Literal
 
 from mmalint import config
-from mmalint.analysis import budget, reads
+from mmalint.analysis import budget, by_root, reads
 from mmalint.analysis.budget import Superseded
 from mmalint.catalog import Catalog, load_catalog
 from mmalint.config import resolve_target_jax
 from mmalint.diagnostics import Edit
-from mmalint.engine import FileReport
+from mmalint.engine import FileReport, evaluations
 from mmalint.fixes.fixer import fix_text
 from mmalint.inputs import UnreadableInput, read_regular
+from mmalint.lines import keep_regions
+from mmalint.lsp import rerun
 from mmalint.lsp.incremental import Memo, make_memo, reuse, text_digest
 from mmalint.pipeline.cache import installation
-from mmalint.pipeline.file import lint_text
+from mmalint.pipeline.file import lint_text, program_of
 from mmalint.pipeline.options import LintOptions
 from mmalint.pipeline.text import InputError
 from mmalint.runtime import tune_gc
@@ -85,6 +88,7 @@ class Linted:
     noqa: tuple[Edit | None, ...] = ()
     memo: Memo | None = None  # for the next lint of the document (None: it cannot reuse this one)
     reused: bool = False  # this result is the last one's, the edit since could not change it
+    rerun: bool = False  # made by running again only the root the edit since was in (`rerun.py`)
 
 
 @dataclass(frozen=True)
@@ -170,19 +174,40 @@ def _run_job(job: Job) -> Outcome:
             result = fix_text(job.filename, text, settings, options, job.unsafe, catalog)
             return Fixed(text, result.text, result.fixed_count, notes)
         key = _memo_key(job, settings)
+        report: FileReport | None = None
         if job.memo is not None:
             found = reuse(job.memo, key, text)
             if found is not None:
+                rerun.follow(job.filename, job.memo, text)
                 return Linted(text, found.report, notes, found.others, found.noqa, found.memo, reused=True)
-        with reads.recording() as recorded:
-            report = lint_text(job.filename, text, settings, options, catalog)
+            # An edit inside one root: that root alone runs again, in the lint this child kept.
+            try:
+                report = rerun.rerun(job.memo, key, job.filename, text, settings, options, catalog)
+            except Exception:  # a full lint answers instead (the kept lint is gone)
+                report = None
+        runs = None
+        if report is not None:
+            recorded, slack = rerun.kept_reads(job.filename)
+        else:
+            program = program_of(options)
+            with reads.recording() as recorded, by_root.recording() as runs, evaluations() as evaluated:
+                report = lint_text(job.filename, text, settings, options, catalog, program)
+        if recorded.sources and recorded.sources[0].text is text and recorded.sources[0].regions is not None:
+            # Its statements' rows, for the noqa edits (fix verification's texts came after it).
+            keep_regions(text, recorded.sources[0].regions)
         noqa = tuple(
             noqa_edit(text, d) if d.code not in (None, "MMA001") and d.filename == job.filename else None
             for d in report.diagnostics
         )
         others = _other_texts(job, report)
-        memo = make_memo(key, text, recorded, report, others, noqa, (os.path.realpath(p) for p, _ in overlays))
-        return Linted(text, replace(report, observed=None), notes, others, noqa, memo)
+        # A re-run found the files on disk as the last lint read them: their record stands.
+        memo = make_memo(key, text, recorded, report, others, noqa, (os.path.realpath(p) for p, _ in overlays),
+                         checked=job.memo if runs is None else None)
+        if runs is not None:
+            rerun.keep(job.filename, memo, runs, recorded, program, evaluated)
+        elif memo is not None:
+            memo = replace(memo, slack=min(memo.slack, slack))
+        return Linted(text, replace(report, observed=None), notes, others, noqa, memo, rerun=runs is None)
     except Exception as exc:  # the server logs it; this child stays usable
         return Failed(f"{type(exc).__name__}: {exc}")
 
@@ -415,6 +440,8 @@ class Pool:
         self._draining: dict[Worker, asyncio.Task[None]] = {}
         self._warming: asyncio.Task[Worker] | None = None
         self._closed = False
+        # The child that made each document's last lint (by file name).
+        self._last: weakref.WeakValueDictionary[str, Worker] = weakref.WeakValueDictionary()
 
     def warm(self) -> None:
         """Start a spare child now, so that the next job does not wait for one."""
@@ -425,7 +452,9 @@ class Pool:
 
     async def run(self, job: Job, timeout: float) -> Outcome:
         async with self._slots:
-            worker = await self._take()
+            # A document's lint goes to the child that made its last one, which keeps it alive
+            # for a re-run of the one root an edit is in (`rerun.py`), when it is not busy.
+            worker = await self._take(self._last.get(job.filename))
             self._busy.add(worker)
             self.warm()
             io = asyncio.ensure_future(worker.run(job))
@@ -442,6 +471,8 @@ class Pool:
             finally:
                 self._busy.discard(worker)
             self._keep(worker)
+            if job.kind == "lint" and isinstance(outcome, Linted):
+                self._last[job.filename] = worker
             return outcome
 
     def _drain(self, worker: Worker, io: asyncio.Future[Outcome]) -> None:
@@ -466,7 +497,15 @@ class Pool:
             worker.kill()
         self._idle.clear()
 
-    async def _take(self) -> Worker:
+    async def _take(self, prefer: Worker | None = None) -> Worker:
+        if prefer is not None and prefer in self._draining:
+            # Superseded a moment ago (an edit in a burst): it is back in milliseconds.
+            await asyncio.wait({self._draining[prefer]})
+        if prefer is not None and prefer in self._idle:
+            self._idle.remove(prefer)
+            if prefer.alive:
+                return prefer
+            prefer.kill()
         while True:
             while self._idle:
                 worker = self._idle.pop()
