@@ -23,6 +23,7 @@ import tokenize
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
+from mmalint.analysis.reparse import parse_alone
 from mmalint.catalog import Catalog, Rule
 from mmalint.diagnostics import Diagnostic, Edit, Fix, Location, Range
 from mmalint.lines import first_row, regions_of, rows_of, tree_of
@@ -340,18 +341,12 @@ def _region_statements(rows: str, start: int) -> tuple[ast.stmt, ...] | None:
     """The statements of a region of a text (`lines.regions_of`: one that parses alone as in the
     text, a class's member inside a made-up `if 1:`) at their rows in the text; None when it does
     not parse alone (a class's header)."""
-    indented = rows[:1] in (" ", "\t", "\f")
-    try:
-        tree = ast.parse("if 1:\n" + rows if indented else rows)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    parsed = parse_alone(rows, indented=rows[:1] in (" ", "\t", "\f"))
+    if parsed is None:
         return None
-    body = tree.body
-    if indented:
-        if len(body) != 1 or not isinstance(body[0], ast.If):
-            return None
-        body = body[0].body
+    body, wrapper = parsed
     for stmt in body:
-        ast.increment_lineno(stmt, start - 1 - indented)
+        ast.increment_lineno(stmt, start - 1 - wrapper)
     return tuple(body)
 
 

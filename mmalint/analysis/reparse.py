@@ -84,16 +84,12 @@ def _replace_members(cls: ast.ClassDef, lines: Sequence[str], changed: list[int]
             return None
     for at in sorted(touched, reverse=True):
         first, last = starts[at], members[at].end_lineno or members[at].lineno
-        try:
-            parsed = ast.parse("if 1:\n" + "".join(lines[first - 1 : last]))
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
+        parsed = parse_alone("".join(lines[first - 1 : last]), indented=True)
+        if parsed is None or any(stmt.col_offset != members[at].col_offset for stmt in parsed[0]):
             return None
-        wrapper = parsed.body[0] if len(parsed.body) == 1 else None
-        if not isinstance(wrapper, ast.If) or any(stmt.col_offset != members[at].col_offset for stmt in wrapper.body):
-            return None
-        for stmt in wrapper.body:
-            ast.increment_lineno(stmt, first - 2)
-        members[at : at + 1] = wrapper.body
+        for stmt in parsed[0]:
+            ast.increment_lineno(stmt, first - 1 - parsed[1])
+        members[at : at + 1] = parsed[0]
     if not members:
         return None
     copied = copy.copy(cls)
@@ -101,3 +97,18 @@ def _replace_members(cls: ast.ClassDef, lines: Sequence[str], changed: list[int]
     # A class ends where its last statement does (an edit may have made that row a comment).
     copied.end_lineno, copied.end_col_offset = members[-1].end_lineno, members[-1].end_col_offset
     return copied
+
+
+def parse_alone(rows: str, indented: bool) -> tuple[list[ast.stmt], int] | None:
+    """The statements of some rows of a text, parsed alone as they parse in it: indented rows
+    (a class's member) inside a made-up `if 1:`. With the rows the wrapper adds before them (0
+    or 1), to take from their line numbers; None when they do not parse alone."""
+    try:
+        tree = ast.parse("if 1:\n" + rows if indented else rows)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    if not indented:
+        return tree.body, 0
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.If):
+        return None
+    return tree.body[0].body, 1

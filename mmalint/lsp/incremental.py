@@ -39,6 +39,7 @@ from mmalint.analysis import reads as reads_module
 from mmalint.analysis.imports import scan_imports
 from mmalint.analysis.reads import ScanFacts
 from mmalint.analysis.relevance import _QUALIFIED, _names_in, _triggers
+from mmalint.analysis.reparse import parse_alone
 from mmalint.analysis.source import Block, SourceFile, _bound_names, indent_of
 from mmalint.diagnostics import Diagnostic, Edit, FileReport, Location, Range, Related
 from mmalint.lines import BLANK_OR_COMMENT, rows_of, split_lines
@@ -431,20 +432,10 @@ def _parses_alike(entry: Entry, text: str) -> bool:
     and bound names, from its first row to its last (so no row around it reads otherwise)."""
     if not text or indent_of(text) != entry.indent:
         return False
-    wrapped = entry.indent != 0
-    try:
-        tree = ast.parse("if 1:\n" + text if wrapped else text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    parsed = parse_alone(text, indented=entry.indent != 0)
+    if parsed is None or len(parsed[0]) != 1:
         return False
-    body = tree.body
-    if wrapped:
-        if len(body) != 1 or not isinstance(body[0], ast.If):
-            return False
-        body = body[0].body
-    if len(body) != 1:
-        return False
-    stmt = body[0]
-    offset = int(wrapped)
+    stmt, offset = parsed[0][0], parsed[1]
     decorators = getattr(stmt, "decorator_list", None) or []
     first = min([stmt.lineno, *(d.lineno for d in decorators)]) - offset
     rows = len(split_lines(text))
