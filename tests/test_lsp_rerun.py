@@ -229,3 +229,98 @@ class _Range:
 class _Row:
     def __init__(self, row: int) -> None:
         self.row = row
+
+
+def _answers_as_fresh(path: Path, text: str, edited: str) -> Linted:
+    path.write_text(text)
+    first = _lint(path, text)
+    assert first.memo is not None
+    now = _lint(path, edited, first.memo)
+    assert _same(now, _fresh(path, edited)), edited
+    return now
+
+
+_SHARED_CONFIG = '''class Cfg:
+
+  def __init__(self):
+    self.acc = jnp.bfloat16
+
+
+CFG = Cfg()
+
+
+class WarpMmaHalfTest(parameterized.TestCase):
+
+  def test_a(self):
+    c = CFG
+    c.acc = jnp.{acc}
+    y = mgpu.mma
+'''
+
+
+@pytest.mark.parametrize("case", ["edited root stores", "an earlier root stored", "module code it ran first"])
+def test_what_roots_share_makes_a_full_lint(tmp_path: Path, case: str) -> None:
+    """Found by review: an object of the module that one root stores into (through an alias the
+    text scan for mutated globals does not see) and another reads; a module-level root the
+    edited test was the first to read. Each edit gets a full lint, as a re-run alone would
+    answer otherwise."""
+    (tmp_path / "pyproject.toml").write_text("[tool.mmalint]\n")
+    path = tmp_path / "mma_test.py"
+    warp = (ROOT / "examples/warp_mma_half_acc_test.py").read_text()
+    if case == "module code it ran first":
+        text = ("import jax.numpy as jnp\nfrom absl.testing import absltest\n"
+                "from jax.experimental.pallas import mosaic_gpu as plgpu\n\n\n"
+                "class T(absltest.TestCase):\n\n  def test_a(self):\n    x = LAYOUT\n    y = plgpu.mma\n\n\n"
+                "LAYOUT = plgpu.Layout.MMA_ACC(jnp.int8)\n")
+        edited = text.replace("    x = LAYOUT\n", "    x = 1\n")
+    else:
+        acc = "bfloat16" if case == "edited root stores" else "float32"
+        text = warp.replace("class WarpMmaHalfTest(parameterized.TestCase):\n", _SHARED_CONFIG.format(acc=acc)).replace(
+            "    acc_dtype = dtype\n", "    acc_dtype = CFG.acc\n")
+        if case == "edited root stores":
+            edited = text.replace("    c.acc = jnp.bfloat16\n", "    c.acc = jnp.float32\n")
+        else:
+            edited = text.replace("    m, n, k = 128, 128, 128\n", "    m, n, k = 128, 128, 128\n    unused = 1\n")
+    assert edited != text
+    assert not _answers_as_fresh(path, text, edited).rerun
+
+
+def test_a_memo_another_child_made_after_a_file_changed_is_not_re_run(tmp_path: Path) -> None:
+    """Found by review: child 1 keeps a lint, a module the test imports changes, child 2 lints
+    the same text again; the next edit reaches child 1 with child 2's memo. Child 1's kept lint
+    read the old module: it must not answer (one process plays both children here)."""
+    (tmp_path / "pyproject.toml").write_text("[tool.mmalint]\n")
+    helper = tmp_path / "helper.py"
+    helper.write_text("import jax.numpy as jnp\n\nACC = jnp.float32\n")
+    warp = (ROOT / "examples/warp_mma_half_acc_test.py").read_text()
+    text = warp.replace("import numpy as np\n", "import numpy as np\nfrom helper import ACC\n").replace(
+        "    acc_dtype = dtype\n", "    acc_dtype = ACC\n")
+    path = tmp_path / "mma_test.py"
+    path.write_text(text)
+    _lint(path, text)  # child 1 keeps it
+    kept = dict(rerun._kept)
+    helper.write_text("import jax.numpy as jnp\n\nACC = jnp.bfloat16\n")
+    rerun._kept.clear()
+    other = _lint(path, text)  # child 2, after the change
+    rerun._kept.clear()
+    rerun._kept.update(kept)  # back in child 1
+    edited = text.replace("    m, n, k = 128, 128, 128\n", "    m, n, k = 128, 128, 128  # edited\n")
+    now = _lint(path, edited, other.memo)
+    assert not now.rerun
+    assert _same(now, _fresh(path, edited))
+
+
+def test_two_statements_on_one_row_are_parsed_again_together() -> None:
+    """Found by review: `a = 1; b = 2` edited was parsed from `b`'s first row, which holds `a`
+    too: the tree had `a` twice."""
+    from mmalint.analysis.reparse import replace_statements
+
+    for old, new in [
+        ("x = 0\na = 1; b = 2\nz = 3\n", "x = 0\na = 1; b = 5\nz = 3\n"),
+        ("class C:\n  x = 0\n  a = 1; b = 2\n  def f(self):\n    pass\n",
+         "class C:\n  x = 0\n  a = 1; b = 5\n  def f(self):\n    pass\n"),
+    ]:
+        lines = split_lines(new)
+        changed = [i + 1 for i, (a, b) in enumerate(zip(split_lines(old), lines, strict=True)) if a != b]
+        got = replace_statements(ast.parse(old), lines, changed)
+        assert got is None or ast.dump(got, include_attributes=True) == ast.dump(ast.parse(new), include_attributes=True)

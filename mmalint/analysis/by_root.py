@@ -38,6 +38,12 @@ class RootRun:
     steps: int = 0  # the steps it took (set when the next begins, or the run ends)
     sites: list[tuple[Hashable, Any]] = field(default_factory=list)
     uses: list[tuple[Hashable, Any]] = field(default_factory=list)
+    # It recorded in module-level code it ran first (whichever root reads a global first runs
+    # its block, and keeps its records): another root's run, or the block's own turn, would.
+    lazy: bool = False
+    # It stored into an object it did not make (a module global's, a class): what later roots
+    # read of it, and what it read of an earlier root's stores, is not its run's alone.
+    shared: bool = False
     _keys: set[Hashable] = field(default_factory=set)
 
     def keep(self, key: Hashable, into: list[tuple[Hashable, Any]], item: Any) -> None:
@@ -76,20 +82,53 @@ def begin(machine: object, block: Block, steps: Callable[[], int], window_end: i
         return
     active.close()
     active.steps = steps
+    _roots_begun[0] += 1
+    _making[0] = _roots_begun[0]
     now = steps()
     active.roots.append(RootRun(block, now, window_end - now))
 
 
-def site(machine: object, key: Hashable, record: Any) -> None:
-    if active is not None and active.machine is machine:
+def site(machine: object, key: Hashable, record: Any, in_module_code: bool) -> None:
+    if active is not None and active.machine is machine and active.roots:
         root = active.roots[-1]
         root.keep(key, root.sites, record)
+        root.lazy |= in_module_code
 
 
-def use(machine: object, key: Hashable, record: Any) -> None:
-    if active is not None and active.machine is machine:
+def use(machine: object, key: Hashable, record: Any, in_module_code: bool) -> None:
+    if active is not None and active.machine is machine and active.roots:
         root = active.roots[-1]
         root.keep(key, root.uses, record)
+        root.lazy |= in_module_code
+
+
+# The run that makes objects now (`values.Instance.born`): each root's a number of its own,
+# module-level code's -1 (what it makes is every root's), 0 while nothing is noted.
+_making = [0]
+_roots_begun = [0]
+
+
+def making() -> int:
+    return _making[0]
+
+
+@contextlib.contextmanager
+def module_code() -> Iterator[None]:
+    saved = _making[0]
+    _making[0] = -1
+    try:
+        yield
+    finally:
+        _making[0] = saved
+
+
+def stored(machine: object, owner_born: int | None) -> None:
+    """An attribute stored into an object made by `owner_born`'s run (None: a class); by
+    module-level code, which runs alike whichever root runs it first, it is no root's."""
+    making = _making[0]
+    if active is not None and active.machine is machine and active.roots and making != -1 and (
+            owner_born is None or owner_born != making):
+        active.roots[-1].shared = True
 
 
 def callers(machine: object) -> None:
@@ -101,11 +140,13 @@ def callers(machine: object) -> None:
 def recording() -> Iterator[Runs]:
     global active
     outer, active = active, Runs()
+    making = _making[0]
     try:
         yield active
     finally:
         active.close()
         active = outer
+        _making[0] = making
 
 
 def merged(keyed: Iterable[tuple[Hashable, T]]) -> list[T]:

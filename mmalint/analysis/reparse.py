@@ -44,6 +44,8 @@ def replace_statements(old: ast.Module, lines: Sequence[str], changed: list[int]
     for row in changed:
         at = bisect.bisect_right(starts, row) - 1
         if at >= 0 and row <= (body[at].end_lineno or body[at].lineno):
+            if _shares_a_row(body, starts, at):
+                return None  # `a = 1; b = 2`: its rows hold more than it
             touched.add(at)
         elif not BLANK_OR_COMMENT.match(lines[row - 1]):
             return None  # code where there was none between statements: parse it all
@@ -79,6 +81,8 @@ def _replace_members(cls: ast.ClassDef, lines: Sequence[str], changed: list[int]
             continue
         at = bisect.bisect_right(starts, row) - 1
         if at >= 0 and row <= (members[at].end_lineno or members[at].lineno):
+            if _shares_a_row(members, starts, at):
+                return None
             touched.add(at)
         elif at < 0 or not BLANK_OR_COMMENT.match(lines[row - 1]):
             return None
@@ -97,6 +101,14 @@ def _replace_members(cls: ast.ClassDef, lines: Sequence[str], changed: list[int]
     # A class ends where its last statement does (an edit may have made that row a comment).
     copied.end_lineno, copied.end_col_offset = members[-1].end_lineno, members[-1].end_col_offset
     return copied
+
+
+def _shares_a_row(body: list[ast.stmt], starts: list[int], at: int) -> bool:
+    """Whether the statement at `at` starts on the row the one before it ends on, or ends on
+    the row the next starts on (parsed alone, its rows would give both)."""
+    end = body[at].end_lineno or body[at].lineno
+    before = at > 0 and (body[at - 1].end_lineno or body[at - 1].lineno) >= starts[at]
+    return before or (at + 1 < len(body) and starts[at + 1] <= end)
 
 
 def parse_alone(rows: str, indented: bool) -> tuple[list[ast.stmt], int] | None:

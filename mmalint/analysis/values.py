@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import libcst as cst
 
+from mmalint.analysis import by_root
 from mmalint.analysis.dtypes import DTYPES, IR_TYPES, DTypeInfo, IrTypeInfo
 
 if TYPE_CHECKING:
@@ -462,6 +463,8 @@ class Instance(Value):
 
     cls: ClassVal
     attrs: dict[str, Value] = field(default_factory=dict, compare=False, repr=False)
+    # Which run made it (`by_root.making`): a root's own object, or one roots share.
+    born: int = field(default_factory=by_root.making, compare=False, repr=False)
 
     def joined(self, other: Instance) -> Value:
         return self if self.attrs is other.attrs else UNKNOWN  # one object, read on two paths

@@ -84,6 +84,9 @@ class Kept:
     # for the calls of the roots not run again.
     evaluated: Evaluated = field(default_factory=dict)
     _open: dict[int, tuple[MmaSite, bool]] = field(default_factory=dict)
+    # The files on disk as the kept lint read them (its memo's record): a memo of the same text
+    # that another child made after a file changed does not match it.
+    disk: tuple[object, ...] = ()
 
     def undecided(self, settings: Settings, catalog: Catalog) -> Callable[[MmaSite], bool]:
         ask = undecided(catalog, settings.target_jax or catalog.versions[-1])
@@ -116,10 +119,24 @@ def keep(
         return  # a root ran twice: the second pass of the budget (then there is no memo either)
     _kept[filename] = Kept(
         memo.key, memo.text, source, program, list(runs.roots), recorded, memo.slack, memo.slack,
-        [run.steps for run in runs.roots], dict(evaluated or {}),
+        [run.steps for run in runs.roots], dict(evaluated or {}), disk=_disk_of(memo),
     )
     while len(_kept) > _KEEP:
         del _kept[next(iter(_kept))]
+
+
+def _disk_of(memo: Memo) -> tuple[object, ...]:
+    return (memo.files, memo.dirs, memo.probes)
+
+
+def noted(filename: str, memo: Memo | None) -> None:
+    """The memo made of a re-run's (or a reused) result: the next edit comes with it."""
+    kept = _kept.get(filename)
+    if kept is not None:
+        if memo is None or memo.text != kept.text:
+            del _kept[filename]
+        else:
+            kept.disk = _disk_of(memo)
 
 
 def kept_reads(filename: str) -> tuple[reads.Reads, int]:
@@ -136,6 +153,8 @@ def rerun(
     kept = _kept.pop(filename, None)
     if kept is None or kept.key != key or memo.key != key or kept.text != memo.text or text == memo.text:
         return None
+    if kept.disk != _disk_of(memo):
+        return None  # another child's lint of the text, after a file it read changed
     found = _rerun(kept, memo, filename, text, settings, options, catalog)
     if found is not None:
         _kept[filename] = kept
@@ -262,7 +281,7 @@ def follow(filename: str, memo: Memo, text: str) -> None:
     """The last lint was reused for `text` (`incremental.reuse`: the edit since changed
     nothing it found): the kept lint follows the text, its edited blocks made anew."""
     kept = _kept.pop(filename, None)
-    if kept is None or kept.text != memo.text or kept.key != memo.key:
+    if kept is None or kept.text != memo.text or kept.key != memo.key or kept.disk != _disk_of(memo):
         return
     if text == kept.text:
         _kept[filename] = kept
@@ -313,6 +332,11 @@ def _run_again(
     if not interpreter.complete or budget.stops or budget.exhausted or len(runs.roots) != 1:
         return None
     after = runs.roots[0]
+    # Module-level code the old run of R ran first recorded there (another root, or the block's
+    # own turn, records it if R no longer reads it); a store into an object roots share, by R
+    # or by a root before it (a fresh run of R does not see the earlier one).
+    if before.lazy or before.shared or after.shared or any(run.shared for run in kept.roots[:at]):
+        return None
     # Bounds on what the whole file's run would do otherwise. R takes there at most the steps
     # it took alone (what the roots before it evaluated is not evaluated again), and at least
     # none; each later run has at most what R takes more than before fewer steps (a share of

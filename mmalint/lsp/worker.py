@@ -179,6 +179,7 @@ def _run_job(job: Job) -> Outcome:
             found = reuse(job.memo, key, text)
             if found is not None:
                 rerun.follow(job.filename, job.memo, text)
+                rerun.noted(job.filename, found.memo)
                 return Linted(text, found.report, notes, found.others, found.noqa, found.memo, reused=True)
             # An edit inside one root: that root alone runs again, in the lint this child kept.
             try:
@@ -205,8 +206,10 @@ def _run_job(job: Job) -> Outcome:
                          checked=job.memo if runs is None else None)
         if runs is not None:
             rerun.keep(job.filename, memo, runs, recorded, program, evaluated)
-        elif memo is not None:
-            memo = replace(memo, slack=min(memo.slack, slack))
+        else:
+            if memo is not None:
+                memo = replace(memo, slack=min(memo.slack, slack))
+            rerun.noted(job.filename, memo)
         return Linted(text, replace(report, observed=None), notes, others, noqa, memo, rerun=runs is None)
     except Exception as exc:  # the server logs it; this child stays usable
         return Failed(f"{type(exc).__name__}: {exc}")

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import libcst as cst
 
+from mmalint.analysis import by_root
 from mmalint.analysis.calls import Context
 from mmalint.analysis.host import Args, Diverges
 from mmalint.analysis.interpreter.core import (
@@ -152,6 +153,8 @@ class Classes(Machine):
         (they are read lazily, so the store's order relative to reads is unknown); stores into
         jax modules (monkeypatching) are ignored."""
         self.effects += 1
+        if isinstance(owner, Instance | ClassVal):
+            by_root.stored(self, owner.born if isinstance(owner, Instance) else None)
         if isinstance(owner, Instance):
             for trace in self._traces:
                 trace.stored(owner)

@@ -256,10 +256,11 @@ class Machine(ABC):
         self._current_module_block = block
         gave_up = False
         try:
-            if block.kind == "class":
-                self.define_class_block(block)
-            else:
-                self.exec_block(block.statements(), module.frame, block)
+            with by_root.module_code():  # what it makes is every root's
+                if block.kind == "class":
+                    self.define_class_block(block)
+                else:
+                    self.exec_block(block.statements(), module.frame, block)
         except (BlockParseError, Diverges):
             pass
         except GAVE_UP as exc:
@@ -313,7 +314,7 @@ class Machine(ABC):
         if self._elsewhere(site.origin.block):
             return
         key = site_key(site)
-        by_root.site(self, key, site)
+        by_root.site(self, key, site, self._current_module_block is not None)
         if self._is_new(key):
             self.sites.append(site)
 
@@ -323,7 +324,7 @@ class Machine(ABC):
         if self._elsewhere(use.origin.block):
             return
         key = use_key(use)
-        by_root.use(self, key, use)
+        by_root.use(self, key, use, self._current_module_block is not None)
         if self._is_new(key):
             self.uses.append(use)
 
