@@ -26,11 +26,11 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Callable, Hashable, Iterable
-from typing import Any, TypeVar
+from typing import Any
 
 from mmalint import engine
 from mmalint.analysis import index_source
+from mmalint.analysis.by_root import merged
 from mmalint.analysis.interpreter import Interpreter
 from mmalint.analysis.interpreter.core import site_key, use_key
 from mmalint.analysis.run import Analysis, find_roots
@@ -38,25 +38,6 @@ from mmalint.catalog import load_catalog
 from mmalint.pipeline.reach import program_for
 from mmalint.settings import Settings
 from mmalint.tree import tree_spec
-
-T = TypeVar("T")
-
-
-def deduplicated(items: Iterable[T], key: Callable[[T], Hashable]) -> list[T]:
-    """The first of each key, in order; an item whose key cannot be hashed is kept (as
-    `core.Machine._is_new` keeps it)."""
-    seen: set[Hashable] = set()
-    kept: list[T] = []
-    for item in items:
-        try:
-            k = key(item)
-            if k in seen:
-                continue
-            seen.add(k)
-        except TypeError:
-            pass
-        kept.append(item)
-    return kept
 
 
 def partition(path: str, target_jax: str) -> dict[str, Any]:
@@ -69,8 +50,8 @@ def partition(path: str, target_jax: str) -> dict[str, Any]:
     source = index_source(filename, text, keep=True)
 
     def report(runs: list[Interpreter]) -> list[dict[str, Any]]:
-        sites = deduplicated((s for run in runs for s in run.sites), site_key)
-        uses = deduplicated((u for run in runs for u in run.uses), use_key)
+        sites = merged((site_key(s), s) for run in runs for s in run.sites)
+        uses = merged((use_key(u), u) for run in runs for u in run.uses)
         analysis = Analysis(sites, uses, all(run.complete for run in runs))
         found = engine._report(filename, settings, catalog, program, target_jax, source, analysis)
         return [d.to_json() for d in found.diagnostics]

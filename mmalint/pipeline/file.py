@@ -41,12 +41,9 @@ def lint_text(
     options = options or LintOptions()
     if program is None:
         program = program_of(options)
-    with _quiet():
-        try:
-            report = check_text(filename, text, settings, catalog, program)
-            return _finish(filename, text, settings, options, catalog, program, report)
-        finally:
-            forget_analysis()  # kept only while fix verification checks the same text again
+    with _file_stage():
+        report = check_text(filename, text, settings, catalog, program)
+        return _finish(filename, text, settings, options, catalog, program, report)
 
 
 def lint_analysed(
@@ -60,11 +57,8 @@ def lint_analysed(
 ) -> FileReport:
     """`lint_text`'s report from the engine's `report` of the text, found otherwise (the
     language server's re-run of one root: `lsp/rerun.py`)."""
-    with _quiet():
-        try:
-            return _finish(filename, text, settings, options, catalog, program, report)
-        finally:
-            forget_analysis()
+    with _file_stage():
+        return _finish(filename, text, settings, options, catalog, program, report)
 
 
 def program_of(options: LintOptions) -> Program | None:
@@ -77,13 +71,16 @@ def program_of(options: LintOptions) -> Program | None:
 
 
 @contextmanager
-def _quiet() -> Iterator[None]:
+def _file_stage() -> Iterator[None]:
     # Parsing the checked file makes Python warn about *its* code (`1if x`, "\d"): that is
     # noise on mmalint's stderr, not a finding.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SyntaxWarning)
         warnings.simplefilter("ignore", DeprecationWarning)
-        yield
+        try:
+            yield
+        finally:
+            forget_analysis()  # kept only while fix verification checks the same text again
 
 
 def _finish(
