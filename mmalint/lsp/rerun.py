@@ -130,7 +130,7 @@ def _disk_of(memo: Memo) -> tuple[object, ...]:
 
 
 def noted(filename: str, memo: Memo | None) -> None:
-    """The memo made of a re-run's (or a reused) result: the next edit comes with it."""
+    """The memo made of a re-run's result: the next edit comes with it."""
     kept = _kept.get(filename)
     if kept is not None:
         if memo is None or memo.text != kept.text:
@@ -277,13 +277,16 @@ def _patch(kept: Kept, text: str, lines: list[str], olds: list[Block], moves: tu
     return [replaced[id(old)] for old in olds]
 
 
-def follow(filename: str, memo: Memo, text: str) -> None:
-    """The last lint was reused for `text` (`incremental.reuse`: the edit since changed
-    nothing it found): the kept lint follows the text, its edited blocks made anew."""
+def follow(filename: str, memo: Memo, reused: Memo) -> None:
+    """The lint of `memo` was reused (`incremental.reuse`: the edit since changed nothing it
+    found; `reused`, the memo of the new text): the kept lint follows the text, its edited
+    blocks made anew."""
     kept = _kept.pop(filename, None)
     if kept is None or kept.text != memo.text or kept.key != memo.key or kept.disk != _disk_of(memo):
         return
+    text = reused.text
     if text == kept.text:
+        kept.disk = _disk_of(reused)
         _kept[filename] = kept
         return
     new_lines = rows_of(text)
@@ -298,6 +301,7 @@ def follow(filename: str, memo: Memo, text: str) -> None:
     moves = tuple((a0, a1, (b1 - b0) - (a1 - a0)) for a0, a1, b0, b1, _ in hunks)
     _patch(kept, text, list(new_lines), olds, moves)
     kept.recorded.blocks.difference_update(olds)
+    kept.disk = _disk_of(reused)
     _kept[filename] = kept
 
 

@@ -178,8 +178,7 @@ def _run_job(job: Job) -> Outcome:
         if job.memo is not None:
             found = reuse(job.memo, key, text)
             if found is not None:
-                rerun.follow(job.filename, job.memo, text)
-                rerun.noted(job.filename, found.memo)
+                rerun.follow(job.filename, job.memo, found.memo)
                 return Linted(text, found.report, notes, found.others, found.noqa, found.memo, reused=True)
             # An edit inside one root: that root alone runs again, in the lint this child kept.
             try:
