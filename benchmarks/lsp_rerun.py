@@ -2,11 +2,12 @@
 a root is answered by re-running that root alone, how long that takes, and whether each such
 answer is what a fresh lint gives.
 
-    python benchmarks/lsp_rerun.py FILE [--edits 40] [--target-jax 0.11] [--seed 0]
+    python benchmarks/lsp_rerun.py FILE [--edits 40] [--target-jax 0.11] [--seed 0] [--in entered]
 
 Run from the root of the file's project. In this process, as the server's lint child does
 (`worker.run_job`, its collector tuned as the child's), the file is linted, then each of
-`--edits` edits is made inside a function root of the last lint (half of them a comment
+`--edits` edits is made inside a function root of the last lint (`--in entered`: inside any
+def of the file a root's run entered, helpers that other roots call too; half of them a comment
 appended to an assignment's row, half a row added after one, which moves every row below it),
 linted with the last lint's memo (timed), and linted afresh from nothing (no kept lint, tree
 or index) to compare. Prints one JSON object: how each edit was answered (`rerun`, `reused`,
@@ -73,18 +74,23 @@ def _ms(values: list[float]) -> dict[str, float] | None:
             "max": round(values[-1], 1), "n": len(values)}
 
 
-def measure(path: Path, edits: int, target_jax: str | None, seed: int) -> dict[str, Any]:
+def measure(path: Path, edits: int, target_jax: str | None, seed: int, where: str = "roots") -> dict[str, Any]:
     text = path.read_text(encoding="utf-8")
     rng = random.Random(seed)
     last = _lint(path, text, target_jax)
     counts = {"rerun": 0, "reused": 0, "full": 0}
     differ: list[int] = []
+    full_at: list[int] = []  # the rows of the edits a full lint answered
     times: dict[str, list[float]] = {"rerun": [], "full": []}
     for n in range(edits):
         kept = rerun._kept.get(str(path))
         if kept is None:
             break  # the last lint was not kept (it ran callers from other files, or out of budget)
-        roots = [(run.block.start_line, run.block.end_line) for run in kept.roots if run.block.kind == "def"]
+        if where == "entered":  # helpers too: every def block of the file a root's run entered
+            blocks = {id(block): block for run in kept.roots for block in run.entered if block.kind == "def"}
+            roots = sorted((block.start_line, block.end_line) for block in blocks.values())
+        else:
+            roots = [(run.block.start_line, run.block.end_line) for run in kept.roots if run.block.kind == "def"]
         lines = split_lines(text)
         rows = [row for first, last_row in roots for row in range(first, last_row + 1) if _ASSIGNMENT.match(lines[row - 1])]
         if not rows:
@@ -102,6 +108,8 @@ def measure(path: Path, edits: int, target_jax: str | None, seed: int) -> dict[s
         took = (time.perf_counter() - start) * 1000
         kind = "rerun" if now.rerun else "reused" if now.reused else "full"
         counts[kind] += 1
+        if kind == "full":
+            full_at.append(row)
         if kind in times:
             times[kind].append(took)
         fresh = _fresh(path, text, target_jax)
@@ -112,9 +120,11 @@ def measure(path: Path, edits: int, target_jax: str | None, seed: int) -> dict[s
         "file": str(path),
         "lines": len(split_lines(text)),
         "findings": len(last.report.diagnostics),
+        "in": where,
         "edits": sum(counts.values()),
         **counts,
         "differ_from_fresh": differ,
+        "full_rows": full_at,
         "rerun_ms": _ms(times["rerun"]),
         "full_ms": _ms(times["full"]),
     }
@@ -126,10 +136,12 @@ def main() -> int:
     parser.add_argument("--edits", type=int, default=40)
     parser.add_argument("--target-jax", default=None)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--in", dest="where", choices=("roots", "entered"), default="roots",
+                        help="edit inside function roots, or inside any def a root's run entered (helpers)")
     args = parser.parse_args()
     tune_gc()
     path = Path(os.path.abspath(args.path))
-    result = measure(path, args.edits, args.target_jax, args.seed)
+    result = measure(path, args.edits, args.target_jax, args.seed, args.where)
     print(json.dumps(result, indent=1))
     return 1 if result["differ_from_fresh"] else 0
 

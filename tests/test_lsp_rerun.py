@@ -1,12 +1,13 @@
 """The language server's re-run of the one root an edit is in (`mmalint/lsp/rerun.py`): every
 result it makes is exactly what a fresh lint of the new text gives, and the edits it cannot
-stand for (a helper other roots call, a change of what the roots are) get a full lint."""
+stand for (a helper's header, a change of what the roots are) get a full lint."""
 
 from __future__ import annotations
 
 import ast
 import random
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from mmalint.analysis import indexes
 from mmalint.analysis.reparse import replace_statements
 from mmalint.lines import split_lines
 from mmalint.lsp import rerun
+from mmalint.lsp.incremental import hunks_between
 from mmalint.lsp.worker import Job, Linted, run_job
 from mmalint.pipeline.options import LintOptions
 
@@ -71,14 +73,14 @@ def module(tmp_path: Path) -> Path:
     return path
 
 
-def _methods(text: str) -> list[tuple[int, int]]:
-    """The rows (first, last; 1-based) of each test method's body."""
+def _methods(text: str, named: Callable[[str], bool]) -> list[tuple[int, int]]:
+    """The rows (first, last; 1-based) of the body of each method whose name is `named`."""
     found = []
     tree = ast.parse(text)
     for cls in tree.body:
         if isinstance(cls, ast.ClassDef):
             for member in cls.body:
-                if isinstance(member, ast.FunctionDef) and member.name.startswith("test"):
+                if isinstance(member, ast.FunctionDef) and named(member.name):
                     found.append((member.body[0].lineno, member.end_lineno or member.lineno))
     return found
 
@@ -91,11 +93,15 @@ _SWAPS = [
 ]
 
 
-def _random_edit(rng: random.Random, text: str) -> str:
-    """One edit inside a test method: a comment, a changed constant or dtype (the findings
-    change), or a row added or removed (every row after it moves)."""
+def _is_test(name: str) -> bool:
+    return name.startswith("test")
+
+
+def _random_edit(rng: random.Random, text: str, named: Callable[[str], bool] = _is_test) -> str:
+    """One edit inside a method `named` (a test's, by default): a comment, a changed constant or
+    dtype (the findings change), or a row added or removed (every row after it moves)."""
     lines = split_lines(text)
-    first, last = rng.choice(_methods(text))
+    first, last = rng.choice(_methods(text, named))
     row = rng.randrange(first, last + 1) - 1
     line = lines[row]
     kind = rng.randrange(4)
@@ -116,41 +122,397 @@ def _random_edit(rng: random.Random, text: str) -> str:
     return "".join(lines)
 
 
+def _fuzz(path: Path, text: str, seed: int, rounds: int, named: Callable[[str], bool] = _is_test,
+          per_lint: tuple[int, int] = (1, 2)) -> tuple[int, int, set[tuple[str | None, ...]]]:
+    """Random edits of methods `named` (`per_lint`: how many before each lint, a range), each
+    linted with the last lint's memo and afresh: the two must agree. Returns how many were
+    re-runs, how many of those spanned several methods, and the findings' codes seen."""
+    last = _lint(path, text)
+    assert last.memo is not None
+    rng = random.Random(seed)
+    reruns = several = 0
+    codes: set[tuple[str | None, ...]] = set()
+    for _ in range(rounds):
+        edited = text
+        for _ in range(rng.randrange(*per_lint) if per_lint[1] - per_lint[0] > 1 else per_lint[0]):
+            edited = _random_edit(rng, edited, named)
+        if edited == text:
+            continue
+        changed = {a0 for a0, *_ in hunks_between(split_lines(text), split_lines(edited))}
+        spread = len({_owner(text, row) for row in changed}) > 1
+        text = edited
+        now = _lint(path, text, last.memo)
+        assert _same(now, _fresh(path, text)), text
+        reruns += now.rerun
+        several += spread and now.rerun
+        codes.add(tuple(d.code for d in now.report.diagnostics))
+        last = now
+    return reruns, several, codes
+
+
 def test_every_re_run_is_what_a_fresh_lint_gives(module: Path) -> None:
     """Random edits inside test methods, each linted with the last lint's memo (in the child
     that kept it) and afresh: the two agree exactly, and most edits are re-runs."""
-    text = module.read_text()
-    last = _lint(module, text)
-    assert last.memo is not None and last.report.diagnostics, "the module must have findings"
-    rng = random.Random(12)
-    reruns = 0
-    codes: set[tuple[str | None, ...]] = set()
-    for _ in range(30):
-        edited = _random_edit(rng, text)
-        if edited == text:
-            continue
-        text = edited
-        now = _lint(module, text, last.memo)
-        assert _same(now, _fresh(module, text)), text
-        reruns += now.rerun
-        codes.add(tuple(d.code for d in now.report.diagnostics))
-        last = now
+    assert _lint(module, module.read_text()).report.diagnostics, "the module must have findings"
+    reruns, _, codes = _fuzz(module, module.read_text(), 12, 30)
     assert reruns >= 10, f"only {reruns} edits were re-runs"
     assert len(codes) > 1, "the edits must change the findings"
 
 
-def test_a_helper_other_roots_call_is_not_re_run(module: Path) -> None:
-    text = module.read_text().replace(
+def _with_helper(text: str) -> str:
+    """The module with the first test's body moved into a helper, `check_dot`, that the first
+    two tests call."""
+    text = text.replace(
         "  def test_int_dot_0(self, dtype):\n",
         "  def test_int_dot_0(self, dtype):\n    self.check_dot(dtype)\n\n  def check_dot(self, dtype):\n")
-    text = text.replace("  def test_int_dot_1(self, dtype):\n", "  def test_int_dot_1(self, dtype):\n    self.check_dot(dtype)\n")
+    return text.replace("  def test_int_dot_1(self, dtype):\n", "  def test_int_dot_1(self, dtype):\n    self.check_dot(dtype)\n")
+
+
+def _helper_or_test(name: str) -> bool:
+    return name == "check_dot" or name.startswith("test")
+
+
+def test_an_edit_in_a_helper_re_runs_the_roots_that_entered_it(module: Path) -> None:
+    (module.parent / "pyproject.toml").write_text('[tool.mmalint]\ntarget-jax = "0.11"\n')  # plgpu.mma exists
+    text = _with_helper(module.read_text())
     first = _lint(module, text)
     assert first.memo is not None
-    edited = text.replace("    m, n, k = 128, 64, 256\n", "    m, n, k = 128, 64, 128\n", 1)
-    assert edited.index("m, n, k = 128, 64, 128") > text.index("def check_dot")
+    edited = text.replace("    acc_dtype = jnp.int32 if is_signed else jnp.uint32\n", "    acc_dtype = jnp.int32\n", 1)
+    assert edited.index("acc_dtype = jnp.int32\n") > text.index("def check_dot")
     now = _lint(module, edited, first.memo)
-    assert not now.rerun and not now.reused
+    assert now.rerun
+    assert now.report.diagnostics != first.report.diagnostics
     assert _same(now, _fresh(module, edited))
+
+
+def test_random_edits_of_a_helper_are_what_a_fresh_lint_gives(module: Path) -> None:
+    """Random edits inside a helper two roots call (and inside the roots): each re-run agrees
+    with a fresh lint of its text."""
+    (module.parent / "pyproject.toml").write_text('[tool.mmalint]\ntarget-jax = "0.11"\n')
+    reruns, _, codes = _fuzz(module, _with_helper(module.read_text()), 5, 24, _helper_or_test)
+    assert reruns >= 8, f"only {reruns} edits were re-runs"
+    assert len(codes) > 1, "the edits must change the findings"
+
+
+def test_edits_in_several_blocks_linted_at_once_are_what_a_fresh_lint_gives(module: Path) -> None:
+    """A burst: two or three random edits (a helper's and tests') linted as one; each answer
+    agrees with a fresh lint of its text, and most are re-runs of the roots of each block."""
+    (module.parent / "pyproject.toml").write_text('[tool.mmalint]\ntarget-jax = "0.11"\n')
+    reruns, several, _ = _fuzz(module, _with_helper(module.read_text()), 8, 12, _helper_or_test, (2, 4))
+    assert reruns >= 6 and several >= 2, (reruns, several)
+
+
+def _owner(text: str, row: int) -> str | None:
+    """The name of the method holding 0-based `row`."""
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.FunctionDef) and node.lineno - 1 <= row < (node.end_lineno or 0):
+            return node.name
+    return None
+
+
+_ACC_FOR = '''
+
+def acc_for(default=jnp.float32):
+  total = 0
+  for i in range(8):
+    total = total + i
+  return {ret}
+
+'''
+
+
+def _two_tests(ret: str, first_acc: str = "acc_for()", second_acc: str = "acc_for()", in_class: str = "",
+               in_module: str = "", third_acc: str | None = None) -> str:
+    """The warp-level test twice, each taking its accumulator type from an expression (by
+    default a module-level helper's call: the second test replays the first one's, no argument
+    giving the same key); `in_class` and `in_module` add rows to the test class and before it;
+    `third_acc`, a third test."""
+    warp = (ROOT / "examples/warp_mma_half_acc_test.py").read_text()
+    head, rest = warp.split("class WarpMmaHalfTest", 1)
+    body = rest[rest.index("  @parameterized.product(") : rest.index("\n\nif __name__")]
+    second = body.replace("def test_gemm_accumulate(", "def test_gemm_accumulate_2(").replace(
+        "    acc_dtype = dtype\n", f"    acc_dtype = {second_acc}\n")
+    first = body.replace("    acc_dtype = dtype\n", f"    acc_dtype = {first_acc}\n")
+    if third_acc is not None:
+        second += "\n\n" + body.replace("def test_gemm_accumulate(", "def test_gemm_accumulate_3(").replace(
+            "    acc_dtype = dtype\n", f"    acc_dtype = {third_acc}\n")
+    cls = "class WarpMmaHalfTest" + rest[: rest.index("  @parameterized.product(")]
+    cls = cls.replace("(parameterized.TestCase):\n", "(parameterized.TestCase):\n" + in_class, 1)
+    return (f"{head}{_ACC_FOR.format(ret=ret)}{in_module}\n{cls}{first}\n\n{second}\n\n\n"
+            'if __name__ == "__main__":\n  absltest.main()\n')
+
+
+_RUN_GEMM = '''
+def run_gemm(dtype):
+  m, n, k = 128, 128, 128
+
+  def kernel(ctx, c, a, b, out, _):
+    layouts = mgpu.MMALayouts(utils.dtype_to_ir_type(dtype), m_warps=1)
+    a_fa = mgpu.FragmentedArray.load_untiled(a, layout=layouts.lhs, optimized=False)
+    b_fa = mgpu.FragmentedArray.load_untiled(
+        utils.memref_transpose(b, (1, 0)), layout=layouts.rhs, optimized=False)
+    c_fa = mgpu.FragmentedArray.load_untiled(c, layout=layouts.acc, optimized=False)
+    mgpu.mma(c_fa, a_fa, b_fa).store_untiled(out, optimized=False)
+
+  a = np.zeros((m, k), dtype)
+  b = np.zeros((n, k), dtype)
+  c = np.zeros((m, n), dtype)
+  mgpu.as_gpu_kernel(kernel, (1, 1, 1), (128, 1, 1), (c, a, b), c, ())(c, a, b)
+  return 1
+
+
+class Cfg:
+  RES = run_gemm(jnp.bfloat16)
+
+
+def helper_a():
+  z = 0
+  return Cfg.RES
+
+'''
+
+_BOX = '''
+class Box:
+  pass
+
+
+def make_cfg():
+  c = Box()
+  c.acc = jnp.bfloat16
+  return c
+
+
+CFG = make_cfg()
+
+
+def g(cfg):
+  z = 0
+  return cfg.acc
+
+'''
+
+_META = '''
+class Meta(type):
+
+  def __new__(mcs, name, bases, ns, *, acc=jnp.bfloat16):
+    cls = super().__new__(mcs, name, bases, ns)
+    cls.ACC = acc
+    return cls
+
+'''
+
+_RET = ("  return jnp.float32\n", "  return jnp.bfloat16\n")
+
+
+def _plain_tests(tests: list[tuple[str, str, str]], in_module: str = "", imports: str = "") -> str:
+    """The warp-level test once for each (name, accumulator, rows before), with no parameter
+    worlds (bfloat16 operands, one warp row)."""
+    warp = (ROOT / "examples/warp_mma_half_acc_test.py").read_text()
+    head, rest = warp.split("class WarpMmaHalfTest", 1)
+    body = rest[rest.index("  def test_gemm_accumulate(") : rest.index("\n\nif __name__")]
+    cls = "class WarpMmaHalfTest" + rest[: rest.index("  @parameterized.product(")]
+    made = [
+        body.replace("def test_gemm_accumulate(self, dtype, m_warps):\n",
+                     f"def {name}(self):\n    dtype = jnp.bfloat16\n    m_warps = 1\n{before}").replace(
+            "    acc_dtype = dtype\n", f"    acc_dtype = {acc}\n")
+        for name, acc, before in tests
+    ]
+    head = head.replace("import jax\n", "import jax\n" + imports, 1)
+    return f"{head}{in_module}\n{cls}" + "\n\n".join(made) + '\n\n\nif __name__ == "__main__":\n  absltest.main()\n'
+
+
+_MMA_MODULE = "from jax.experimental.mosaic import gpu as mgpu\n\n\ndef mm(a, b, c):\n  return mgpu.mma(c, a, b)\n"
+
+
+def _steps(n: int, name: str) -> str:
+    """Rows that take about 6 steps each, n times (a loop over a literal tuple)."""
+    return f"  {name} = 0\n  for i in {tuple(range(n))}:\n    {name} = {name} + i\n"
+
+
+def _nested_helpers(inner: int, outer: int) -> dict[str, str]:
+    """`lib.outer()` calls `lib2.inner()` and goes on: helpers of other modules that lead to no
+    MMA call (each module has one elsewhere, so that the program reads it), whose steps are
+    capped; `inner`, `outer`: how long each takes."""
+    return {
+        "lib2.py": f"import jax.numpy as jnp\n{_MMA_MODULE}\n\ndef inner():\n{_steps(inner, 't')}  return jnp.bfloat16\n",
+        "lib.py": (f"import jax.numpy as jnp\nimport lib2\n{_MMA_MODULE}\n\ndef outer2():\n  return lib2.inner()\n\n\n"
+                   f"def outer():\n  a = lib2.inner()\n{_steps(outer, 'u')}  return a\n"),
+    }
+
+
+_APPLY2 = ("import jax.numpy as jnp\nfrom jax.experimental.mosaic import gpu as mgpu\n\n\ndef apply2(f, c=None):\n"
+           "  if c is not None:\n    return mgpu.mma(c, c, c)\n  return f()\n")
+_H = ("\n\ndef acc_for(c=None):\n  if c is not None:\n    return mgpu.mma(c, c, c)\n  total = 0\n  return jnp.float32\n\n\n"
+      "def h():\n  t = 0\n  for i in (1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20):\n    t = t + i\n"
+      "  return lib.apply2(acc_for)\n\n")
+
+
+def _what_roots_read_of_each_other(case: str) -> tuple[str, str, dict[str, str]]:
+    """The texts (before, after the edit) and the other files of each case below."""
+    test_a = "\n  def test_a(self):\n    x = apply2(acc_for)\n    y = mgpu.mma\n"
+    two_rows = ("    m_warps = 1\n", "    m_warps = 2\n")  # of the second test
+    if case == "a class attribute worked out by a replay":
+        text = _two_tests("jnp.float32", "acc_for()", "self.ACC", in_class="\n  ACC = acc_for()\n", third_acc="self.ACC")
+    elif case in ("a class attribute worked out from a summary", "a global worked out from a summary"):
+        # (`apply2` leads to an MMA call: its steps are not capped, its summary spends none.)
+        in_class, in_module = (test_a, "\nACC = apply2(acc_for)\n") if "global" in case else (
+            "\n  ACC = apply2(acc_for)\n" + test_a, "")
+        acc = "ACC" if "global" in case else "self.ACC"
+        text = _two_tests("jnp.float32", acc, acc, in_class=in_class, in_module=in_module).replace(
+            "import jax\n", "import jax\nfrom lib import apply2\n", 1)
+        return text, text.replace(*_RET), {"lib.py": _APPLY2}
+    elif case == "another root's summary under a step limit":
+        text = _plain_tests([("test_a", "lib.outer2()", ""), ("test_b", "lib.outer()", "")], imports="import lib\nimport lib2\n")
+        at = text.index("def test_b(")
+        return text, text[:at] + text[at:].replace(*two_rows, 1), _nested_helpers(50, 40)
+    elif case == "another root's summary past a nested helper's cap":
+        text = _plain_tests([("test_a", "lib.outer()", ""), ("test_b", "lib.outer()", "    z = lib2.inner()\n" * 12)],
+                            imports="import lib\nimport lib2\n")
+        at = text.index("def test_b(")
+        return text, text[:at] + text[at:].replace(*two_rows, 1), _nested_helpers(20, 40)
+    elif case == "a replay whose run reused a summary":
+        text = _plain_tests([("test_a", "lib.apply2(acc_for)", ""), ("test_b", "h()", ""), ("test_c", "h()", "")],
+                            in_module=_H, imports="import lib\n")
+        edited = text.replace("  total = 0\n  return jnp.float32\n", "  total = 0\n  return jnp.bfloat16\n")
+        return text, edited, {"lib.py": _APPLY2}
+    elif case == "a class attribute a helper makes":
+        text = _two_tests("jnp.float32", "self.ACC", "self.ACC", in_class="\n  ACC = acc_for()\n")
+    elif case == "another class's attribute":
+        text = _two_tests("jnp.float32", "Cfg.ACC", "Cfg.ACC", in_module="\nclass Cfg:\n  ACC = acc_for()\n\n")
+    elif case == "a method's default":
+        text = _two_tests("jnp.float32", "self.acc()", "self.acc()",
+                          in_class="\n  def acc(self, a=acc_for()):\n    return a\n")
+    elif case == "another module's summary":
+        text = _two_tests("jnp.float32", "apply(acc_for)", "apply(acc_for)").replace(
+            "import jax\n", "import jax\nfrom lib import apply\n", 1)
+        return text, text.replace(*_RET), {"lib.py": "def apply(f):\n  return f()\n"}
+    elif case == "a class attribute's records":
+        text = _two_tests("jnp.float32", "helper_a()", "Cfg.RES", in_module=_RUN_GEMM)
+        return text, text.replace("  return Cfg.RES\n", "  return 0\n"), {}
+    elif case == "module code under its reader's branch":
+        text = _two_tests("jnp.float32", "jnp.float32", "g(CFG)", in_module=_BOX).replace(
+            "    acc_dtype = jnp.float32\n", "    if jax.default_backend() == 'tpu':\n      unused = CFG\n"
+            "    acc_dtype = jnp.float32\n", 1)
+        return text, text.replace("  z = 0\n", "  z = 1\n"), {}
+    else:
+        assert case == "a metaclass's __new__ read, not run"
+        text = _two_tests("jnp.float32", "Meta.__new__(Meta, 'X', (), {})", "self.ACC", in_module=_META).replace(
+            "class WarpMmaHalfTest(parameterized.TestCase):", "class WarpMmaHalfTest(parameterized.TestCase, metaclass=Meta):")
+        return text, text.replace("    cls.ACC = acc\n", "    cls.ACC2 = acc\n"), {}
+    return text, text.replace(*_RET), {}
+
+
+# About 250 steps a call (a loop would be summed up in a few).
+_PICK = "import jax.numpy as jnp\n\n\ndef pick(dtype):\n  a = 0\n" + "  a = a + 1\n" * 60 + "  return dtype\n"
+
+
+def test_a_capped_helper_of_another_module_answers_each_root_alone(tmp_path: Path) -> None:
+    """A helper of another module that leads to no MMA call spends at most
+    `CROSS_MODULE_STEPS_PER_FUNCTION` steps in a root. Found by review, when the cap was a run's
+    (2,000 steps): the second test's last worlds found them spent by the first test's, and their
+    accumulator unknown, which a run of the second test alone did not. Now each root has its
+    own, a call answered from another root's summary spends what its run spent, and a re-run of
+    the second test is what a fresh lint gives."""
+    (tmp_path / "pyproject.toml").write_text('[tool.mmalint]\ntarget-jax = "0.11"\n')
+    (tmp_path / "lib.py").write_text(_PICK)
+    text = _two_tests("jnp.float32", "pick(dtype)", "pick(dtype)").replace(
+        "import jax\n", "import jax\nfrom lib import pick\n", 1)
+    at = text.index("def test_gemm_accumulate_2(")
+    row = "    m, n, k = 128, 128, 128\n"
+    edited = text[:at] + text[at:].replace(row, row.rstrip("\n") + "  # edited\n", 1)
+    assert edited != text
+    assert _answers_as_fresh(tmp_path / "mma_test.py", text, edited).rerun
+
+
+def test_a_call_answered_from_another_roots_summary_spends_what_its_run_spent(tmp_path: Path) -> None:
+    """Two tests with no parameter worlds call the capped helper with the same facts from the
+    same place (a module-level constant): the second is answered from the first's summary. It
+    spends the steps a run of it spends, so the second test finds what it finds alone (its last
+    call is past the cap either way); an edit of it is a full lint (another root's summary,
+    reused where a run could end otherwise: `by_root.borrowed`)."""
+    (tmp_path / "pyproject.toml").write_text('[tool.mmalint]\ntarget-jax = "0.11"\n')
+    (tmp_path / "lib.py").write_text(_PICK)
+    text = _two_tests("jnp.float32", "pick(F32)", "_acc()").replace(
+        "import jax\n", "import jax\nfrom lib import pick\n", 1)
+    # No worlds: each test's own dtype and warp split.
+    text = re.sub(r"  @parameterized.product\(\n.*?\n  \)\n", "", text, flags=re.S)
+    text = text.replace("(self, dtype, m_warps):\n", "(self):\n    dtype, m_warps = jnp.bfloat16, 1\n")
+    text = text.replace("\n\nclass WarpMmaHalfTest", (
+        "\nF32, F16, I32, BF16 = jnp.float32, jnp.float16, jnp.int32, jnp.bfloat16\n\n\n"
+        "def _acc():\n  pick(F32)\n  pick(F16)\n  pick(I32)\n  pick(BF16)\n  return pick(BF16)\n\n\n"
+        "class WarpMmaHalfTest"), 1)
+    first, second = text.index("  def test_gemm_accumulate("), text.index("  def test_gemm_accumulate_2(")
+    alone = text[:first] + text[second:]
+    path = tmp_path / "mma_test.py"
+    path.write_text(text)
+    both = [d.message for d in _lint(path, text).report.diagnostics if d.range.start.row > text.count("\n", 0, second)]
+    path.write_text(alone)
+    assert both == [d.message for d in _lint(path, alone).report.diagnostics]
+    row = "    m, n, k = 128, 128, 128\n"
+    edited = text[:second] + text[second:].replace(row, row.rstrip("\n") + "  # edited\n", 1)
+    assert edited != text and "@parameterized" not in text
+    assert not _answers_as_fresh(path, text, edited).rerun
+
+
+@pytest.mark.parametrize("case", [
+    "a class attribute a helper makes", "another class's attribute", "a method's default",
+    "another module's summary", "a class attribute's records", "module code under its reader's branch",
+    "a metaclass's __new__ read, not run",
+    # Found by the second review:
+    "a class attribute worked out by a replay", "a class attribute worked out from a summary",
+    "a global worked out from a summary", "another root's summary under a step limit",
+    "another root's summary past a nested helper's cap", "a replay whose run reused a summary",
+])
+def test_what_roots_read_of_each_other_is_what_a_fresh_lint_gives(tmp_path: Path, case: str) -> None:
+    """Found by review: a root that reads what another root's run worked out, without entering
+    the helper that made it (a class member's value, a default, a call into another module
+    answered from its summary, a metaclass read as text), or module-level code run first under
+    the reader's uncertain branch. Each edit of the helper is answered as a fresh lint answers."""
+    (tmp_path / "pyproject.toml").write_text('[tool.mmalint]\ntarget-jax = "0.11"\n')
+    text, edited, others = _what_roots_read_of_each_other(case)
+    for name, content in others.items():
+        (tmp_path / name).write_text(content)
+    assert edited != text
+    _answers_as_fresh(tmp_path / "mma_test.py", text, edited)
+
+
+@pytest.mark.parametrize("case", ["body", "header", "module code"])
+def test_a_module_level_helper(tmp_path: Path, case: str) -> None:
+    """A helper both tests call, the second through a replay of the first one's call: an edit
+    of its body re-runs both. An edit of its header (what the def binds), or of a helper that
+    module-level code ran (a global both read), is a full lint."""
+    (tmp_path / "pyproject.toml").write_text("[tool.mmalint]\n")
+    path = tmp_path / "mma_test.py"
+    if case == "module code":
+        text = _two_tests("jnp.float32", "ACC").replace(
+            "\n\nclass WarpMmaHalfTest", "\nACC = acc_for()\n\n\nclass WarpMmaHalfTest")
+    else:
+        text = _two_tests("default" if case == "header" else "jnp.float32")
+    edited = (text.replace("default=jnp.float32", "default=jnp.bfloat16") if case == "header"
+              else text.replace("  return jnp.float32\n", "  return jnp.bfloat16\n"))
+    assert edited != text
+    now = _answers_as_fresh(path, text, edited)
+    assert now.rerun == (case == "body")
+    assert now.report.diagnostics, "the edit must make findings"
+
+
+def test_an_edit_of_a_nested_function_re_runs_the_roots_that_ran_it(tmp_path: Path) -> None:
+    """A kernel made by a helper's nested def: its block is the helper's."""
+    (tmp_path / "pyproject.toml").write_text("[tool.mmalint]\n")
+    path = tmp_path / "mma_test.py"
+    warp = (ROOT / "examples/warp_mma_half_acc_test.py").read_text()
+    start, end = warp.index("    def kernel(ctx, c, a, b, out, _):\n"), warp.index("    a = self.prng.uniform")
+    kernel = warp[start:end]
+    maker = "def make_kernel(dtype, m_warps):\n\n" + kernel.replace("\n    ", "\n  ")[2:] + "  return kernel\n\n\n"
+    text = warp[:start] + "    kernel = make_kernel(dtype, m_warps)\n\n" + warp[end:]
+    text = text.replace("class WarpMmaHalfTest", maker + "class WarpMmaHalfTest")
+    edited = text.replace("    mgpu.mma(c_fa, a_fa, b_fa).store_untiled(out, optimized=False)\n",
+                          "    mgpu.mma(c_fa, a_fa, a_fa).store_untiled(out, optimized=False)\n")
+    assert edited != text
+    now = _answers_as_fresh(path, text, edited)
+    assert now.rerun
+    assert "MMA302" in {d.code for d in now.report.diagnostics}
+    assert "MMA302" not in {d.code for d in _fresh(path, text).report.diagnostics}
 
 
 def test_an_edit_that_makes_a_root_name_no_mma_api_is_a_full_lint(module: Path) -> None:

@@ -104,3 +104,7 @@ def test_lsp_rerun_answers_edits_inside_roots_as_a_fresh_lint_does() -> None:
     found = _benchmark("lsp_rerun.py", "0.12", "examples/warp_mma_half_acc_test.py", "--edits", "6")
     assert found["edits"] == 6 and found["differ_from_fresh"] == []
     assert found["rerun"] >= 4 and found["rerun_ms"]["n"] == found["rerun"]
+    # `--in entered`: edits inside any def a root's run entered (here the test's setUp too).
+    found = _benchmark("lsp_rerun.py", "0.12", "examples/warp_mma_half_acc_test.py", "--edits", "6", "--in", "entered")
+    assert found["in"] == "entered" and found["edits"] == 6 and found["differ_from_fresh"] == []
+    assert found["rerun"] >= 4

@@ -8,7 +8,9 @@ recorded: so the records of one root can be replaced by those of a new run of th
 (`benchmarks/root_partition.py` measured that such a run records the same: 805 of 805 roots).
 
 While a `Runs` is active (`recording`), the first interpreter that starts a root notes here
-each root it starts (`begin`), each record it keeps (`site`, `use`), and whether it ran anything
+each root it starts (`begin`), each record it keeps (`site`, `use`), the blocks of the checked
+file whose functions it ran or replayed a run of (`entered`, `replayed`: an edit inside a
+helper's body changes what those roots find, and no other root's), and whether it ran anything
 but the file's own roots (`callers`: the roots of other files that call into it), which a re-run
 of one root cannot stand for. Other interpreters (fix verification's, of other texts) are not
 noted.
@@ -44,6 +46,9 @@ class RootRun:
     # It stored into an object it did not make (a module global's, a class): what later roots
     # read of it, and what it read of an earlier root's stores, is not its run's alone.
     shared: bool = False
+    # The checked file's blocks whose functions (nested ones too) it ran, or replayed a run of.
+    entered: set[Block] = field(default_factory=set)
+    borrowed: bool = False  # it reused another root's summary where a run could differ (`borrowed`)
     _keys: set[Hashable] = field(default_factory=set)
 
     def keep(self, key: Hashable, into: list[tuple[Hashable, Any]], item: Any) -> None:
@@ -62,6 +67,17 @@ class Runs:
     roots: list[RootRun] = field(default_factory=list)
     callers: bool = False  # roots of other files ran too
     steps: Callable[[], int] | None = None  # the running budget's step count
+    # Blocks whose functions module-level code ran: what it made (a global's value) is read by
+    # roots that never enter them.
+    module_entered: set[Block] = field(default_factory=set)
+    # Module-level code, or a class member's value, was worked out where what runs depends on
+    # who asks (under a branch not certain to run, or a helper's step limit): which root ran it
+    # first decides what every root reads.
+    impure: bool = False
+    # The block of each function node entered, for the nodes a replay names.
+    _node_blocks: dict[object, Block] = field(default_factory=dict)
+    # The function nodes entered during each summarised call under way (`capture`).
+    _captures: list[set[object]] = field(default_factory=list)
 
     def close(self) -> None:
         """The last root's steps."""
@@ -129,6 +145,75 @@ def stored(machine: object, owner_born: int | None) -> None:
     if active is not None and active.machine is machine and active.roots and making != -1 and (
             owner_born is None or owner_born != making):
         active.roots[-1].shared = True
+
+
+def entered(machine: object, block: Block, node: object, in_module_code: bool) -> None:
+    """A function (`node`) of `block` (of the checked file) runs; `in_module_code`: for
+    module-level code or a class member's value, which whichever root asks first runs for all."""
+    if active is not None and active.machine is machine and active.roots:
+        active._node_blocks[node] = block
+        _enter(active, (node,), in_module_code)
+
+
+def _enter(runs: Runs, nodes: Iterable[object], in_module_code: bool) -> None:
+    known = runs._node_blocks
+    mine = [node for node in nodes if node in known]
+    (runs.module_entered if in_module_code else runs.roots[-1].entered).update(known[node] for node in mine)
+    for captured in runs._captures:
+        captured.update(mine)
+
+
+def replayed(machine: object, nodes: Iterable[object], in_module_code: bool) -> None:
+    """A remembered call is replayed (`nodes`: the function called, and those its run
+    entered): the checked file's blocks among them are entered again."""
+    if active is not None and active.machine is machine and active.roots:
+        _enter(active, nodes, in_module_code)
+
+
+def read_statically(machine: object, block: Block) -> None:
+    """A function's code was read without running it (a metaclass's `__new__`), once for all
+    roots: an edit of it is every root's."""
+    if active is not None and active.machine is machine:
+        active.module_entered.add(block)
+
+
+@contextlib.contextmanager
+def capture(machine: object) -> Iterator[set[object] | None]:
+    """The checked file's function nodes entered during a call whose summary later calls reuse
+    (`Calls._call_across`); None while nothing is noted."""
+    if active is None or active.machine is not machine or not active.roots:
+        yield None
+        return
+    runs, captured = active, set[object]()
+    runs._captures.append(captured)
+    try:
+        yield captured
+    finally:
+        runs._captures.pop()
+
+
+def reused(machine: object, nodes: Iterable[object], in_module_code: bool) -> None:
+    """A summary of a call is reused: the functions its run entered are entered again."""
+    if active is not None and active.machine is machine and active.roots:
+        _enter(active, nodes, in_module_code)
+
+
+def borrowed(machine: object, in_module_code: bool) -> None:
+    """A summary another root's run made is reused where running the call again could end
+    otherwise (under a helper's step limit, or spending capped helpers' steps): a run of this
+    root alone would run it. In module-level code, every root's reads depend on it."""
+    if active is not None and active.machine is machine and active.roots:
+        if in_module_code:
+            active.impure = True
+        else:
+            active.roots[-1].borrowed = True
+
+
+def impure(machine: object) -> None:
+    if active is not None and active.machine is machine:
+        active.impure = True
+
+
 
 
 def callers(machine: object) -> None:

@@ -1,26 +1,37 @@
-"""The language server's re-run of one root after an edit inside it (issue 12's "an edit
-re-runs only the roots whose blocks changed").
+"""The language server's re-run of the roots an edit reaches (issue 12's "an edit re-runs only
+the roots whose blocks changed").
 
 A lint of a large test file runs dozens of roots (`gpu_test.py`: 35, in 0.8 s); an edit of
-one test touches one. The lint child keeps, per document, its last lint alive (`Kept`): the
-checked file's index, the program it was read in, and what each root recorded and spent
-(`analysis/by_root.py`). When the edit since stays inside one root R, a def that nothing else
-in the file names, the index is patched to the new text in place (R's block made anew, the
-blocks after it moved by the rows added), R alone runs again in a fresh interpreter, and its
-records replace its old ones among the roots' (put together in the roots' order and
-deduplicated as one run does): the report is what a full lint of the new text makes, provided
-that
+one test, or of a helper some tests call, touches a few. The lint child keeps, per document,
+its last lint alive (`Kept`): the checked file's index, the program it was read in, and what
+each root recorded and spent, and which of the file's blocks its run entered (ran a function
+of, or replayed a run of, or reused the summary of a call into another module whose run
+did: `analysis/by_root.py`). When the edits since stay inside def blocks
+(one, or several: a burst of edits linted at once), the index is patched to the new text in
+place (each edited block H made anew, the blocks after an edit moved by the rows it added),
+the roots that entered an H (and each H that is a root) run again, in order, in one fresh
+interpreter, and their records replace their old ones among the roots' (put together in the
+roots' order and deduplicated as one run does): the report is what a full lint of the new text
+makes, provided that, for each H,
 
 - the edit passes what `incremental.reuse` asks of an edit inside one block (one statement of
   the same kind, name, indentation and bound names; plain rows; no `noqa` or `mmalint` comment;
   the same imports, and the same answers to the questions asked of the whole text);
-- R is a root once, and the relevance scan of the new text picks the same roots;
-- R is a test method or a top-level def, no dunder, whose name no other row of the file
-  mentions (nothing else calls it), and the lint ran no callers from other files, nor needs to
-  now;
+- the edit is inside H's body, below its header (decorators, signature: what the def binds is
+  unchanged, so only a run of its body sees the edit), and no code that whichever root asks
+  first runs for all (module-level code, a class member's value, a metaclass read as text)
+  ran or read a function of H: what it made is read by roots that never enter H; or H is a
+  root that nothing else entered, a test method or a top-level def, no dunder, whose name no
+  other row of the file mentions (then its header may change too);
+- the roots are the same (the relevance scan of the new text picks them again), the lint ran
+  no callers from other files, nor needs to now; no root run again, or before one, stored
+  into an object roots share, or recorded in such code it was the first to run; and no such
+  code was cut short (by the budget, or the recursion guard) where its first reader was.
+  (Such code runs as at import, whatever its reader was doing, and the steps of other modules'
+  capped helpers are counted per root: a root's run does not depend on the roots before it.)
 - the budget could not end anything otherwise: the old lint ended every run with more steps
-  left than R's old and new runs take (and the file's size change adds), R's new run ended
-  within the window R had, and the records stay under the file's cap.
+  left than the re-run roots' old and new runs take (and the file's size change adds), each
+  new run ended within the window its root had, and the records stay under the file's cap.
 
 Anything else is a full lint. The state is this process's: the server sends a document's
 next lint to the child that made its last one when it is idle (`worker.Pool`).
@@ -28,6 +39,7 @@ next lint to the child that made its last one when it is idle (`worker.Pool`).
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,7 +52,7 @@ from mmalint.analysis.imports import scan_imports
 from mmalint.analysis.interpreter import Interpreter
 from mmalint.analysis.program import real_path
 from mmalint.analysis.relevance import _triggers
-from mmalint.analysis.reparse import reparsed
+from mmalint.analysis.reparse import parse_alone, reparsed
 from mmalint.analysis.run import callers_of, find_roots
 from mmalint.analysis.source import Block, SourceFile
 from mmalint.catalog import Catalog
@@ -80,6 +92,9 @@ class Kept:
     slack: int  # the fewest steps a run of a full lint of `text` would have left, at least
     first_slack: int  # the full lint's own
     least: list[int]  # per root, the fewest steps it takes in the file's run
+    # Blocks whose functions module-level code ran (`Runs.module_entered`): an edit of one is
+    # a full lint.
+    module_entered: set[Block] = field(default_factory=set)
     # What the rules made of each recorded call, and whether it is open (`engine.undecided`),
     # for the calls of the roots not run again.
     evaluated: Evaluated = field(default_factory=dict)
@@ -112,14 +127,14 @@ def keep(
     """Keep a full lint of a document for a later re-run of one of its roots (`evaluated`:
     what the rules made of its calls, `engine.evaluations`)."""
     _kept.pop(filename, None)
-    if memo is None or runs.callers or not recorded.sources or not runs.roots:
+    if memo is None or runs.callers or runs.impure or not recorded.sources or not runs.roots:
         return
     source = recorded.sources[0]
     if source.text != memo.text or len({id(run.block) for run in runs.roots}) != len(runs.roots):
         return  # a root ran twice: the second pass of the budget (then there is no memo either)
     _kept[filename] = Kept(
         memo.key, memo.text, source, program, list(runs.roots), recorded, memo.slack, memo.slack,
-        [run.steps for run in runs.roots], dict(evaluated or {}), disk=_disk_of(memo),
+        [run.steps for run in runs.roots], set(runs.module_entered), dict(evaluated or {}), disk=_disk_of(memo),
     )
     while len(_kept) > _KEEP:
         del _kept[next(iter(_kept))]
@@ -167,43 +182,51 @@ def _rerun(
     old_lines, new_lines = rows_of(kept.text), rows_of(text)
     entries = list(memo.entries)
     hunks = _by_block(entries, hunks_between(old_lines, new_lines))
-    if hunks is None or len(hunks) != 1:
+    if not hunks or any(at is None for *_, at in hunks):
         return None
-    a0, a1, b0, b1, at = hunks[0]
-    if at is None:
-        return None
-    entry = entries[at]
     source = kept.source
     blocks = list(source.all_blocks())
     if len(blocks) != len(entries):
         return None
-    old = blocks[at]
-    if entry.kind != "def" or old.kind != "def" or old.name is None or old.name.startswith("__"):
-        return None
-    if old.parent is not None and not old.name.startswith("test"):
-        return None
-    index = [i for i, run in enumerate(kept.roots) if run.block is old]
-    if len(index) != 1:
-        return None
-    delta = (b1 - b0) - (a1 - a0)
-    start, end = entry.start, entry.end + delta
-    old_text = "".join(old_lines[entry.start - 1 : entry.end])
-    new_text = "".join(new_lines[start - 1 : end])
-    if not _edit_holds(memo, entry, old.name, old_text, new_text, kept.text, text, start, end):
-        return None
+    olds: list[Block] = []
+    ats: set[int] = set()
+    shift = 0  # the rows the hunks before this one added
+    for a0, a1, b0, b1, at in hunks:
+        assert at is not None
+        entry, old = entries[at], blocks[at]
+        if entry.kind != "def" or old.kind != "def" or old.name is None or old in kept.module_entered:
+            return None
+        own = [i for i, run in enumerate(kept.roots) if run.block is old]
+        others = [i for i, run in enumerate(kept.roots) if old in run.entered and run.block is not old]
+        if len(own) > 1 or not (own or others):
+            return None
+        delta = (b1 - b0) - (a1 - a0)
+        start, end = entry.start + shift, entry.end + shift + delta
+        shift += delta
+        old_text = "".join(old_lines[entry.start - 1 : entry.end])
+        new_text = "".join(new_lines[start - 1 : end])
+        if not _edit_holds(memo, entry, old_text, new_text, kept.text, text):
+            return None
+        # Outside the body the edit may change what the def binds (its decorators, defaults,
+        # signature): only a root that nothing else in the file names, nor entered, is run again.
+        if not _in_body(new_text, entry.indent, b0 + 1 - start + 1) and (
+                others or not _alone(old, text, start, end)):
+            return None
+        olds.append(old)
+        ats.update(own + others)
     if not disk_unchanged(memo):
         return None
     size_change = abs(len(text) - len(kept.text))
-    (new,) = _patch(kept, text, list(new_lines), [old], ((a0, a1, delta),))
-    return _run_again(kept, index[0], old, new, size_change, filename, text, settings, options, catalog)
+    moves = tuple((a0, a1, (b1 - b0) - (a1 - a0)) for a0, a1, b0, b1, _ in hunks)
+    news = _patch(kept, text, list(new_lines), olds, moves)
+    return _run_again(kept, sorted(ats), dict(zip(map(id, olds), news, strict=True)), olds, size_change,
+                      filename, text, settings, options, catalog)
 
 
-def _edit_holds(
-    memo: Memo, entry: Any, name: str, old_text: str, new_text: str, old_whole: str, new_whole: str,
-    start: int, end: int,
-) -> bool:
+def _edit_holds(memo: Memo, entry: Any, old_text: str, new_text: str, old_whole: str, new_whole: str) -> bool:
     """What `incremental._block_edit_holds` asks of an edit inside a block, less what a run of
-    the block answers for itself: that no analysis read it, nor scan counted it."""
+    the roots that entered the block answers for itself: that no analysis read it, nor scan
+    counted it."""
     if _COMMENT_WORDS.search(old_text) or _COMMENT_WORDS.search(new_text):
         return False
     if not (_plain(old_text) and _plain(new_text)):
@@ -222,9 +245,34 @@ def _edit_holds(
         return False
     if memo.mutation_scans and _mutations(old_text) != _mutations(new_text):
         return False
-    # Nothing else in the file names the root: nothing else calls it, or reads it (rows
-    # counted by line feeds: a text with a lone carriage return is not re-run).
-    if new_whole.count("\r") != new_whole.count("\r\n"):
+    # Rows counted by line feeds: a text with a lone carriage return is not re-run.
+    return new_whole.count("\r") == new_whole.count("\r\n")
+
+
+def _in_body(text: str, indent: int, first: int) -> bool:
+    """Whether the edit, from row `first` of the def's new text on (the rows before it are the
+    old text's), leaves its header alone: its body's first statement starts a row of its own
+    at or before `first` (so every row of the header, decorators, signature and colon, is
+    above it). Then the def binds what it bound, and only a run of its body sees the edit."""
+    parsed = parse_alone(text, indented=indent != 0)
+    if parsed is None or len(parsed[0]) != 1:
+        return False
+    stmt, offset = parsed[0][0], parsed[1]
+    if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) or not stmt.body:
+        return False
+    body = stmt.body[0].lineno - offset  # its row in `text`
+    rows = rows_of(text)
+    if not 1 <= body <= len(rows) or body > first:
+        return False
+    return not rows[body - 1][: stmt.body[0].col_offset].strip()
+
+
+def _alone(old: Block, new_whole: str, start: int, end: int) -> bool:
+    """Whether the root `old` (rows `start:end` of the new text) is what nothing else runs: a
+    test method or a top-level def, no dunder, whose name no other row of the file mentions
+    (nothing else calls it, or reads it)."""
+    name = old.name
+    if name is None or name.startswith("__") or (old.parent is not None and not name.startswith("test")):
         return False
     at = new_whole.find(name)
     while at >= 0:
@@ -306,11 +354,16 @@ def follow(filename: str, memo: Memo, reused: Memo) -> None:
 
 
 def _run_again(
-    kept: Kept, at: int, old: Block, new: Block, size_change: int, filename: str, text: str, settings: Settings,
-    options: LintOptions, catalog: Catalog,
+    kept: Kept, ats: list[int], news: dict[int, Block], olds: list[Block], size_change: int, filename: str,
+    text: str, settings: Settings, options: LintOptions, catalog: Catalog,
 ) -> FileReport | None:
+    """Run the roots at `ats` (in order) again, in one fresh interpreter, for the edits of
+    `olds` (`news`: each one's new block, by the old one's id); their records replace theirs
+    among the roots'."""
     source, program = kept.source, kept.program
-    before = kept.roots[at]
+    befores = [kept.roots[i] for i in ats]
+    blocks: list[Block] = [run.block for run in kept.roots]
+    now = [news.get(id(block), block) for block in blocks]
     # The text's `ast` tree, as a full lint keeps it (`index_source(keep=True)`), from the last
     # text's with the statement edited parsed again (when as many rows as before); else its
     # statements' rows, from which the suppressions parse only the statements they look in.
@@ -325,36 +378,46 @@ def _run_again(
         if program is None:
             roots = find_roots(source)
             interpreter = Interpreter(source, budget)
-            interpreter.run_roots([new])
+            interpreter.run_roots([now[i] for i in ats])
         else:
             with program.checking(source):
                 roots = find_roots(source, program)
                 interpreter = Interpreter(source, budget, program)
-                interpreter.run_roots([new])
-    if roots != [new if run.block is old else run.block for run in kept.roots]:
+                interpreter.run_roots([now[i] for i in ats])
+    if roots != now:
         return None
-    if not interpreter.complete or budget.stops or budget.exhausted or len(runs.roots) != 1:
+    if not interpreter.complete or budget.stops or budget.exhausted or len(runs.roots) != len(ats):
         return None
-    after = runs.roots[0]
-    # Module-level code the old run of R ran first recorded there (another root, or the block's
-    # own turn, records it if R no longer reads it); a store into an object roots share, by R
-    # or by a root before it (a fresh run of R does not see the earlier one).
-    if before.lazy or before.shared or after.shared or any(run.shared for run in kept.roots[:at]):
+    if runs.impure:
         return None
-    # Bounds on what the whole file's run would do otherwise. R takes there at most the steps
-    # it took alone (what the roots before it evaluated is not evaluated again), and at least
-    # none; each later run has at most what R takes more than before fewer steps (a share of
-    # what is left), and the file's budget moves by the size change. The old lint ended every
-    # run with `slack` steps to spare; each re-run spends the most it could have moved.
+    afters = runs.roots
+    if any(after.block is not now[i] for i, after in zip(ats, afters, strict=True)):
+        return None
+    # Module-level code an old run ran first recorded there (another root, or the block's own
+    # turn, records it if that root no longer reads it); a store into an object roots share, by
+    # a root run again or by a root before one (a fresh run does not see the earlier one).
+    if any(run.lazy or run.shared or run.borrowed for run in befores) or any(
+            run.shared or run.borrowed for run in afters):
+        return None
+    if any(run.shared for run in kept.roots[: ats[-1]]):
+        return None
+    # Bounds on what the whole file's run would do otherwise. A root takes there at most the
+    # steps it took here (what the roots before it evaluated is not evaluated again), and at
+    # least none; each later run has at most what the roots run again take more than before
+    # fewer steps (a share of what is left), and the file's budget moves by the size change.
+    # The old lint ended every run with `slack` steps to spare; each re-run spends the most it
+    # could have moved.
     size_change *= Limits().steps_per_byte
-    drift = kept.first_slack - kept.slack  # what earlier re-runs may have moved R's window by
-    if after.steps + size_change + drift + _MARGIN > before.window:
+    drift = kept.first_slack - kept.slack  # what earlier re-runs may have moved the windows by
+    if any(after.steps + size_change + drift + _MARGIN > before.window for before, after in zip(befores, afters, strict=True)):
         return None
-    cost = max(after.steps - kept.least[at], 0) + size_change + _MARGIN
+    cost = sum(max(after.steps - kept.least[i], 0) for i, after in zip(ats, afters, strict=True)) + size_change + _MARGIN
     if kept.slack < cost:
         return None
-    after.window = before.window
-    runs_now = [*kept.roots[:at], after, *kept.roots[at + 1 :]]
+    runs_now = list(kept.roots)
+    for i, before, after in zip(ats, befores, afters, strict=True):
+        after.window = before.window
+        runs_now[i] = after
     sites = merged(pair for run in runs_now for pair in run.sites)
     uses = merged(pair for run in runs_now for pair in run.uses)
     if len(sites) + len(uses) >= Limits().max_records:
@@ -367,16 +430,17 @@ def _run_again(
     report = report_of(filename, text, settings, catalog, program, source, analysis, kept.evaluated)
     report = lint_analysed(filename, text, settings, options, catalog, program, report)
     kept.roots = runs_now
+    kept.module_entered |= runs.module_entered
     live = {id(site) for site in sites}
     kept.evaluated = {key: found for key, found in kept.evaluated.items() if key in live}
     kept._open = {key: found for key, found in kept._open.items() if key in live}
-    kept.least[at] = 0  # its steps in the file's run are not known, only that they are no more than alone
+    for i in ats:
+        kept.least[i] = 0  # its steps in the file's run are not known, only that they are no more than here
     kept.slack -= cost
     read = kept.recorded
-    read.blocks.discard(old)
+    read.blocks.difference_update(olds)
     read.blocks |= recorded.blocks
     read.words |= recorded.words
     read.mutation_scans |= recorded.mutation_scans
     read.closures = recorded.closures or read.closures
     return report
-

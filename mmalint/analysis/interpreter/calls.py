@@ -11,6 +11,7 @@ from typing import TypeVar
 
 import libcst as cst
 
+from mmalint.analysis import by_root
 from mmalint.analysis.budget import CallTooLong
 from mmalint.analysis.calls import ApiUse, Context, Entry, MmaSite, WorldBinding
 from mmalint.analysis.host import REGISTRY, Args, Call, Diverges
@@ -47,9 +48,10 @@ from mmalint.analysis.values import (
 )
 
 # The steps a call of another module's function that leads to no MMA call may take, and all
-# calls of one such function in a run.
+# calls of one such function in a root (not a run: a root's findings do not depend on the roots
+# before it; 1,000 a root cost jax's tree 1.7% more steps than 2,000 a run, the same findings).
 CROSS_MODULE_STEPS = 400
-CROSS_MODULE_STEPS_PER_FUNCTION = 2_000
+CROSS_MODULE_STEPS_PER_FUNCTION = 1_000
 
 # As tuples: `A | B` in an `isinstance` builds a union each time it runs (see operators.py).
 _CALLABLE = (BoundMethod, Func)
@@ -118,6 +120,8 @@ class Calls(Machine):
                 found = self._replays.get(key)
                 if found is not None and self._may_replay(found):
                     self._replay(found)
+                    if by_root.active is not None:
+                        by_root.replayed(self, (node, *found.entered), self._lazy_code > 0)
                     return found.result
         if key is None:
             return self._run_function(func, args, root)
@@ -180,6 +184,8 @@ class Calls(Machine):
             self._deepest = len(self._stack)
         in_main = func.block.source is self.source
         self._in_main += in_main
+        if in_main and by_root.active is not None:
+            by_root.entered(self, func.block, node, self._lazy_code > 0)
         try:
             if isinstance(node, cst.Lambda):
                 return self.eval(node.body, frame, func.block)
@@ -359,10 +365,32 @@ class Calls(Machine):
             entry = Entry(Origin(block, node), bindings)
             world = context.world if context.world else bindings
             context = replace(context, entry=entry, world=world)
+        # A helper that leads to no MMA call (a dtype chooser, or the checked tree's library
+        # internals when the tree is a library) runs within a few steps: past them its result
+        # is unknown, as an API no model knows, and the caller goes on.
+        # Such a helper spends at most CROSS_MODULE_STEPS_PER_FUNCTION steps in all in a root
+        # (a file of jax's own calls tree_flatten a thousand times): then it is unknown. Per
+        # root, not per run, so that what a root finds does not depend on the roots before it.
+        limited = self.program is not None and not self.program.leads_to_mma(func.block)
+        spent = self._foreign_spent
+        if limited and spent.get(id(func.node), 0) >= CROSS_MODULE_STEPS_PER_FUNCTION:
+            self.unrepeatable += 1
+            self.note_escaped([*args.positional, *args.keywords.values()])
+            return UNKNOWN
         key = _summary_key(func, args, context)
         cached = self._summaries.get(key) if key is not None else None
         if cached is not None:
-            result, sites, uses, first_entry = cached
+            result, sites, uses, first_entry, entered, spending, made_by = cached
+            if entered:  # (only while `by_root` notes: the checked file's functions its run entered)
+                by_root.reused(self, entered, self._lazy_code > 0)
+                if self._traces:
+                    self._traces[-1].entered_too(entered)
+            if made_by != by_root.making() and (spending or self._step_limit != sys.maxsize):
+                by_root.borrowed(self, self._lazy_code > 0)
+            if spending:  # what its run spent of capped helpers, a reuse spends
+                self.unrepeatable += 1
+                for helper, steps in spending:
+                    spent[helper] = spent.get(helper, 0) + steps
             for site in sites:
                 self.record(_with_entry(site, first_entry, entry))
             for use in uses:
@@ -371,33 +399,29 @@ class Calls(Machine):
         saved, saved_limit = self.context, self._step_limit
         self.context = context
         marks = (len(self.sites), len(self.uses), self.effects)
-        # A helper that leads to no MMA call (a dtype chooser, or the checked tree's library
-        # internals when the tree is a library) runs within a few steps: past them its result
-        # is unknown, as an API no model knows, and the caller goes on.
-        # Such a helper spends at most CROSS_MODULE_STEPS_PER_FUNCTION steps in all in a run
-        # (a file of jax's own calls tree_flatten a thousand times): then it is unknown.
-        limited = self.program is not None and not self.program.leads_to_mma(func.block)
+        before = dict(spent) if key is not None else None
         started = self.budget.steps
         if limited:
-            self.unrepeatable += 1  # its steps count toward the helper's share of the run
-            if self._foreign_spent.get(id(func.node), 0) >= CROSS_MODULE_STEPS_PER_FUNCTION:
-                self.context = saved
-                self.note_escaped([*args.positional, *args.keywords.values()])
-                return UNKNOWN
+            self.unrepeatable += 1  # its steps count toward the helper's share of the root
             self._step_limit = min(saved_limit, self.budget.steps + CROSS_MODULE_STEPS)
-        try:
-            result = self.call_function(func, args, node)
-        except CallTooLong as exc:
-            if not limited or exc.limit != self._step_limit or saved_limit == self._step_limit:
-                raise
-            result, key = UNKNOWN, None
-        finally:
-            self.context, self._step_limit = saved, saved_limit
-            if limited:
-                spent = self._foreign_spent
-                spent[id(func.node)] = spent.get(id(func.node), 0) + self.budget.steps - started
+        with by_root.capture(self) as captured:
+            try:
+                result = self.call_function(func, args, node)
+            except CallTooLong as exc:
+                if not limited or exc.limit != self._step_limit or saved_limit == self._step_limit:
+                    raise
+                result, key = UNKNOWN, None
+            finally:
+                self.context, self._step_limit = saved, saved_limit
+                if limited:
+                    spent[id(func.node)] = spent.get(id(func.node), 0) + self.budget.steps - started
         if key is not None and self.effects == marks[2]:
-            self._summaries[key] = (result, tuple(self.sites[marks[0]:]), tuple(self.uses[marks[1]:]), entry)
+            assert before is not None
+            spending = tuple((helper, steps - before.get(helper, 0)) for helper, steps in spent.items()
+                             if steps != before.get(helper, 0))
+            self._summaries[key] = (
+                result, tuple(self.sites[marks[0]:]), tuple(self.uses[marks[1]:]), entry, frozenset(captured or ()),
+                spending, by_root.making())
         return result
 
 
@@ -498,22 +522,46 @@ def _dtype_label(value: Value) -> str | None:
 
 def _summary_key(func: Func, args: Args, context: Context) -> tuple[object, ...] | None:
     """What a call of another module's function is decided by: the function, the facts of its
-    arguments, the context (less where it came from). None when an argument may change under
-    the call (an object, a class) or cannot be hashed."""
+    arguments and where each was decided (a result or a record passes an argument's origin on:
+    another caller's would say the dtype was chosen in its test), the context (less where it
+    came from). None when an argument may change under the call (an object, a class) or
+    cannot be hashed."""
     values = [*args.positional, *args.keywords.values()]
     if not all(_plain(v, 3) for v in values):
+        return None
+    origins: list[object] = []
+    if not _origins(values, origins):
         return None
     key = (
         id(func.node), id(func.closure), func.defaults, func.owner is not None,
         tuple(args.positional), tuple(sorted(args.keywords.items())), args.complete,
-        tuple((b.name, b.label) for b in context.world), context.expected_failure,
-        context.semantics, context.in_kernel, context.entry is None,
+        tuple((b.name, b.label, b.origin.node if b.origin is not None else None) for b in context.world),
+        context.expected_failure, context.semantics, context.in_kernel, context.entry is None, tuple(origins),
     )
     try:
         hash(key)
     except TypeError:
         return None
     return key
+
+
+def _origins(values: list[Value], out: list[object]) -> bool:
+    """The nodes where the facts of `values` (nested ones too) were decided, depth first; False
+    past `replays.MAX_FACTS` of them. A function is its own (compared by identity)."""
+    pending: list[object] = list(values)
+    while pending:
+        item = pending.pop()
+        if isinstance(item, Origin):
+            out.append(item.node)
+            if len(out) > replays.MAX_FACTS:
+                return False
+        elif isinstance(item, Func):
+            continue
+        elif isinstance(item, Value):
+            pending.extend(item.__dict__.values())
+        elif isinstance(item, tuple | list):
+            pending.extend(item)
+    return True
 
 
 def _plain(value: Value, depth: int) -> bool:

@@ -87,6 +87,7 @@ class Classes(Machine):
         result: dict[str, Value] = {}
         new = self.class_attr(meta, "__new__") if isinstance(meta, ClassVal) else None
         if isinstance(new, Func) and isinstance(new.node, cst.FunctionDef):
+            by_root.read_statically(self, new.block)
             defaults = dict(new.defaults)
             keywords = dict(cls.keywords)
             params = {p.name.value for p in new.node.params.kwonly_params}
@@ -124,19 +125,24 @@ class Classes(Machine):
         frame.env["__class__"] = cls
         saved_context, saved_stack = self.context, self._stack
         self.context, self._stack = Context(), []
+        # Worked out once, by whichever root reads it first, for all (as module-level code).
+        uncertainty = self.enter_lazy_code()
         try:
-            for stmt in stmts:
-                if isinstance(stmt, cst.FunctionDef):
-                    frame.env[stmt.name.value] = self.make_function(stmt, member, module, cls)
-                else:
-                    self.exec_block([stmt], frame, member)
+            with by_root.module_code():
+                for stmt in stmts:
+                    if isinstance(stmt, cst.FunctionDef):
+                        frame.env[stmt.name.value] = self.make_function(stmt, member, module, cls)
+                    else:
+                        self.exec_block([stmt], frame, member)
         except Diverges:
             pass
         except GAVE_UP as exc:
+            by_root.impure(self)  # cut short where its reader was: another reader may not be
             self._note_gave_up(exc)
             return UNKNOWN
         finally:
             self.context, self._stack = saved_context, saved_stack
+            self.leave_lazy_code(uncertainty)
         return frame.env.get(name, UNKNOWN)
 
     def make_class(self, node: cst.ClassDef, block: Block, frame: Frame) -> ClassVal:

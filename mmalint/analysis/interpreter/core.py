@@ -137,6 +137,9 @@ class Machine(ABC):
         self._invoked: set[int] = set()
         self._local_names_cache: dict[int, frozenset[str]] = {}
         self._current_module_block: Block | None = None
+        # > 0 while running code that whichever root asks first runs for all: module-level
+        # code, a class member's value (`by_root`: what it records or enters is no root's own).
+        self._lazy_code = 0
         self._metaclass_cache: dict[int, dict[str, Value]] = {}
         self._literals: dict[int, Value] = {}  # literal nodes live as long as their blocks
         # > 0 while running a branch or loop body whose running is not certain: stores into
@@ -155,12 +158,18 @@ class Machine(ABC):
         self._in_main = 0  # calls of the checked file's functions under way
         # The step past which the call under way, of another module's helper, is cut short.
         self._step_limit = sys.maxsize
-        self._foreign_spent: dict[int, int] = {}  # steps spent in each such helper, by its node
+        self._foreign_spent: dict[int, int] = {}  # steps spent in each such helper, by its node, in this root
         # Summaries of calls into other modules of the tree, by the facts they were called with
         # (`calls.Calls._call_across`); and a count of what calls may change besides their
         # result (stores into objects, rebound names, functions handed on), so a call that
         # changed anything is not summarised.
-        self._summaries: dict[tuple[object, ...], tuple[Value, tuple[MmaSite, ...], tuple[ApiUse, ...], Entry | None]] = {}
+        # (With the checked file's functions each entered, `by_root.capture`, the steps it spent
+        # in each capped helper, and which root's run made it, `by_root.making`.)
+        self._summaries: dict[
+            tuple[object, ...],
+            tuple[Value, tuple[MmaSite, ...], tuple[ApiUse, ...], Entry | None, frozenset[object],
+                  tuple[tuple[int, int], ...], int],
+        ] = {}
         self.effects = 0
         # Calls of module-level functions that recorded nothing, by what decided them
         # (`replays.py`); a count of what makes a call not worth remembering (a record tried,
@@ -254,6 +263,7 @@ class Machine(ABC):
         saved_block = self._current_module_block
         self.context, self._stack = Context(), []
         self._current_module_block = block
+        uncertainty = self.enter_lazy_code()
         gave_up = False
         try:
             with by_root.module_code():  # what it makes is every root's
@@ -265,6 +275,7 @@ class Machine(ABC):
             pass
         except GAVE_UP as exc:
             gave_up = True
+            by_root.impure(self)  # cut short where its reader was: another reader may not be
             self._note_gave_up(exc)
             if isinstance(exc, BudgetExceeded):
                 self._abandoned_blocks.append(block)
@@ -272,6 +283,7 @@ class Machine(ABC):
         finally:
             self.context, self._stack = saved_context, saved_stack
             self._current_module_block = saved_block
+            self.leave_lazy_code(uncertainty)
             module.executing.discard(key)
             module.executed.add(key)
             env = module.frame.env
@@ -282,6 +294,21 @@ class Machine(ABC):
                     env[bound] = UNKNOWN
                 if bound in env:
                     module.block_values[(key, bound)] = env[bound]
+
+    def enter_lazy_code(self) -> tuple[int, int]:
+        """Code that whichever root asks first runs for all begins (`_lazy_code`). It runs as
+        it runs at import, whatever its reader was doing: not under the reader's branch that
+        may not run (its stores are facts), nor within the step limit of the other module's
+        helper that read it (which is cut short when it goes on, if past it). Returns what
+        `leave_lazy_code` restores."""
+        self._lazy_code += 1
+        saved = self._uncertainty, self._step_limit
+        self._uncertainty, self._step_limit = 0, sys.maxsize
+        return saved
+
+    def leave_lazy_code(self, saved: tuple[int, int]) -> None:
+        self._lazy_code -= 1
+        self._uncertainty, self._step_limit = saved
 
     @contextmanager
     def with_context(self, **changes: object) -> Iterator[None]:
@@ -314,7 +341,7 @@ class Machine(ABC):
         if self._elsewhere(site.origin.block):
             return
         key = site_key(site)
-        by_root.site(self, key, site, self._current_module_block is not None)
+        by_root.site(self, key, site, self._lazy_code > 0)
         if self._is_new(key):
             self.sites.append(site)
 
@@ -324,7 +351,7 @@ class Machine(ABC):
         if self._elsewhere(use.origin.block):
             return
         key = use_key(use)
-        by_root.use(self, key, use, self._current_module_block is not None)
+        by_root.use(self, key, use, self._lazy_code > 0)
         if self._is_new(key):
             self.uses.append(use)
 

@@ -144,6 +144,14 @@ class Trace:
         if len(self.entered) > MAX_ENTERED:
             self._overflow()
 
+    def entered_too(self, nodes: frozenset[cst.CSTNode] | frozenset[object]) -> None:
+        """A call answered from a summary: the functions its run entered, this call entered."""
+        if self.overflowed:
+            return
+        self.entered |= nodes  # type: ignore[arg-type]
+        if len(self.entered) > MAX_ENTERED:
+            self._overflow()
+
     def _overflow(self) -> None:
         """Past the bounds: not remembered, and nothing more kept."""
         self.overflowed = True

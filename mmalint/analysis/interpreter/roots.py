@@ -84,6 +84,7 @@ class Roots(Machine):
 
     def _enter_root(self, block: Block, window: Window) -> None:
         self.budget.enter(window)
+        self._foreign_spent.clear()  # capped helpers: each root has their steps anew
         by_root.begin(self, block, self._steps_taken, self.budget.window.end)
 
     def _steps_taken(self) -> int:
