@@ -370,6 +370,11 @@ def _what_roots_read_of_each_other(case: str) -> tuple[str, str, dict[str, str]]
                             imports="import lib\nimport lib2\n")
         at = text.index("def test_b(")
         return text, text[:at] + text[at:].replace(*two_rows, 1), _nested_helpers(20, 40)
+    elif case == "another root's summary, cut by a capped helper when made":
+        text = _plain_tests([("test_a", "lib.outer()", "    z = lib2.inner()\n" * 12), ("test_b", "lib.outer()", "")],
+                            imports="import lib\nimport lib2\n")
+        at = text.index("def test_b(")
+        return text, text[:at] + text[at:].replace(*two_rows, 1), _nested_helpers(20, 40)
     elif case == "a replay whose run reused a summary":
         text = _plain_tests([("test_a", "lib.apply2(acc_for)", ""), ("test_b", "h()", ""), ("test_c", "h()", "")],
                             in_module=_H, imports="import lib\n")
@@ -428,8 +433,7 @@ def test_a_call_answered_from_another_roots_summary_spends_what_its_run_spent(tm
     """Two tests with no parameter worlds call the capped helper with the same facts from the
     same place (a module-level constant): the second is answered from the first's summary. It
     spends the steps a run of it spends, so the second test finds what it finds alone (its last
-    call is past the cap either way); an edit of it is a full lint (another root's summary,
-    reused where a run could end otherwise: `by_root.borrowed`)."""
+    call is past the cap either way), and a re-run of it alone is what a fresh lint gives."""
     (tmp_path / "pyproject.toml").write_text('[tool.mmalint]\ntarget-jax = "0.11"\n')
     (tmp_path / "lib.py").write_text(_PICK)
     text = _two_tests("jnp.float32", "pick(F32)", "_acc()").replace(
@@ -451,7 +455,7 @@ def test_a_call_answered_from_another_roots_summary_spends_what_its_run_spent(tm
     row = "    m, n, k = 128, 128, 128\n"
     edited = text[:second] + text[second:].replace(row, row.rstrip("\n") + "  # edited\n", 1)
     assert edited != text and "@parameterized" not in text
-    assert not _answers_as_fresh(path, text, edited).rerun
+    assert _answers_as_fresh(path, text, edited).rerun
 
 
 @pytest.mark.parametrize("case", [
@@ -461,7 +465,8 @@ def test_a_call_answered_from_another_roots_summary_spends_what_its_run_spent(tm
     # Found by the second review:
     "a class attribute worked out by a replay", "a class attribute worked out from a summary",
     "a global worked out from a summary", "another root's summary under a step limit",
-    "another root's summary past a nested helper's cap", "a replay whose run reused a summary",
+    "another root's summary past a nested helper's cap", "another root's summary, cut by a capped helper when made",
+    "a replay whose run reused a summary",
 ])
 def test_what_roots_read_of_each_other_is_what_a_fresh_lint_gives(tmp_path: Path, case: str) -> None:
     """Found by review: a root that reads what another root's run worked out, without entering

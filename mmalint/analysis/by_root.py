@@ -200,8 +200,9 @@ def reused(machine: object, nodes: Iterable[object], in_module_code: bool) -> No
 
 def borrowed(machine: object, in_module_code: bool) -> None:
     """A summary another root's run made is reused where running the call again could end
-    otherwise (under a helper's step limit, or spending capped helpers' steps): a run of this
-    root alone would run it. In module-level code, every root's reads depend on it."""
+    otherwise (under a helper's step limit, or past a capped helper's steps, or it was cut by
+    one when made): a run of this root alone would run it. In module-level code, every root's
+    reads depend on it."""
     if active is not None and active.machine is machine and active.roots:
         if in_module_code:
             active.impure = True

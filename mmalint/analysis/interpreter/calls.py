@@ -375,17 +375,21 @@ class Calls(Machine):
         spent = self._foreign_spent
         if limited and spent.get(id(func.node), 0) >= CROSS_MODULE_STEPS_PER_FUNCTION:
             self.unrepeatable += 1
+            self._refusals += 1
             self.note_escaped([*args.positional, *args.keywords.values()])
             return UNKNOWN
         key = _summary_key(func, args, context)
         cached = self._summaries.get(key) if key is not None else None
         if cached is not None:
-            result, sites, uses, first_entry, entered, spending, made_by = cached
+            result, sites, uses, first_entry, entered, spending, made_by, refused = cached
             if entered:  # (only while `by_root` notes: the checked file's functions its run entered)
                 by_root.reused(self, entered, self._lazy_code > 0)
                 if self._traces:
                     self._traces[-1].entered_too(entered)
-            if made_by != by_root.making() and (spending or self._step_limit != sys.maxsize):
+            if made_by != by_root.making() and (self._step_limit != sys.maxsize or (spending and (refused or any(
+                    spent.get(helper, 0) + steps >= CROSS_MODULE_STEPS_PER_FUNCTION for helper, steps in spending)))):
+                # A run of it here could end otherwise: within the step limit of the call under
+                # way (a reuse spends no step of it), or with a capped helper's steps spent.
                 by_root.borrowed(self, self._lazy_code > 0)
             if spending:  # what its run spent of capped helpers, a reuse spends
                 self.unrepeatable += 1
@@ -400,6 +404,7 @@ class Calls(Machine):
         self.context = context
         marks = (len(self.sites), len(self.uses), self.effects)
         before = dict(spent) if key is not None else None
+        refusals = self._refusals
         started = self.budget.steps
         if limited:
             self.unrepeatable += 1  # its steps count toward the helper's share of the root
@@ -421,7 +426,7 @@ class Calls(Machine):
                              if steps != before.get(helper, 0))
             self._summaries[key] = (
                 result, tuple(self.sites[marks[0]:]), tuple(self.uses[marks[1]:]), entry, frozenset(captured or ()),
-                spending, by_root.making())
+                spending, by_root.making(), self._refusals != refusals)
         return result
 
 

@@ -159,16 +159,18 @@ class Machine(ABC):
         # The step past which the call under way, of another module's helper, is cut short.
         self._step_limit = sys.maxsize
         self._foreign_spent: dict[int, int] = {}  # steps spent in each such helper, by its node, in this root
+        self._refusals = 0  # calls of such helpers refused: their steps were spent
         # Summaries of calls into other modules of the tree, by the facts they were called with
         # (`calls.Calls._call_across`); and a count of what calls may change besides their
         # result (stores into objects, rebound names, functions handed on), so a call that
         # changed anything is not summarised.
         # (With the checked file's functions each entered, `by_root.capture`, the steps it spent
-        # in each capped helper, and which root's run made it, `by_root.making`.)
+        # in each capped helper, which root's run made it, `by_root.making`, and whether a call
+        # of a capped helper was refused in it.)
         self._summaries: dict[
             tuple[object, ...],
             tuple[Value, tuple[MmaSite, ...], tuple[ApiUse, ...], Entry | None, frozenset[object],
-                  tuple[tuple[int, int], ...], int],
+                  tuple[tuple[int, int], ...], int, bool],
         ] = {}
         self.effects = 0
         # Calls of module-level functions that recorded nothing, by what decided them
