@@ -195,10 +195,13 @@ def test_stale_temporaries_are_removed_and_live_ones_kept(tmp_path: Path) -> Non
 
 
 _SLOW_WRITE = textwrap.dedent('''\
-    import os, sys, time
+    import os, signal, sys, time
     from pathlib import Path
     from mmalint.fixes import write
 
+    # Ctrl-C as in a terminal, also where this test runs with SIGINT ignored (a job started in
+    # the background by a shell without job control: its children inherit the ignoring).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     path = Path(sys.argv[1])
     def stuck_fsync(fd):  # the disk is slow: the temporary file exists while we wait
         print("writing", flush=True)
