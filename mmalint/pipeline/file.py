@@ -41,24 +41,9 @@ def lint_text(
     options = options or LintOptions()
     if program is None:
         program = program_of(options)
-    with _file_stage():
+    with _file_stage():  # the analysis is kept until the fixes are verified
         report = check_text(filename, text, settings, catalog, program)
-        return _finish(filename, text, settings, options, catalog, program, report)
-
-
-def lint_analysed(
-    filename: str,
-    text: str,
-    settings: Settings,
-    options: LintOptions,
-    catalog: Catalog,
-    program: Program | None,
-    report: FileReport,
-) -> FileReport:
-    """`lint_text`'s report from the engine's `report` of the text, found otherwise (the
-    language server's re-run of one root: `lsp/rerun.py`)."""
-    with _file_stage():
-        return _finish(filename, text, settings, options, catalog, program, report)
+        return lint_analysed(filename, text, settings, options, catalog, program, report)
 
 
 def program_of(options: LintOptions) -> Program | None:
@@ -83,7 +68,7 @@ def _file_stage() -> Iterator[None]:
             forget_analysis()  # kept only while fix verification checks the same text again
 
 
-def _finish(
+def lint_analysed(
     filename: str,
     text: str,
     settings: Settings,
@@ -92,42 +77,45 @@ def _finish(
     program: Program | None,
     report: FileReport,
 ) -> FileReport:
-    """Fix verification, suppressions and the findings elsewhere, for the engine's report."""
-    check_superseded()
-    # Findings at MMA calls in other files of the tree (this file's code reached them; the run
-    # does not check theirs): that file's noqa comments decide, and no fix edits it from here.
-    diagnostics = [d for d in report.diagnostics if d.code is None or d.filename == filename]
-    elsewhere: dict[str, list[Diagnostic]] = {}
-    for d in report.diagnostics:
-        if d.code is not None and d.filename != filename:
-            elsewhere.setdefault(d.filename, []).append(replace(d, fix=None))
-    if not report.complete:
-        # Verifying re-runs the analysis once a fix, each time to the end of its budget, and
-        # could not see what a fix changes where the analysis did not reach: none is offered.
-        diagnostics = [replace(d, fix=None) for d in diagnostics]
-    else:
-        diagnostics = verify_fixes(filename, text, diagnostics, settings, catalog, program)
-    noqa = NoqaOptions(
-        report_unused=options.report_unused_noqa,
-        enabled=lambda code: settings.enabled_for(code, filename),
-        ignore=options.ignore_noqa,
-    )
-    check_superseded()
-    diagnostics = apply_suppressions(filename, diagnostics, text, catalog, noqa)
-    for other, found in elsewhere.items():
-        other_text = program.text_named(other) if program is not None else None
-        if other_text is None:
-            diagnostics.extend(found)
-            continue
-        indexed_by(program, other, other_text)  # its statements' rows, where its noqa comments are
-        other_noqa = NoqaOptions(enabled=functools.partial(_enabled, settings, other), ignore=options.ignore_noqa)
-        diagnostics.extend(apply_suppressions(other, found, other_text, catalog, other_noqa))
-    # `unfixable` rules keep their findings, without the fix (ruff drops it the same way), so
-    # neither `--fix`, the `[*]` counts nor an editor's quick fix offers one.
-    diagnostics = [d if settings.may_fix(d.code) else replace(d, fix=None) for d in diagnostics]
-    diagnostics.sort(key=lambda d: d.sort_key())
-    observed = (program.observed if program is not None else Observed()) if options.observe else None
-    return replace(report, diagnostics=tuple(diagnostics), observed=observed)
+    """`lint_text`'s report from the engine's `report` of the text (found by `lint_text`, or
+    otherwise: the language server's re-run of some roots, `lsp/rerun.py`): fix verification,
+    suppressions and the findings elsewhere."""
+    with _file_stage():
+        check_superseded()
+        # Findings at MMA calls in other files of the tree (this file's code reached them; the run
+        # does not check theirs): that file's noqa comments decide, and no fix edits it from here.
+        diagnostics = [d for d in report.diagnostics if d.code is None or d.filename == filename]
+        elsewhere: dict[str, list[Diagnostic]] = {}
+        for d in report.diagnostics:
+            if d.code is not None and d.filename != filename:
+                elsewhere.setdefault(d.filename, []).append(replace(d, fix=None))
+        if not report.complete:
+            # Verifying re-runs the analysis once a fix, each time to the end of its budget, and
+            # could not see what a fix changes where the analysis did not reach: none is offered.
+            diagnostics = [replace(d, fix=None) for d in diagnostics]
+        else:
+            diagnostics = verify_fixes(filename, text, diagnostics, settings, catalog, program)
+        noqa = NoqaOptions(
+            report_unused=options.report_unused_noqa,
+            enabled=lambda code: settings.enabled_for(code, filename),
+            ignore=options.ignore_noqa,
+        )
+        check_superseded()
+        diagnostics = apply_suppressions(filename, diagnostics, text, catalog, noqa)
+        for other, found in elsewhere.items():
+            other_text = program.text_named(other) if program is not None else None
+            if other_text is None:
+                diagnostics.extend(found)
+                continue
+            indexed_by(program, other, other_text)  # its statements' rows, where its noqa comments are
+            other_noqa = NoqaOptions(enabled=functools.partial(_enabled, settings, other), ignore=options.ignore_noqa)
+            diagnostics.extend(apply_suppressions(other, found, other_text, catalog, other_noqa))
+        # `unfixable` rules keep their findings, without the fix (ruff drops it the same way), so
+        # neither `--fix`, the `[*]` counts nor an editor's quick fix offers one.
+        diagnostics = [d if settings.may_fix(d.code) else replace(d, fix=None) for d in diagnostics]
+        diagnostics.sort(key=lambda d: d.sort_key())
+        observed = (program.observed if program is not None else Observed()) if options.observe else None
+        return replace(report, diagnostics=tuple(diagnostics), observed=observed)
 
 
 def _enabled(settings: Settings, filename: str, code: str) -> bool:
