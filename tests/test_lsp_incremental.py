@@ -9,12 +9,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from _lsp_jobs import lint as _lint
+from _lsp_jobs import same as _same
 
 from mmalint.analysis import reads
 from mmalint.analysis.budget import Budget
 from mmalint.lines import split_lines
 from mmalint.lsp.incremental import hunks_between
-from mmalint.lsp.worker import Job, Linted, run_job
+from mmalint.lsp.worker import Job, Linted
 from mmalint.pipeline.options import LintOptions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,16 +46,6 @@ class Helpers:
   def second(self):
     return 2
 '''
-
-
-def _lint(path: Path, text: str, memo=None) -> Linted:
-    outcome = run_job(Job("lint", str(path), text, None, LintOptions(), memo=memo))
-    assert isinstance(outcome, Linted), outcome
-    return outcome
-
-
-def _same(a: Linted, b: Linted) -> bool:
-    return a.report == b.report and a.noqa == b.noqa and a.others == b.others
 
 
 @pytest.fixture

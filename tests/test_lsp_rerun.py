@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from _lsp_jobs import lint as _lint
+from _lsp_jobs import same as _same
 
 from mmalint import lines as lines_module
 from mmalint.analysis import indexes
@@ -18,8 +20,7 @@ from mmalint.analysis.reparse import replace_statements
 from mmalint.lines import split_lines
 from mmalint.lsp import rerun
 from mmalint.lsp.incremental import hunks_between
-from mmalint.lsp.worker import Job, Linted, run_job
-from mmalint.pipeline.options import LintOptions
+from mmalint.lsp.worker import Linted
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,12 +41,6 @@ def _module() -> str:
     return f'{head}{cls}{tests}\n\n{other}\n\n\nif __name__ == "__main__":\n  absltest.main()\n'
 
 
-def _lint(path: Path, text: str, memo=None) -> Linted:
-    outcome = run_job(Job("lint", str(path), text, None, LintOptions(), memo=memo))
-    assert isinstance(outcome, Linted), outcome
-    return outcome
-
-
 def _fresh(path: Path, text: str) -> Linted:
     """A full lint of the text that leaves the kept lints as they were, and that parses the
     text from nothing (not from a tree or an index a re-run kept)."""
@@ -59,10 +54,6 @@ def _fresh(path: Path, text: str) -> Linted:
     finally:
         rerun._kept.clear()
         rerun._kept.update(saved)
-
-
-def _same(a: Linted, b: Linted) -> bool:
-    return a.report == b.report and a.noqa == b.noqa and a.others == b.others
 
 
 @pytest.fixture
