@@ -1,5 +1,5 @@
 """What each root of a checked file's analysis found and spent, apart: for the language
-server's re-run of one root after an edit of it (`lsp/rerun.py`).
+server's re-run of the roots an edit reaches (`lsp/rerun.py`).
 
 One interpreter runs a file's roots in order, sharing what it evaluates; what it records is
 deduplicated across them (`core.Machine.record`). A root's own records, deduplicated within the
@@ -9,8 +9,8 @@ recorded: so the records of one root can be replaced by those of a new run of th
 
 While a `Runs` is active (`recording`), the first interpreter that starts a root notes here
 each root it starts (`begin`), each record it keeps (`site`, `use`), the blocks of the checked
-file whose functions it ran or replayed a run of (`entered`, `replayed`: an edit inside a
-helper's body changes what those roots find, and no other root's), and whether it ran anything
+file whose functions it ran, or replayed or reused a run of (`entered`, `entered_again`: an
+edit inside a helper's body changes what those roots find, and no other root's), and whether it ran anything
 but the file's own roots (`callers`: the roots of other files that call into it), which a re-run
 of one root cannot stand for. Other interpreters (fix verification's, of other texts) are not
 noted.
@@ -163,9 +163,9 @@ def _enter(runs: Runs, nodes: Iterable[object], in_module_code: bool) -> None:
         captured.update(mine)
 
 
-def replayed(machine: object, nodes: Iterable[object], in_module_code: bool) -> None:
-    """A remembered call is replayed (`nodes`: the function called, and those its run
-    entered): the checked file's blocks among them are entered again."""
+def entered_again(machine: object, nodes: Iterable[object], in_module_code: bool) -> None:
+    """A call answered from an earlier run of it (a replay, a summary of a call into another
+    module): the checked file's functions among `nodes`, those its run entered, are entered."""
     if active is not None and active.machine is machine and active.roots:
         _enter(active, nodes, in_module_code)
 
@@ -192,12 +192,6 @@ def capture(machine: object) -> Iterator[set[object] | None]:
         runs._captures.pop()
 
 
-def reused(machine: object, nodes: Iterable[object], in_module_code: bool) -> None:
-    """A summary of a call is reused: the functions its run entered are entered again."""
-    if active is not None and active.machine is machine and active.roots:
-        _enter(active, nodes, in_module_code)
-
-
 def borrowed(machine: object, in_module_code: bool) -> None:
     """A summary another root's run made is reused where running the call again could end
     otherwise (under a helper's step limit, or past a capped helper's steps, or it was cut by
@@ -213,8 +207,6 @@ def borrowed(machine: object, in_module_code: bool) -> None:
 def impure(machine: object) -> None:
     if active is not None and active.machine is machine:
         active.impure = True
-
-
 
 
 def callers(machine: object) -> None:

@@ -189,6 +189,7 @@ def _rerun(
     if len(blocks) != len(entries):
         return None
     olds: list[Block] = []
+    moves: list[tuple[int, int, int]] = []  # each edit's old rows and the rows it added
     ats: set[int] = set()
     shift = 0  # the rows the hunks before this one added
     for a0, a1, b0, b1, at in hunks:
@@ -213,14 +214,14 @@ def _rerun(
                 others or not _alone(old, text, start, end)):
             return None
         olds.append(old)
+        moves.append((a0, a1, delta))
         ats.update(own + others)
     if not disk_unchanged(memo):
         return None
     size_change = abs(len(text) - len(kept.text))
-    moves = tuple((a0, a1, (b1 - b0) - (a1 - a0)) for a0, a1, b0, b1, _ in hunks)
-    news = _patch(kept, text, list(new_lines), olds, moves)
-    return _run_again(kept, sorted(ats), dict(zip(map(id, olds), news, strict=True)), olds, size_change,
-                      filename, text, settings, options, catalog)
+    news = _patch(kept, text, list(new_lines), olds, tuple(moves))
+    return _run_again(kept, sorted(ats), dict(zip(olds, news, strict=True)), size_change, filename, text, settings,
+                      options, catalog)
 
 
 def _edit_holds(memo: Memo, entry: Any, old_text: str, new_text: str, old_whole: str, new_whole: str) -> bool:
@@ -354,16 +355,16 @@ def follow(filename: str, memo: Memo, reused: Memo) -> None:
 
 
 def _run_again(
-    kept: Kept, ats: list[int], news: dict[int, Block], olds: list[Block], size_change: int, filename: str,
-    text: str, settings: Settings, options: LintOptions, catalog: Catalog,
+    kept: Kept, ats: list[int], news: dict[Block, Block], size_change: int, filename: str, text: str,
+    settings: Settings, options: LintOptions, catalog: Catalog,
 ) -> FileReport | None:
     """Run the roots at `ats` (in order) again, in one fresh interpreter, for the edits of
-    `olds` (`news`: each one's new block, by the old one's id); their records replace theirs
-    among the roots'."""
+    blocks (`news`: each edited block's new one); their records replace theirs among the
+    roots'."""
     source, program = kept.source, kept.program
     befores = [kept.roots[i] for i in ats]
     blocks: list[Block] = [run.block for run in kept.roots]
-    now = [news.get(id(block), block) for block in blocks]
+    now = [news.get(block, block) for block in blocks]
     # The text's `ast` tree, as a full lint keeps it (`index_source(keep=True)`), from the last
     # text's with the statement edited parsed again (when as many rows as before); else its
     # statements' rows, from which the suppressions parse only the statements they look in.
@@ -438,7 +439,7 @@ def _run_again(
         kept.least[i] = 0  # its steps in the file's run are not known, only that they are no more than here
     kept.slack -= cost
     read = kept.recorded
-    read.blocks.difference_update(olds)
+    read.blocks.difference_update(news)
     read.blocks |= recorded.blocks
     read.words |= recorded.words
     read.mutation_scans |= recorded.mutation_scans

@@ -21,6 +21,7 @@ from mmalint.analysis.interpreter.core import (
     Flow,
     Frame,
     Machine,
+    Summary,
     all_params,
 )
 from mmalint.analysis.scopes import LocalNames, read_only_visit
@@ -121,7 +122,7 @@ class Calls(Machine):
                 if found is not None and self._may_replay(found):
                     self._replay(found)
                     if by_root.active is not None:
-                        by_root.replayed(self, (node, *found.entered), self._lazy_code > 0)
+                        by_root.entered_again(self, (node, *found.entered), self._lazy_code > 0)
                     return found.result
         if key is None:
             return self._run_function(func, args, root)
@@ -381,25 +382,25 @@ class Calls(Machine):
         key = _summary_key(func, args, context)
         cached = self._summaries.get(key) if key is not None else None
         if cached is not None:
-            result, sites, uses, first_entry, entered, spending, made_by, refused = cached
-            if entered:  # (only while `by_root` notes: the checked file's functions its run entered)
-                by_root.reused(self, entered, self._lazy_code > 0)
+            if cached.entered:  # (only while `by_root` notes)
+                by_root.entered_again(self, cached.entered, self._lazy_code > 0)
                 if self._traces:
-                    self._traces[-1].entered_too(entered)
-            if made_by != by_root.making() and (self._step_limit != sys.maxsize or (spending and (refused or any(
-                    spent.get(helper, 0) + steps >= CROSS_MODULE_STEPS_PER_FUNCTION for helper, steps in spending)))):
+                    self._traces[-1].entered_too(cached.entered)
+            if cached.made_by != by_root.making() and (self._step_limit != sys.maxsize or (cached.spending and (
+                    cached.refused or any(spent.get(helper, 0) + steps >= CROSS_MODULE_STEPS_PER_FUNCTION
+                                          for helper, steps in cached.spending)))):
                 # A run of it here could end otherwise: within the step limit of the call under
                 # way (a reuse spends no step of it), or with a capped helper's steps spent.
                 by_root.borrowed(self, self._lazy_code > 0)
-            if spending:  # what its run spent of capped helpers, a reuse spends
+            if cached.spending:  # what its run spent of capped helpers, a reuse spends
                 self.unrepeatable += 1
-                for helper, steps in spending:
+                for helper, steps in cached.spending:
                     spent[helper] = spent.get(helper, 0) + steps
-            for site in sites:
-                self.record(_with_entry(site, first_entry, entry))
-            for use in uses:
-                self.record_use(_with_entry(use, first_entry, entry))
-            return result
+            for site in cached.sites:
+                self.record(_with_entry(site, cached.entry, entry))
+            for use in cached.uses:
+                self.record_use(_with_entry(use, cached.entry, entry))
+            return cached.result
         saved, saved_limit = self.context, self._step_limit
         self.context = context
         marks = (len(self.sites), len(self.uses), self.effects)
@@ -424,7 +425,7 @@ class Calls(Machine):
             assert before is not None
             spending = tuple((helper, steps - before.get(helper, 0)) for helper, steps in spent.items()
                              if steps != before.get(helper, 0))
-            self._summaries[key] = (
+            self._summaries[key] = Summary(
                 result, tuple(self.sites[marks[0]:]), tuple(self.uses[marks[1]:]), entry, frozenset(captured or ()),
                 spending, by_root.making(), self._refusals != refusals)
         return result

@@ -9,7 +9,6 @@ from collections.abc import Iterator
 import libcst as cst
 
 from mmalint.analysis import by_root
-from mmalint.analysis.calls import Context
 from mmalint.analysis.host import Args, Diverges
 from mmalint.analysis.interpreter.core import (
     GAVE_UP,
@@ -123,12 +122,9 @@ class Classes(Machine):
         module = self.module_of(member.source).frame
         frame = Frame(self, module, frozenset(), member)
         frame.env["__class__"] = cls
-        saved_context, saved_stack = self.context, self._stack
-        self.context, self._stack = Context(), []
-        # Worked out once, by whichever root reads it first, for all (as module-level code).
-        uncertainty = self.enter_lazy_code()
         try:
-            with by_root.module_code():
+            # Worked out once, by whichever root reads it first, for all (as module-level code).
+            with self.lazy_code():
                 for stmt in stmts:
                     if isinstance(stmt, cst.FunctionDef):
                         frame.env[stmt.name.value] = self.make_function(stmt, member, module, cls)
@@ -137,12 +133,8 @@ class Classes(Machine):
         except Diverges:
             pass
         except GAVE_UP as exc:
-            by_root.impure(self)  # cut short where its reader was: another reader may not be
             self._note_gave_up(exc)
             return UNKNOWN
-        finally:
-            self.context, self._stack = saved_context, saved_stack
-            self.leave_lazy_code(uncertainty)
         return frame.env.get(name, UNKNOWN)
 
     def make_class(self, node: cst.ClassDef, block: Block, frame: Frame) -> ClassVal:

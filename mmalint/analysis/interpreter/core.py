@@ -11,7 +11,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import libcst as cst
 
@@ -40,6 +40,20 @@ MAX_UNROLL = 64
 # What ends a run early without deciding anything: the file's budget, or checked code nested
 # deeper than Python's stack (a block, a chain of module globals or of values).
 GAVE_UP = (BudgetExceeded, RecursionError)
+
+
+class Summary(NamedTuple):
+    """A call into another module of the tree, as a later call with the same facts reuses it
+    (`calls.Calls._call_across`)."""
+
+    result: Value
+    sites: tuple[MmaSite, ...]  # what it recorded
+    uses: tuple[ApiUse, ...]
+    entry: Entry | None  # where it entered the module (its records say so)
+    entered: frozenset[object]  # the checked file's functions its run entered (`by_root.capture`)
+    spending: tuple[tuple[int, int], ...]  # the steps it spent in each capped helper, by its node's id
+    made_by: int  # which root's run made it (`by_root.making`)
+    refused: bool  # a call of a capped helper was refused in it (its steps were spent)
 
 
 class Flow(enum.Enum):
@@ -164,14 +178,7 @@ class Machine(ABC):
         # (`calls.Calls._call_across`); and a count of what calls may change besides their
         # result (stores into objects, rebound names, functions handed on), so a call that
         # changed anything is not summarised.
-        # (With the checked file's functions each entered, `by_root.capture`, the steps it spent
-        # in each capped helper, which root's run made it, `by_root.making`, and whether a call
-        # of a capped helper was refused in it.)
-        self._summaries: dict[
-            tuple[object, ...],
-            tuple[Value, tuple[MmaSite, ...], tuple[ApiUse, ...], Entry | None, frozenset[object],
-                  tuple[tuple[int, int], ...], int, bool],
-        ] = {}
+        self._summaries: dict[tuple[object, ...], Summary] = {}
         self.effects = 0
         # Calls of module-level functions that recorded nothing, by what decided them
         # (`replays.py`); a count of what makes a call not worth remembering (a record tried,
@@ -261,14 +268,11 @@ class Machine(ABC):
         # Run once per run, by whichever call reads it first: what it leaves (functions
         # pending, a stack of its own) is not that call's to replay.
         self.unrepeatable += 1
-        saved_context, saved_stack = self.context, self._stack
         saved_block = self._current_module_block
-        self.context, self._stack = Context(), []
         self._current_module_block = block
-        uncertainty = self.enter_lazy_code()
         gave_up = False
         try:
-            with by_root.module_code():  # what it makes is every root's
+            with self.lazy_code():
                 if block.kind == "class":
                     self.define_class_block(block)
                 else:
@@ -277,15 +281,12 @@ class Machine(ABC):
             pass
         except GAVE_UP as exc:
             gave_up = True
-            by_root.impure(self)  # cut short where its reader was: another reader may not be
             self._note_gave_up(exc)
             if isinstance(exc, BudgetExceeded):
                 self._abandoned_blocks.append(block)
                 self.unrepeatable += 1
         finally:
-            self.context, self._stack = saved_context, saved_stack
             self._current_module_block = saved_block
-            self.leave_lazy_code(uncertainty)
             module.executing.discard(key)
             module.executed.add(key)
             env = module.frame.env
@@ -297,20 +298,27 @@ class Machine(ABC):
                 if bound in env:
                     module.block_values[(key, bound)] = env[bound]
 
-    def enter_lazy_code(self) -> tuple[int, int]:
-        """Code that whichever root asks first runs for all begins (`_lazy_code`). It runs as
-        it runs at import, whatever its reader was doing: not under the reader's branch that
-        may not run (its stores are facts), nor within the step limit of the other module's
-        helper that read it (which is cut short when it goes on, if past it). Returns what
-        `leave_lazy_code` restores."""
+    @contextmanager
+    def lazy_code(self) -> Iterator[None]:
+        """Running code that whichever root asks first runs for all (`_lazy_code`): module-level
+        code, a class member's value. It runs as it runs at import, whatever its reader was
+        doing: in no world or call of the reader's, not under the reader's branch that may not
+        run (its stores are facts), nor within the step limit of the other module's helper that
+        read it (which is cut short when it goes on, if past it); what it makes is every root's
+        (`by_root.module_code`). Cut short anyway (the budget, the recursion guard), it is cut
+        where its reader was: another reader may not be (`by_root.impure`)."""
+        saved = self.context, self._stack, self._uncertainty, self._step_limit
+        self.context, self._stack, self._uncertainty, self._step_limit = Context(), [], 0, sys.maxsize
         self._lazy_code += 1
-        saved = self._uncertainty, self._step_limit
-        self._uncertainty, self._step_limit = 0, sys.maxsize
-        return saved
-
-    def leave_lazy_code(self, saved: tuple[int, int]) -> None:
-        self._lazy_code -= 1
-        self._uncertainty, self._step_limit = saved
+        try:
+            with by_root.module_code():
+                yield
+        except GAVE_UP:
+            by_root.impure(self)
+            raise
+        finally:
+            self._lazy_code -= 1
+            self.context, self._stack, self._uncertainty, self._step_limit = saved
 
     @contextmanager
     def with_context(self, **changes: object) -> Iterator[None]:
