@@ -682,3 +682,96 @@ def test_two_statements_on_one_row_are_parsed_again_together() -> None:
         changed = [i + 1 for i, (a, b) in enumerate(zip(split_lines(old), lines, strict=True)) if a != b]
         got = replace_statements(ast.parse(old), lines, changed)
         assert got is None or ast.dump(got, include_attributes=True) == ast.dump(ast.parse(new), include_attributes=True)
+
+
+# ---------------------------------------------------------------- module-level statements
+
+_F32, _BF16 = "ACC = jnp.float32\n", "ACC = jnp.bfloat16\n"
+
+
+def _statement_cases() -> dict[str, tuple[str, str, bool]]:
+    """Each case: the text, the edited text, and whether the edit is answered without a full
+    lint (a re-run; or, where no analysis read the statement, the last lint reused)."""
+    cases: dict[str, tuple[str, str, bool]] = {}
+    # The first test reads the global; the second takes its accumulator from a helper.
+    text = _two_tests("jnp.float32", "ACC", in_module="\n" + _F32)
+    cases["read by a root"] = (text, text.replace(_F32, _BF16), True)
+    # Read through another statement's value, worked out once by whoever read it first.
+    text = _two_tests("jnp.float32", "ACC2", in_module="\n" + _F32 + "ACC2 = ACC\n")
+    cases["read through another statement"] = (text, text.replace(_F32, _BF16), True)
+    # Read through a class member's value: whoever reads the class reads it.
+    text = _two_tests("jnp.float32", "self.ACC_M", in_class="  ACC_M = ACC\n", in_module="\n" + _F32)
+    cases["read through a class member"] = (text, text.replace(_F32, _BF16), True)
+    # Both tests call the helper that reads it; the second call is answered from the first one's
+    # run (a replay): it reads the global too.
+    text = _two_tests("ACC", in_module="\n" + _F32)
+    cases["read in a replayed call"] = (text, text.replace(_F32, _BF16), True)
+    # A statement no root reads: nothing runs again.
+    text = _two_tests("jnp.float32", in_module="\n" + _F32)
+    cases["read by no root"] = (text, text.replace(_F32, "ACC = jnp.float32  # unused\n"), True)
+    # Its run runs a function of the file (module-level code's then: an edit of it is a full lint).
+    text = _two_tests("default", "ACC", in_module="\nACC = acc_for()\n")
+    cases["its run runs a helper"] = (text, text.replace("\nACC = acc_for()\n", "\nACC = acc_for(jnp.bfloat16)\n"), True)
+    # Module-level code stored into an object (in a function of another module): when it ran
+    # decides what a later root reads, read or not. The first test reads `X`, whose run sets
+    # the box's accumulator; the second reads the box only.
+    text = _two_tests("jnp.float32", "(X, jnp.float32)[1]", "BOX.acc", in_module=(
+        "\nimport lib\n\n\nclass Box:\n  pass\n\n\nBOX = Box()\nX = lib.configure(BOX)\n"))
+    cases["module code stored"] = (
+        text, text.replace("X = lib.configure(BOX)\n", "X = lib.configure(BOX, jnp.float32)\n"), False)
+    return cases
+
+
+_CONFIGURE = ("import jax.numpy as jnp\nfrom jax.experimental.mosaic import gpu as mgpu\n\n\n"
+              "def configure(box, acc=jnp.bfloat16):\n  box.acc = acc\n  return 1\n\n\n"
+              "def mm(a, b, c):\n  return mgpu.mma(c, a, b)\n")
+
+
+@pytest.mark.parametrize("case", sorted(_statement_cases()))
+def test_an_edit_of_a_module_level_statement_re_runs_the_roots_that_read_it(tmp_path: Path, case: str) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.mmalint]\n")
+    (tmp_path / "lib.py").write_text(_CONFIGURE)
+    text, edited, re_run = _statement_cases()[case]
+    assert edited != text
+    now = _answers_as_fresh(tmp_path / "mma_test.py", text, edited)
+    assert (now.rerun or now.reused) == re_run
+    assert now.report.diagnostics, "the edit must leave findings"
+
+
+def test_an_edit_in_a_def_no_root_ran_re_runs_nothing(tmp_path: Path) -> None:
+    """A test method that leads to no MMA call, in a class of tests that do: an edit of its
+    body changes no run. (Its rows hold a word the lint asked of the whole text: `*`, asked
+    when a name bound nowhere was looked up among star imports; so the last lint is not
+    reused.)"""
+    (tmp_path / "pyproject.toml").write_text("[tool.mmalint]\n")
+    extra = "  def test_other(self):\n    x = 2 * 3\n    self.assertEqual(x, 6)\n\n"
+    text = _two_tests("jnp.float32", first_acc="(BOUND_NOWHERE, acc_for())[1]", in_class=extra)
+    edited = text.replace("    x = 2 * 3\n", "    x = 3 * 2\n")
+    assert edited != text
+    now = _answers_as_fresh(tmp_path / "mma_test.py", text, edited)
+    assert now.rerun
+    assert now.report.diagnostics
+
+
+def test_a_re_run_that_cannot_answer_leaves_no_index_behind(tmp_path: Path) -> None:
+    """Found by the statements' benchmark: a re-run that patched the kept index, then could not
+    answer (a root recorded in module-level code it ran first), left the patched index where
+    the full lint that answered took it over, its blocks parsed: that lint recorded none of
+    them as read, and the next edit of one was reused with the old positions."""
+    (tmp_path / "pyproject.toml").write_text('[tool.mmalint]\ntarget-jax = "0.11"\n')
+    path = tmp_path / "mma_test.py"
+    text = (ROOT / "tests/data/adversarial/pallas/u8_histogram_matmul.py").read_text()
+    assert "COUNT_DTYPE = jnp.uint8\n" in text and "ACC_DTYPE = jnp.uint32\n" in text
+    path.write_text(text)
+    rerun._kept.clear()  # as a new lint child holds nothing of earlier documents
+    lines_module._trees.clear()
+    lines_module._regions.clear()
+    indexes._INDEXED.clear()
+    indexes._SHARED.clear()
+    last = _lint(path, text)
+    for old, new in [("COUNT_DTYPE = jnp.uint8\n", "COUNT_DTYPE = jnp.uint8  # e0\n"),
+                     ("ACC_DTYPE = jnp.uint32\n", "ACC_DTYPE = (jnp.uint32)\n")]:
+        text = text.replace(old, new)
+        now = _lint(path, text, last.memo)
+        assert _same(now, _fresh(path, text)), old
+        last = now

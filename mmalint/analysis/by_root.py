@@ -10,7 +10,9 @@ recorded: so the records of one root can be replaced by those of a new run of th
 While a `Runs` is active (`recording`), the first interpreter that starts a root notes here
 each root it starts (`begin`), each record it keeps (`site`, `use`), the blocks of the checked
 file whose functions it ran, or replayed or reused a run of (`entered`, `entered_again`: an
-edit inside a helper's body changes what those roots find, and no other root's), and whether it ran anything
+edit inside a helper's body changes what those roots find, and no other root's), the top-level
+blocks whose values it read (`read`: an edit of a module-level statement changes what the
+roots that read it find, through the blocks whose module-level code read it too), and whether it ran anything
 but the file's own roots (`callers`: the roots of other files that call into it), which a re-run
 of one root cannot stand for. Other interpreters (fix verification's, of other texts) are not
 noted.
@@ -41,13 +43,19 @@ class RootRun:
     sites: list[tuple[Hashable, Any]] = field(default_factory=list)
     uses: list[tuple[Hashable, Any]] = field(default_factory=list)
     # It recorded in module-level code it ran first (whichever root reads a global first runs
-    # its block, and keeps its records): another root's run, or the block's own turn, would.
-    lazy: bool = False
+    # its block, and keeps its records: another root's run, or the block's own turn, would):
+    # the top-level blocks of the checked file whose code that was (None: code no such block
+    # is the reader of, another module's).
+    lazy_blocks: set[Block | None] = field(default_factory=set)
     # It stored into an object it did not make (a module global's, a class): what later roots
     # read of it, and what it read of an earlier root's stores, is not its run's alone.
     shared: bool = False
     # The checked file's blocks whose functions (nested ones too) it ran, or replayed a run of.
     entered: set[Block] = field(default_factory=set)
+    # The checked file's top-level blocks whose values (the globals they bind) it read, itself
+    # or in a call answered from an earlier run: an edit of a module-level statement changes
+    # what the roots that read it find (with what the block's own run read: `Runs.module_reads`).
+    read: set[Block] = field(default_factory=set)
     borrowed: bool = False  # it reused another root's summary where a run could differ (`borrowed`)
     _keys: set[Hashable] = field(default_factory=set)
 
@@ -70,14 +78,23 @@ class Runs:
     # Blocks whose functions module-level code ran: what it made (a global's value) is read by
     # roots that never enter them.
     module_entered: set[Block] = field(default_factory=set)
+    # What each top-level block's own run as module-level code read of the others' values (a
+    # root that reads it reads those too); values read by code no block is the reader of: every
+    # root's.
+    module_reads: dict[Block, set[Block]] = field(default_factory=dict)
+    read_by_all: set[Block] = field(default_factory=set)
+    # Module-level code stored into an object or a class: what a root that runs after it reads
+    # of the object depends on whether it ran yet, read or not.
+    module_stored: bool = False
     # Module-level code, or a class member's value, was worked out where what runs depends on
     # who asks (under a branch not certain to run, or a helper's step limit): which root ran it
     # first decides what every root reads.
     impure: bool = False
     # The block of each function node entered, for the nodes a replay names.
     _node_blocks: dict[object, Block] = field(default_factory=dict)
-    # The function nodes entered during each summarised call under way (`capture`).
+    # The function nodes entered, and blocks read, during each summarised call under way (`capture`).
     _captures: list[set[object]] = field(default_factory=list)
+    _read_marks: set[Block] = field(default_factory=set)  # every block noted read (`read`)
 
     def close(self) -> None:
         """The last root's steps."""
@@ -108,14 +125,16 @@ def site(machine: object, key: Hashable, record: Any, in_module_code: bool) -> N
     if active is not None and active.machine is machine and active.roots:
         root = active.roots[-1]
         root.keep(key, root.sites, record)
-        root.lazy |= in_module_code
+        if in_module_code:
+            root.lazy_blocks.add(_lazy_block(machine))
 
 
 def use(machine: object, key: Hashable, record: Any, in_module_code: bool) -> None:
     if active is not None and active.machine is machine and active.roots:
         root = active.roots[-1]
         root.keep(key, root.uses, record)
-        root.lazy |= in_module_code
+        if in_module_code:
+            root.lazy_blocks.add(_lazy_block(machine))
 
 
 # The run that makes objects now (`values.Instance.born`): each root's a number of its own,
@@ -140,8 +159,11 @@ def module_code() -> Iterator[None]:
 
 def stored(machine: object, owner_born: int | None) -> None:
     """An attribute stored into an object made by `owner_born`'s run (None: a class); by
-    module-level code, which runs alike whichever root runs it first, it is no root's."""
+    module-level code, which runs alike whichever root runs it first, it is no root's (but
+    when it ran decides what a later root reads: `Runs.module_stored`)."""
     making = _making[0]
+    if making == -1 and active is not None and active.machine is machine:
+        active.module_stored = True
     if active is not None and active.machine is machine and active.roots and making != -1 and (
             owner_born is None or owner_born != making):
         active.roots[-1].shared = True
@@ -152,22 +174,66 @@ def entered(machine: object, block: Block, node: object, in_module_code: bool) -
     module-level code or a class member's value, which whichever root asks first runs for all."""
     if active is not None and active.machine is machine and active.roots:
         active._node_blocks[node] = block
-        _enter(active, (node,), in_module_code)
+        _enter(active, (node,), in_module_code, _lazy_block(machine))
 
 
-def _enter(runs: Runs, nodes: Iterable[object], in_module_code: bool) -> None:
-    known = runs._node_blocks
+def _lazy_block(machine: object) -> Block | None:
+    """The top-level block of the checked file whose run as module-level code is under way
+    innermost (`core.Machine.lazy_block`): what that code reads and runs is its reader's."""
+    return getattr(machine, "lazy_block", None)
+
+
+def _enter(runs: Runs, nodes: Iterable[object], in_module_code: bool, lazy_block: Block | None) -> None:
+    known, marks = runs._node_blocks, runs._read_marks
+    nodes = list(nodes)
     mine = [node for node in nodes if node in known]
-    (runs.module_entered if in_module_code else runs.roots[-1].entered).update(known[node] for node in mine)
+    blocks = {known[node] for node in mine}
+    (runs.module_entered if in_module_code else runs.roots[-1].entered).update(blocks)
+    read_ones = [node for node in nodes if node in marks]
+    if read_ones:
+        _read(runs, read_ones, in_module_code, lazy_block)
     for captured in runs._captures:
         captured.update(mine)
 
 
 def entered_again(machine: object, nodes: Iterable[object], in_module_code: bool) -> None:
     """A call answered from an earlier run of it (a replay, a summary of a call into another
-    module): the checked file's functions among `nodes`, those its run entered, are entered."""
+    module): the checked file's functions among `nodes`, those its run entered, are entered,
+    and the blocks among them that its run read (`read`) are read."""
     if active is not None and active.machine is machine and active.roots:
-        _enter(active, nodes, in_module_code)
+        _enter(active, nodes, in_module_code, _lazy_block(machine))
+
+
+def read(machine: object, blocks: Iterable[Block], in_module_code: bool) -> None:
+    """A global that top-level `blocks` of the checked file bind was read: by the root under
+    way, or by the run of the block whose module-level code is (`Runs.module_reads`), or by
+    code whose value is every root's."""
+    if active is not None and active.machine is machine and active.roots:
+        active._read_marks.update(blocks)
+        _read(active, blocks, in_module_code, _lazy_block(machine))
+
+
+def _read(runs: Runs, blocks: Iterable[Block], in_module_code: bool, lazy_block: Block | None) -> None:
+    if not in_module_code:
+        runs.roots[-1].read.update(blocks)
+    elif lazy_block is not None:
+        runs.module_reads.setdefault(lazy_block, set()).update(blocks)
+    else:
+        runs.read_by_all.update(blocks)
+    for captured in runs._captures:
+        captured.update(blocks)
+
+
+def reach(seeds: Iterable[Block], edges: dict[Block, set[Block]]) -> set[Block]:
+    """The blocks `seeds` read, and those what those read when they ran read, and so on."""
+    found = set(seeds)
+    pending = list(found)
+    while pending:
+        for block in edges.get(pending.pop(), ()):
+            if block not in found:
+                found.add(block)
+                pending.append(block)
+    return found
 
 
 def read_statically(machine: object, block: Block) -> None:

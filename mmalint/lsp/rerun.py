@@ -6,27 +6,34 @@ one test, or of a helper some tests call, touches a few. The lint child keeps, p
 its last lint alive (`Kept`): the checked file's index, the program it was read in, and what
 each root recorded and spent, and which of the file's blocks its run entered (ran a function
 of, or replayed a run of, or reused the summary of a call into another module whose run
-did: `analysis/by_root.py`). When the edits since stay inside def blocks
-(one, or several: a burst of edits linted at once), the index is patched to the new text in
-place (each edited block H made anew, the blocks after an edit moved by the rows it added),
-the roots that entered an H (and each H that is a root) run again, in order, in one fresh
-interpreter, and their records replace their old ones among the roots' (put together in the
-roots' order and deduplicated as one run does): the report is what a full lint of the new text
-makes, provided that, for each H,
+did: `analysis/by_root.py`), and which top-level blocks' values (the globals they bind) it
+read, itself or through the module-level code of the blocks it read (`Runs.module_reads`).
+When the edits since stay inside def blocks and module-level statements (one, or several: a
+burst of edits linted at once), the index is patched to the new text in place (each edited
+block H made anew, the blocks after an edit moved by the rows it added), the roots that
+entered an H, or read a statement H's value (and each H that is a root) run again, in order,
+in one fresh interpreter, and their records replace their old ones among the roots' (put
+together in the roots' order and deduplicated as one run does): the report is what a full lint
+of the new text makes, provided that, for each H,
 
 - the edit passes what `incremental.reuse` asks of an edit inside one block (one statement of
   the same kind, name, indentation and bound names; plain rows; no `noqa` or `mmalint` comment;
   the same imports, and the same answers to the questions asked of the whole text);
-- the edit is inside H's body, below its header (decorators, signature: what the def binds is
-  unchanged, so only a run of its body sees the edit), and no code that whichever root asks
-  first runs for all (module-level code, a class member's value, a metaclass read as text)
-  ran or read a function of H: what it made is read by roots that never enter H; or H is a
-  root that nothing else entered, a test method or a top-level def, no dunder, whose name no
-  other row of the file mentions (then its header may change too);
+- a def H: the edit is inside H's body, below its header (decorators, signature: what the
+  def binds is unchanged, so only a run of its body sees the edit), and no code that whichever
+  root asks first runs for all (module-level code, a class member's value, a metaclass read as
+  text) ran or read a function of H: what it made is read by roots that never enter H; or H is
+  a root that nothing else entered, a test method or a top-level def, no dunder, whose name no
+  other row of the file mentions (then its header may change too). A body no root entered is
+  run by none: no root runs again;
+- a module-level statement H: it is no root, no code whose value is every root's (a class
+  member's value) read it, and no module-level code stored into an object (what a root reads of
+  it would depend on whether that code ran yet, read or not; in the old run and in the new);
 - the roots are the same (the relevance scan of the new text picks them again), the lint ran
   no callers from other files, nor needs to now; no root run again, or before one, stored
-  into an object roots share, or recorded in such code it was the first to run; and no such
-  code was cut short (by the budget, or the recursion guard) where its first reader was.
+  into an object roots share; the module-level code a root run again recorded in, first to run
+  it (old or new), is read by no root not run again, nor a root itself; and no such code was
+  cut short (by the budget, or the recursion guard) where its first reader was.
   (Such code runs as at import, whatever its reader was doing, and the steps of other modules'
   capped helpers are counted per root: a root's run does not depend on the roots before it.)
 - the budget could not end anything otherwise: the old lint ended every run with more steps
@@ -95,6 +102,12 @@ class Kept:
     # Blocks whose functions module-level code ran (`Runs.module_entered`): an edit of one is
     # a full lint.
     module_entered: set[Block] = field(default_factory=set)
+    # What each top-level block's run as module-level code read, and what code no block is
+    # the reader of read (`Runs.module_reads`, `read_by_all`); whether module-level code stored
+    # into an object (`module_stored`).
+    module_reads: dict[Block, set[Block]] = field(default_factory=dict)
+    read_by_all: set[Block] = field(default_factory=set)
+    module_stored: bool = False
     # What the rules made of each recorded call, and whether it is open (`engine.undecided`),
     # for the calls of the roots not run again.
     evaluated: Evaluated = field(default_factory=dict)
@@ -134,7 +147,9 @@ def keep(
         return  # a root ran twice: the second pass of the budget (then there is no memo either)
     _kept[filename] = Kept(
         memo.key, memo.text, source, program, list(runs.roots), recorded, memo.slack, memo.slack,
-        [run.steps for run in runs.roots], set(runs.module_entered), dict(evaluated or {}), disk=_disk_of(memo),
+        [run.steps for run in runs.roots], set(runs.module_entered), {k: set(v) for k, v in runs.module_reads.items()},
+        set(runs.read_by_all), runs.module_stored,
+        dict(evaluated or {}), disk=_disk_of(memo),
     )
     while len(_kept) > _KEEP:
         del _kept[next(iter(_kept))]
@@ -192,14 +207,31 @@ def _rerun(
     moves: list[tuple[int, int, int]] = []  # each edit's old rows and the rows it added
     ats: set[int] = set()
     shift = 0  # the rows the hunks before this one added
+    statements = False  # a module-level statement is among the edited blocks
     for a0, a1, b0, b1, at in hunks:
         assert at is not None
         entry, old = entries[at], blocks[at]
+        if entry.kind == "stmt" and old.kind == "stmt" and old.parent is None:
+            readers = _readers(kept, old)
+            if readers is None:
+                return None
+            delta = (b1 - b0) - (a1 - a0)
+            start, end = entry.start + shift, entry.end + shift + delta
+            shift += delta
+            old_text = "".join(old_lines[entry.start - 1 : entry.end])
+            new_text = "".join(new_lines[start - 1 : end])
+            if not _edit_holds(memo, entry, old_text, new_text, kept.text, text):
+                return None
+            olds.append(old)
+            moves.append((a0, a1, delta))
+            ats.update(readers)
+            statements = True
+            continue
         if entry.kind != "def" or old.kind != "def" or old.name is None or old in kept.module_entered:
             return None
         own = [i for i, run in enumerate(kept.roots) if run.block is old]
         others = [i for i, run in enumerate(kept.roots) if old in run.entered and run.block is not old]
-        if len(own) > 1 or not (own or others):
+        if len(own) > 1:
             return None
         delta = (b1 - b0) - (a1 - a0)
         start, end = entry.start + shift, entry.end + shift + delta
@@ -210,8 +242,10 @@ def _rerun(
             return None
         # Outside the body the edit may change what the def binds (its decorators, defaults,
         # signature): only a root that nothing else in the file names, nor entered, is run again.
+        # Inside the body of a def no root ran (nor module-level code), it changes no run: no
+        # root is run again.
         if not _in_body(new_text, entry.indent, b0 + 1 - start + 1) and (
-                others or not _alone(old, text, start, end)):
+                others or not own or not _alone(old, text, start, end)):
             return None
         olds.append(old)
         moves.append((a0, a1, delta))
@@ -220,8 +254,56 @@ def _rerun(
         return None
     size_change = abs(len(text) - len(kept.text))
     news = _patch(kept, text, list(new_lines), olds, tuple(moves))
-    return _run_again(kept, sorted(ats), dict(zip(olds, news, strict=True)), size_change, filename, text, settings,
-                      options, catalog)
+    found = _run_again(kept, sorted(ats), dict(zip(olds, news, strict=True)), size_change, filename, text,
+                       settings, options, catalog, statements)
+    if found is None:
+        # The full lint that answers instead indexes the text anew: the patched index, which
+        # the re-run's program shared for it, has its blocks parsed, and a lint that takes it
+        # over records none of them as read (`reads`: the next edit's reuse would miss them).
+        real = real_path(source.filename)
+        if real is not None:
+            indexes.forget(real, source)
+    return found
+
+
+def _readers(kept: Kept, old: Block) -> list[int] | None:
+    """The roots whose runs read the value of the module-level statement `old` (the globals
+    it binds), themselves or through the runs of the blocks whose values they read; None when
+    the statement's value is not theirs alone: module-level code stored into an object (when
+    it ran decides what others read), it is a root, or code no block is the reader of read it
+    (a class member's value read by whoever asks). What its run does besides is its readers'
+    alone: the functions of the file it runs are module-level code's (an edit of one is a full
+    lint), what they record is noted `lazy`, and they store into nothing (`module_stored`).
+    No root read it: none."""
+    if kept.module_stored or old in kept.module_entered:
+        return None
+    if any(run.block is old for run in kept.roots) or old in by_root.reach(kept.read_by_all, kept.module_reads):
+        return None
+    return [i for i, run in enumerate(kept.roots) if old in by_root.reach(_seeds(run), kept.module_reads)]
+
+
+def _first_readers_run_again(kept: Kept, ats: set[int], runs: list[RootRun]) -> bool:
+    """Whether the module-level code that `runs` recorded in (run first, so the records are
+    theirs) is read by no root but those run again, nor run in its own turn as a root: then
+    whichever of them reads it first in the new run records it, as in the file's run."""
+    blocks = set().union(*(run.lazy_blocks for run in runs))
+    if not blocks:
+        return True
+    if None in blocks:
+        return False
+    return not any(
+        i not in ats and not blocks.isdisjoint(by_root.reach(_seeds(run), kept.module_reads))
+        for i, run in enumerate(kept.roots)
+    )
+
+
+def _seeds(run: RootRun) -> set[Block]:
+    """What a root's run read of top-level blocks, as far as its notes go: the values it read,
+    the blocks whose functions it ran, and its own block; with the class of each member among
+    them (whose members' values, worked out by the first to ask, read what they read)."""
+    seeds = run.read | run.entered | {run.block}
+    seeds |= {block.parent for block in seeds if block.parent is not None}
+    return seeds
 
 
 def _edit_holds(memo: Memo, entry: Any, old_text: str, new_text: str, old_whole: str, new_whole: str) -> bool:
@@ -356,11 +438,11 @@ def follow(filename: str, memo: Memo, reused: Memo) -> None:
 
 def _run_again(
     kept: Kept, ats: list[int], news: dict[Block, Block], size_change: int, filename: str, text: str,
-    settings: Settings, options: LintOptions, catalog: Catalog,
+    settings: Settings, options: LintOptions, catalog: Catalog, statements: bool = False,
 ) -> FileReport | None:
     """Run the roots at `ats` (in order) again, in one fresh interpreter, for the edits of
-    blocks (`news`: each edited block's new one); their records replace theirs among the
-    roots'."""
+    blocks (`news`: each edited block's new one; `statements`: module-level statements among
+    them); their records replace theirs among the roots'."""
     source, program = kept.source, kept.program
     befores = [kept.roots[i] for i in ats]
     blocks: list[Block] = [run.block for run in kept.roots]
@@ -394,14 +476,26 @@ def _run_again(
     afters = runs.roots
     if any(after.block is not now[i] for i, after in zip(ats, afters, strict=True)):
         return None
-    # Module-level code an old run ran first recorded there (another root, or the block's own
-    # turn, records it if that root no longer reads it); a store into an object roots share, by
-    # a root run again or by a root before one (a fresh run does not see the earlier one).
-    if any(run.lazy or run.shared or run.borrowed for run in befores) or any(
-            run.shared or run.borrowed for run in afters):
+    # Module-level code a run, old or new, ran first recorded there: another root that reads
+    # it, not run again, or the block's own turn, records it where this root no longer reads
+    # it, or did not; a store into an object roots share, by a root run again or by a root
+    # before one (a fresh run does not see the earlier one).
+    if any(run.shared or run.borrowed for run in (*befores, *afters)):
         return None
-    if any(run.shared for run in kept.roots[: ats[-1]]):
+    if not _first_readers_run_again(kept, set(ats), [*befores, *afters]):
         return None
+    if ats and any(run.shared for run in kept.roots[: ats[-1]]):
+        return None
+    # An edited statement's new run, like its old one: its value is its readers' alone (nothing
+    # stored by module-level code, not read by code whose value is every root's), and no root
+    # run again recorded in module-level code it ran first (the first reader of that code in
+    # the file's run may be a root not run again).
+    if statements:
+        if runs.module_stored:
+            return None
+        everyone = by_root.reach(runs.read_by_all, runs.module_reads)
+        if any(new in everyone for new in news.values()):
+            return None
     # Bounds on what the whole file's run would do otherwise. A root takes there at most the
     # steps it took here (what the roots before it evaluated is not evaluated again), and at
     # least none; each later run has at most what the roots run again take more than before
@@ -432,6 +526,10 @@ def _run_again(
     report = lint_analysed(filename, text, settings, options, catalog, program, report)
     kept.roots = runs_now
     kept.module_entered |= runs.module_entered
+    _renamed(kept, news)
+    for block, found in runs.module_reads.items():
+        kept.module_reads.setdefault(block, set()).update(found)
+    kept.read_by_all |= runs.read_by_all
     live = {id(site) for site in sites}
     kept.evaluated = {key: found for key, found in kept.evaluated.items() if key in live}
     kept._open = {key: found for key, found in kept._open.items() if key in live}
@@ -445,3 +543,15 @@ def _run_again(
     read.mutation_scans |= recorded.mutation_scans
     read.closures = recorded.closures or read.closures
     return report
+
+
+def _renamed(kept: Kept, news: dict[Block, Block]) -> None:
+    """The kept notes name each edited block's new block where they named the old one (what
+    ran the old statement read, the new one reads as far as anyone knows, until it runs again)."""
+    def swap(blocks: set[Block]) -> set[Block]:
+        return {news.get(block, block) for block in blocks}
+
+    kept.module_reads = {news.get(block, block): swap(found) for block, found in kept.module_reads.items()}
+    kept.read_by_all = swap(kept.read_by_all)
+    for run in kept.roots:
+        run.read, run.entered = swap(run.read), swap(run.entered)

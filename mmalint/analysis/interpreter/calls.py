@@ -123,6 +123,8 @@ class Calls(Machine):
                     self._replay(found)
                     if by_root.active is not None:
                         by_root.entered_again(self, (node, *found.entered), self._lazy_code > 0)
+                        if found.read:
+                            by_root.read(self, found.read, self._lazy_code > 0)
                     return found.result
         if key is None:
             return self._run_function(func, args, root)
@@ -151,7 +153,7 @@ class Calls(Machine):
         ):
             self._replays[key] = replays.Replay(
                 result, tuple(trace.pended), frozenset(trace.invoked), frozenset(trace.entered),
-                deepest - depth, self._class_epoch if trace.classes_read else None,
+                deepest - depth, self._class_epoch if trace.classes_read else None, frozenset(trace.read),
             )
         return result
 
@@ -385,7 +387,11 @@ class Calls(Machine):
             if cached.entered:  # (only while `by_root` notes)
                 by_root.entered_again(self, cached.entered, self._lazy_code > 0)
                 if self._traces:
-                    self._traces[-1].entered_too(cached.entered)
+                    # Function nodes it entered, and top-level blocks it read (`by_root.read`).
+                    read = {item for item in cached.entered if isinstance(item, Block)}
+                    self._traces[-1].entered_too(cached.entered - read if read else cached.entered)
+                    if read and not self._lazy_code:
+                        self._traces[-1].read |= read
             if cached.made_by != by_root.making() and (self._step_limit != sys.maxsize or (cached.spending and (
                     cached.refused or any(spent.get(helper, 0) + steps >= CROSS_MODULE_STEPS_PER_FUNCTION
                                           for helper, steps in cached.spending)))):

@@ -123,8 +123,9 @@ class Classes(Machine):
         frame = Frame(self, module, frozenset(), member)
         frame.env["__class__"] = cls
         try:
-            # Worked out once, by whichever root reads it first, for all (as module-level code).
-            with self.lazy_code():
+            # Worked out once, by whichever root reads it first, for all (as module-level code);
+            # what it reads is read by whoever reads the class.
+            with self.lazy_code(member.parent):
                 for stmt in stmts:
                     if isinstance(stmt, cst.FunctionDef):
                         frame.env[stmt.name.value] = self.make_function(stmt, member, module, cls)

@@ -154,6 +154,10 @@ class Machine(ABC):
         # > 0 while running code that whichever root asks first runs for all: module-level
         # code, a class member's value (`by_root`: what it records or enters is no root's own).
         self._lazy_code = 0
+        # The checked file's top-level block whose run as module-level code is under way
+        # innermost (None in a root's own code, a class member's value, another module's code):
+        # the reader of what that code reads (`by_root.read`).
+        self.lazy_block: Block | None = None
         self._metaclass_cache: dict[int, dict[str, Value]] = {}
         self._literals: dict[int, Value] = {}  # literal nodes live as long as their blocks
         # > 0 while running a branch or loop body whose running is not certain: stores into
@@ -211,6 +215,8 @@ class Machine(ABC):
         """
         module = module or self.main
         env, source = module.frame.env, module.source
+        if by_root.active is not None and source is self.source:
+            self._note_read(name, source)
         current = self._current_module_block
         if current is not None and current.source is not source:
             current = None  # another module's top level is running: this one has loaded
@@ -259,6 +265,15 @@ class Machine(ABC):
             module.globals[name] = result
         return result
 
+    def _note_read(self, name: str, source: SourceFile) -> None:
+        """A global of the checked file read (while `by_root` notes): by whom, of which of its
+        top-level blocks (every binding of the name: which one's value counts depends on when)."""
+        top = [block for block in source.bindings.get(name, ()) if block.parent is None]
+        if top:
+            by_root.read(self, top, self._lazy_code > 0)
+            if self._traces and not self._lazy_code:
+                self._traces[-1].read.update(top)
+
     def execute_module_block(self, block: Block) -> None:
         module = self.module_of(block.source)
         key = id(block)
@@ -272,7 +287,7 @@ class Machine(ABC):
         self._current_module_block = block
         gave_up = False
         try:
-            with self.lazy_code():
+            with self.lazy_code(block):
                 if block.kind == "class":
                     self.define_class_block(block)
                 else:
@@ -299,16 +314,19 @@ class Machine(ABC):
                     module.block_values[(key, bound)] = env[bound]
 
     @contextmanager
-    def lazy_code(self) -> Iterator[None]:
+    def lazy_code(self, block: Block | None = None) -> Iterator[None]:
         """Running code that whichever root asks first runs for all (`_lazy_code`): module-level
         code, a class member's value. It runs as it runs at import, whatever its reader was
         doing: in no world or call of the reader's, not under the reader's branch that may not
         run (its stores are facts), nor within the step limit of the other module's helper that
         read it (which is cut short when it goes on, if past it); what it makes is every root's
         (`by_root.module_code`). Cut short anyway (the budget, the recursion guard), it is cut
-        where its reader was: another reader may not be (`by_root.impure`)."""
+        where its reader was: another reader may not be (`by_root.impure`). `block`: the
+        top-level block whose code this is (`lazy_block`), if of the checked file."""
         saved = self.context, self._stack, self._uncertainty, self._step_limit
+        saved_block = self.lazy_block
         self.context, self._stack, self._uncertainty, self._step_limit = Context(), [], 0, sys.maxsize
+        self.lazy_block = block if block is not None and block.parent is None and block.source is self.source else None
         self._lazy_code += 1
         try:
             with by_root.module_code():
@@ -318,6 +336,7 @@ class Machine(ABC):
             raise
         finally:
             self._lazy_code -= 1
+            self.lazy_block = saved_block
             self.context, self._stack, self._uncertainty, self._step_limit = saved
 
     @contextmanager

@@ -85,6 +85,8 @@ class Trace:
     entered: set[cst.CSTNode] = field(default_factory=set)
     invoked: set[cst.CSTNode] = field(default_factory=set)
     pended: list[tuple[Func, bool]] = field(default_factory=list)
+    # The checked file's top-level blocks whose values it read (only while `by_root` notes).
+    read: set[Block] = field(default_factory=set)
     overflowed: bool = False
     made: set[Instance] = field(default_factory=set)  # objects made during it
     tainted: bool = False  # it read an attribute of an object made before it
@@ -123,6 +125,7 @@ class Trace:
     def absorb(self, inner: Trace) -> None:
         """A nested remembered call ended: what it did, this call did."""
         self.classes_read |= inner.classes_read
+        self.read |= inner.read
         if inner.overflowed:
             self._overflow()
         if self.overflowed:
@@ -137,6 +140,7 @@ class Trace:
     def absorb_replay(self, replay: Replay) -> None:
         """A call replayed within this one: what its run did, this call did."""
         self.classes_read |= replay.epoch is not None
+        self.read |= replay.read
         if self.overflowed:
             return
         self.entered |= replay.entered
@@ -171,6 +175,7 @@ class Replay:
     entered: frozenset[cst.CSTNode]  # every function node it entered (the recursion guard's view)
     depth: int  # the most calls it had under way at once below itself
     epoch: int | None  # `Machine._class_epoch` when it ran, if it read a class's attribute
+    read: frozenset[Block] = frozenset()  # the checked file's top-level blocks whose values it read
 
 
 def key(func: Func, args: Args, context: Context, uncertain: bool) -> Hashable | None:
