@@ -475,8 +475,8 @@ def test_what_roots_read_of_each_other_is_what_a_fresh_lint_gives(tmp_path: Path
 @pytest.mark.parametrize("case", ["body", "header", "module code"])
 def test_a_module_level_helper(tmp_path: Path, case: str) -> None:
     """A helper both tests call, the second through a replay of the first one's call: an edit
-    of its body re-runs both. An edit of its header (what the def binds), or of a helper that
-    module-level code ran (a global both read), is a full lint."""
+    of its body re-runs both; so does an edit of a helper that module-level code ran (a global
+    both read). An edit of its header (what the def binds) is a full lint."""
     (tmp_path / "pyproject.toml").write_text("[tool.mmalint]\n")
     path = tmp_path / "mma_test.py"
     if case == "module code":
@@ -488,7 +488,7 @@ def test_a_module_level_helper(tmp_path: Path, case: str) -> None:
               else text.replace("  return jnp.float32\n", "  return jnp.bfloat16\n"))
     assert edited != text
     now = _answers_as_fresh(path, text, edited)
-    assert now.rerun == (case == "body")
+    assert now.rerun == (case != "header")
     assert now.report.diagnostics, "the edit must make findings"
 
 
@@ -754,24 +754,56 @@ def test_an_edit_in_a_def_no_root_ran_re_runs_nothing(tmp_path: Path) -> None:
 
 
 def test_a_re_run_that_cannot_answer_leaves_no_index_behind(tmp_path: Path) -> None:
-    """Found by the statements' benchmark: a re-run that patched the kept index, then could not
-    answer (a root recorded in module-level code it ran first), left the patched index where
-    the full lint that answered took it over, its blocks parsed: that lint recorded none of
-    them as read, and the next edit of one was reused with the old positions."""
-    (tmp_path / "pyproject.toml").write_text('[tool.mmalint]\ntarget-jax = "0.11"\n')
+    """Found by the statements' benchmark: a re-run that patched the kept index, ran, then could
+    not answer (here the edited test stores into an object roots share), left the patched index
+    where the full lint that answered took it over, its blocks parsed: that lint recorded none
+    of them as read, and the next edit of one was reused with the old positions."""
+    (tmp_path / "pyproject.toml").write_text("[tool.mmalint]\n")
     path = tmp_path / "mma_test.py"
-    text = (ROOT / "tests/data/adversarial/pallas/u8_histogram_matmul.py").read_text()
-    assert "COUNT_DTYPE = jnp.uint8\n" in text and "ACC_DTYPE = jnp.uint32\n" in text
+    warp = (ROOT / "examples/warp_mma_half_acc_test.py").read_text()
+    text = warp.replace("class WarpMmaHalfTest(parameterized.TestCase):\n", _SHARED_CONFIG.format(acc="bfloat16")).replace(
+        "    acc_dtype = dtype\n", "    acc_dtype = CFG.acc\n")
     path.write_text(text)
     rerun._kept.clear()  # as a new lint child holds nothing of earlier documents
     lines_module._trees.clear()
     lines_module._regions.clear()
     indexes._INDEXED.clear()
     indexes._SHARED.clear()
-    last = _lint(path, text)
-    for old, new in [("COUNT_DTYPE = jnp.uint8\n", "COUNT_DTYPE = jnp.uint8  # e0\n"),
-                     ("ACC_DTYPE = jnp.uint32\n", "ACC_DTYPE = (jnp.uint32)\n")]:
-        text = text.replace(old, new)
-        now = _lint(path, text, last.memo)
-        assert _same(now, _fresh(path, text)), old
-        last = now
+    first = _lint(path, text)
+    edited = text.replace("    c.acc = jnp.bfloat16\n", "    c.acc = jnp.float32\n")
+    now = _lint(path, edited, first.memo)
+    assert not now.rerun and not now.reused
+    fresh = _fresh(path, edited)
+    assert _same(now, fresh)
+    assert now.memo is not None and fresh.memo is not None
+    assert now.memo.read == fresh.memo.read
+
+
+def _script_cases() -> dict[str, tuple[str, str, bool]]:
+    """Functions that module-level code runs: a script's `main()`, a helper a global is made by."""
+    gemm = (ROOT / "examples/pallas_f16_acc_gemm.py").read_text()
+    row = "      jnp.zeros((TILE_M, N), ACC_DTYPE), plgpu.Layout.MMA_ACC(DTYPE)\n"
+    assert row in gemm
+    cases = {"a script's kernel": (gemm, gemm.replace(row, row.replace("ACC_DTYPE", "jnp.float32")), True)}
+    # The helper's run stores into an object (in another module): a full lint.
+    text = _two_tests("jnp.float32", "(X, jnp.float32)[1]", "BOX.acc", in_module=(
+        "\nimport lib\n\n\nclass Box:\n  pass\n\n\nBOX = Box()\n\n\ndef make():\n  z = 0\n  return lib.configure(BOX)\n\n\n"
+        "X = make()\n"))
+    cases["a helper that stores"] = (
+        text, text.replace("  return lib.configure(BOX)\n", "  return lib.configure(BOX, jnp.float32)\n"), False)
+    return cases
+
+
+@pytest.mark.parametrize("case", sorted(_script_cases()))
+def test_an_edit_of_a_function_module_level_code_ran_re_runs_its_readers(tmp_path: Path, case: str) -> None:
+    """`if __name__ == "__main__": main()` runs main, and what it calls, as module-level code of
+    its own turn (a root): an edit there re-runs that root (and the roots that read a global
+    such code made), unless module-level code stored into an object."""
+    (tmp_path / "pyproject.toml").write_text("[tool.mmalint]\n")
+    (tmp_path / "lib.py").write_text(_CONFIGURE)
+    text, edited, re_run = _script_cases()[case]
+    assert edited != text
+    now = _answers_as_fresh(tmp_path / "mma_test.py", text, edited)
+    assert now.rerun == re_run
+    before = _fresh(tmp_path / "mma_test.py", text)
+    assert before.report.diagnostics != now.report.diagnostics, "the edit must change the findings"

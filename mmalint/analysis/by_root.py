@@ -75,13 +75,15 @@ class Runs:
     roots: list[RootRun] = field(default_factory=list)
     callers: bool = False  # roots of other files ran too
     steps: Callable[[], int] | None = None  # the running budget's step count
-    # Blocks whose functions module-level code ran: what it made (a global's value) is read by
-    # roots that never enter them.
+    # Blocks whose functions code no block is the reader of ran (another module's code, a
+    # metaclass read as text): what it made is read by roots that never enter them.
     module_entered: set[Block] = field(default_factory=set)
-    # What each top-level block's own run as module-level code read of the others' values (a
-    # root that reads it reads those too); values read by code no block is the reader of: every
-    # root's.
+    # What each top-level block's own run as module-level code read of the others' values, and
+    # the blocks whose functions it ran (a root that reads it reads and runs those too); values
+    # read by code no block is the reader of (another module's): every root's (the functions it
+    # ran: `module_entered`). A class member's value is its class's.
     module_reads: dict[Block, set[Block]] = field(default_factory=dict)
+    module_ran: dict[Block, set[Block]] = field(default_factory=dict)
     read_by_all: set[Block] = field(default_factory=set)
     # Module-level code stored into an object or a class: what a root that runs after it reads
     # of the object depends on whether it ran yet, read or not.
@@ -188,7 +190,12 @@ def _enter(runs: Runs, nodes: Iterable[object], in_module_code: bool, lazy_block
     nodes = list(nodes)
     mine = [node for node in nodes if node in known]
     blocks = {known[node] for node in mine}
-    (runs.module_entered if in_module_code else runs.roots[-1].entered).update(blocks)
+    if not in_module_code:
+        runs.roots[-1].entered.update(blocks)
+    elif lazy_block is not None:
+        runs.module_ran.setdefault(lazy_block, set()).update(blocks)
+    else:
+        runs.module_entered.update(blocks)
     read_ones = [node for node in nodes if node in marks]
     if read_ones:
         _read(runs, read_ones, in_module_code, lazy_block)

@@ -21,14 +21,18 @@ of the new text makes, provided that, for each H,
   the same imports, and the same answers to the questions asked of the whole text);
 - a def H: the edit is inside H's body, below its header (decorators, signature: what the
   def binds is unchanged, so only a run of its body sees the edit), and no code that whichever
-  root asks first runs for all (module-level code, a class member's value, a metaclass read as
-  text) ran or read a function of H: what it made is read by roots that never enter H; or H is
-  a root that nothing else entered, a test method or a top-level def, no dunder, whose name no
-  other row of the file mentions (then its header may change too). A body no root entered is
-  run by none: no root runs again;
-- a module-level statement H: it is no root, no code whose value is every root's (a class
-  member's value) read it, and no module-level code stored into an object (what a root reads of
-  it would depend on whether that code ran yet, read or not; in the old run and in the new);
+  root asks first runs for all, and that no top-level block is the reader of (another module's
+  code, a metaclass read as text), ran or read a function of H: what it made is read by roots
+  that never enter H. Where a top-level block's module-level code (a script's
+  `if __name__ == "__main__": main()`, a global a helper makes) ran H, the roots that read the
+  block run again too. Or H is a root that nothing else entered, a test method or a top-level
+  def, no dunder, whose name no other row of the file mentions (then its header may change
+  too). A body no root entered is run by none: no root runs again;
+- a module-level statement H: it is no root, and no code that no top-level block is the
+  reader of read it;
+- where H reaches roots through module-level code (a statement's value, a function such code
+  ran), no module-level code stored into an object, in the old run or the new (what a root
+  reads of the object would depend on whether that code ran yet, read or not);
 - the roots are the same (the relevance scan of the new text picks them again), the lint ran
   no callers from other files, nor needs to now; no root run again, or before one, stored
   into an object roots share; the module-level code a root run again recorded in, first to run
@@ -102,10 +106,11 @@ class Kept:
     # Blocks whose functions module-level code ran (`Runs.module_entered`): an edit of one is
     # a full lint.
     module_entered: set[Block] = field(default_factory=set)
-    # What each top-level block's run as module-level code read, and what code no block is
-    # the reader of read (`Runs.module_reads`, `read_by_all`); whether module-level code stored
-    # into an object (`module_stored`).
+    # What each top-level block's run as module-level code read and ran, and what code no block
+    # is the reader of read (`Runs.module_reads`, `module_ran`, `read_by_all`); whether
+    # module-level code stored into an object (`module_stored`).
     module_reads: dict[Block, set[Block]] = field(default_factory=dict)
+    module_ran: dict[Block, set[Block]] = field(default_factory=dict)
     read_by_all: set[Block] = field(default_factory=set)
     module_stored: bool = False
     # What the rules made of each recorded call, and whether it is open (`engine.undecided`),
@@ -148,7 +153,7 @@ def keep(
     _kept[filename] = Kept(
         memo.key, memo.text, source, program, list(runs.roots), recorded, memo.slack, memo.slack,
         [run.steps for run in runs.roots], set(runs.module_entered), {k: set(v) for k, v in runs.module_reads.items()},
-        set(runs.read_by_all), runs.module_stored,
+        {k: set(v) for k, v in runs.module_ran.items()}, set(runs.read_by_all), runs.module_stored,
         dict(evaluated or {}), disk=_disk_of(memo),
     )
     while len(_kept) > _KEEP:
@@ -207,7 +212,9 @@ def _rerun(
     moves: list[tuple[int, int, int]] = []  # each edit's old rows and the rows it added
     ats: set[int] = set()
     shift = 0  # the rows the hunks before this one added
-    statements = False  # a module-level statement is among the edited blocks
+    # An edited block reaches roots through module-level code: a statement's value, a function
+    # such code ran.
+    through_module_code = False
     for a0, a1, b0, b1, at in hunks:
         assert at is not None
         entry, old = entries[at], blocks[at]
@@ -225,12 +232,18 @@ def _rerun(
             olds.append(old)
             moves.append((a0, a1, delta))
             ats.update(readers)
-            statements = True
+            through_module_code = True
             continue
         if entry.kind != "def" or old.kind != "def" or old.name is None or old in kept.module_entered:
             return None
         own = [i for i, run in enumerate(kept.roots) if run.block is old]
-        others = [i for i, run in enumerate(kept.roots) if old in run.entered and run.block is not old]
+        others = [i for i, run in enumerate(kept.roots) if run.block is not old and _enters(kept, run, old)]
+        # Run by module-level code (`if __name__ == "__main__": main()`, a global made by a
+        # helper): its readers run again, unless such code stored into an object.
+        if any(old in ran for ran in kept.module_ran.values()):
+            if kept.module_stored:
+                return None
+            through_module_code = True
         if len(own) > 1:
             return None
         delta = (b1 - b0) - (a1 - a0)
@@ -255,7 +268,7 @@ def _rerun(
     size_change = abs(len(text) - len(kept.text))
     news = _patch(kept, text, list(new_lines), olds, tuple(moves))
     found = _run_again(kept, sorted(ats), dict(zip(olds, news, strict=True)), size_change, filename, text,
-                       settings, options, catalog, statements)
+                       settings, options, catalog, through_module_code)
     if found is None:
         # The full lint that answers instead indexes the text anew: the patched index, which
         # the re-run's program shared for it, has its blocks parsed, and a lint that takes it
@@ -270,16 +283,25 @@ def _readers(kept: Kept, old: Block) -> list[int] | None:
     """The roots whose runs read the value of the module-level statement `old` (the globals
     it binds), themselves or through the runs of the blocks whose values they read; None when
     the statement's value is not theirs alone: module-level code stored into an object (when
-    it ran decides what others read), it is a root, or code no block is the reader of read it
-    (a class member's value read by whoever asks). What its run does besides is its readers'
-    alone: the functions of the file it runs are module-level code's (an edit of one is a full
-    lint), what they record is noted `lazy`, and they store into nothing (`module_stored`).
-    No root read it: none."""
+    it ran decides what others read), it is a root, or code no top-level block is the reader
+    of (another module's) read it. What its run does besides is its readers' alone: the
+    functions of the file it runs are its (`Runs.module_ran`), what it records is its first
+    reader's (`RootRun.lazy_blocks`), and it stores into nothing (`module_stored`). No root
+    read it: none."""
     if kept.module_stored or old in kept.module_entered:
         return None
     if any(run.block is old for run in kept.roots) or old in by_root.reach(kept.read_by_all, kept.module_reads):
         return None
     return [i for i, run in enumerate(kept.roots) if old in by_root.reach(_seeds(run), kept.module_reads)]
+
+
+def _enters(kept: Kept, run: RootRun, block: Block) -> bool:
+    """Whether a root's run ran a function of `block`: itself, or in the module-level code of
+    a block whose value it read (its first reader ran it, for all its readers)."""
+    if block in run.entered:
+        return True
+    ran = kept.module_ran
+    return bool(ran) and any(block in ran.get(read, ()) for read in by_root.reach(_seeds(run), kept.module_reads))
 
 
 def _first_readers_run_again(kept: Kept, ats: set[int], runs: list[RootRun]) -> bool:
@@ -438,11 +460,11 @@ def follow(filename: str, memo: Memo, reused: Memo) -> None:
 
 def _run_again(
     kept: Kept, ats: list[int], news: dict[Block, Block], size_change: int, filename: str, text: str,
-    settings: Settings, options: LintOptions, catalog: Catalog, statements: bool = False,
+    settings: Settings, options: LintOptions, catalog: Catalog, through_module_code: bool = False,
 ) -> FileReport | None:
     """Run the roots at `ats` (in order) again, in one fresh interpreter, for the edits of
-    blocks (`news`: each edited block's new one; `statements`: module-level statements among
-    them); their records replace theirs among the roots'."""
+    blocks (`news`: each edited block's new one; `through_module_code`: one reaches roots through
+    module-level code); their records replace theirs among the roots'."""
     source, program = kept.source, kept.program
     befores = [kept.roots[i] for i in ats]
     blocks: list[Block] = [run.block for run in kept.roots]
@@ -486,16 +508,14 @@ def _run_again(
         return None
     if ats and any(run.shared for run in kept.roots[: ats[-1]]):
         return None
-    # An edited statement's new run, like its old one: its value is its readers' alone (nothing
-    # stored by module-level code, not read by code whose value is every root's), and no root
-    # run again recorded in module-level code it ran first (the first reader of that code in
-    # the file's run may be a root not run again).
-    if statements:
-        if runs.module_stored:
-            return None
-        everyone = by_root.reach(runs.read_by_all, runs.module_reads)
-        if any(new in everyone for new in news.values()):
-            return None
+    # An edited block's new run, like its old one, is its readers' alone: no code whose value
+    # is every root's ran or read it, and (where it reaches roots through module-level code)
+    # nothing stored by module-level code.
+    if through_module_code and runs.module_stored:
+        return None
+    everyone = by_root.reach(runs.read_by_all, runs.module_reads)
+    if any(new in everyone or new in runs.module_entered for new in news.values()):
+        return None
     # Bounds on what the whole file's run would do otherwise. A root takes there at most the
     # steps it took here (what the roots before it evaluated is not evaluated again), and at
     # least none; each later run has at most what the roots run again take more than before
@@ -529,6 +549,8 @@ def _run_again(
     _renamed(kept, news)
     for block, found in runs.module_reads.items():
         kept.module_reads.setdefault(block, set()).update(found)
+    for block, found in runs.module_ran.items():
+        kept.module_ran.setdefault(block, set()).update(found)
     kept.read_by_all |= runs.read_by_all
     live = {id(site) for site in sites}
     kept.evaluated = {key: found for key, found in kept.evaluated.items() if key in live}
@@ -552,6 +574,7 @@ def _renamed(kept: Kept, news: dict[Block, Block]) -> None:
         return {news.get(block, block) for block in blocks}
 
     kept.module_reads = {news.get(block, block): swap(found) for block, found in kept.module_reads.items()}
+    kept.module_ran = {news.get(block, block): swap(found) for block, found in kept.module_ran.items()}
     kept.read_by_all = swap(kept.read_by_all)
     for run in kept.roots:
         run.read, run.entered = swap(run.read), swap(run.entered)

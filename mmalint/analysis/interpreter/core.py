@@ -154,9 +154,9 @@ class Machine(ABC):
         # > 0 while running code that whichever root asks first runs for all: module-level
         # code, a class member's value (`by_root`: what it records or enters is no root's own).
         self._lazy_code = 0
-        # The checked file's top-level block whose run as module-level code is under way
-        # innermost (None in a root's own code, a class member's value, another module's code):
-        # the reader of what that code reads (`by_root.read`).
+        # The checked file's top-level block whose module-level code is under way innermost (a
+        # class member's value is its class's; None in a root's own code, another module's
+        # code): the reader of what that code reads and runs (`by_root.read`, `entered`).
         self.lazy_block: Block | None = None
         self._metaclass_cache: dict[int, dict[str, Value]] = {}
         self._literals: dict[int, Value] = {}  # literal nodes live as long as their blocks
