@@ -2,13 +2,16 @@
 a root is answered by re-running that root alone, how long that takes, and whether each such
 answer is what a fresh lint gives.
 
-    python benchmarks/lsp_rerun.py FILE [--edits 40] [--target-jax 0.11] [--seed 0] [--in entered]
+    python benchmarks/lsp_rerun.py FILE [--edits 40] [--target-jax 0.11] [--seed 0] [--in WHERE]
 
 Run from the root of the file's project. In this process, as the server's lint child does
 (`worker.run_job`, its collector tuned as the child's), the file is linted, then each of
 `--edits` edits is made inside a function root of the last lint (`--in entered`: inside any
-def of the file a root's run entered, helpers that other roots call too; half of them a comment
-appended to an assignment's row, half a row added after one, which moves every row below it),
+def of the file a root's run entered, helpers that other roots call too; `--in statements`: a
+module-level assignment of one row whose value a root's run read, half of the edits putting
+its value in parentheses; `--in anywhere`: any row that ends a statement, as `lsp_latency.py`
+edits; half of them a comment appended to an assignment's row, half a row added after one,
+which moves every row below it),
 linted with the last lint's memo (timed), and linted afresh from nothing (no kept lint, tree
 or index) to compare. Prints one JSON object: how each edit was answered (`rerun`, `reused`,
 `full`), how many answers differed from the fresh lint (must be 0), and milliseconds (p50,
@@ -29,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from mmalint import lines as lines_module
-from mmalint.analysis import indexes
+from mmalint.analysis import by_root, indexes
 from mmalint.lines import split_lines
 from mmalint.lsp import rerun
 from mmalint.lsp.worker import Job, Linted, run_job
@@ -39,6 +42,11 @@ from mmalint.runtime import tune_gc
 # An assignment on one row, outside strings and brackets: a comment after it, or a row after
 # it at its indentation, changes nothing else.
 _ASSIGNMENT = re.compile(r"^(\s+)[A-Za-z_][\w.]* = [^#'\"]*[^,(\[{\\\s]\s*$")
+# A row that ends a statement outside strings and comments, anywhere (`--in anywhere`: where
+# `lsp_latency.py` edits): a comment after it changes nothing else.
+_ANY_ROW = re.compile(r"^(\s*)[^\s#'\"][^#'\"]*[^,(\[{\\\s]\s*$")
+# The same at the top level, one row (a module-level statement's edits, `--in statements`).
+_TOP_ASSIGNMENT = re.compile(r"^()[A-Za-z_]\w* = [^#'\"]*[^,(\[{\\\s]\s*$")
 
 
 def _lint(path: Path, text: str, target_jax: str | None, memo: Any = None) -> Linted:
@@ -89,17 +97,27 @@ def measure(path: Path, edits: int, target_jax: str | None, seed: int, where: st
         if where == "entered":  # helpers too: every def block of the file a root's run entered
             blocks = {id(block): block for run in kept.roots for block in run.entered if block.kind == "def"}
             roots = sorted((block.start_line, block.end_line) for block in blocks.values())
+        elif where == "statements":  # module-level statements whose values a root's run read
+            read = set().union(*(by_root.reach(rerun._seeds(run), kept.module_reads) for run in kept.roots))
+            blocks = {id(b): b for b in read if b.kind == "stmt" and b.parent is None}
+            roots = sorted((block.start_line, block.end_line) for block in blocks.values())
+        elif where == "anywhere":
+            roots = [(1, len(split_lines(text)))]
         else:
             roots = [(run.block.start_line, run.block.end_line) for run in kept.roots if run.block.kind == "def"]
         lines = split_lines(text)
-        rows = [row for first, last_row in roots for row in range(first, last_row + 1) if _ASSIGNMENT.match(lines[row - 1])]
+        pattern = {"statements": _TOP_ASSIGNMENT, "anywhere": _ANY_ROW}.get(where, _ASSIGNMENT)
+        rows = [row for first, last_row in roots for row in range(first, last_row + 1) if pattern.match(lines[row - 1])]
         if not rows:
             break
         row = rng.choice(rows)
-        match = _ASSIGNMENT.match(lines[row - 1])
+        match = pattern.match(lines[row - 1])
         assert match is not None
-        if n % 2 == 0:
+        if n % 2 == 0 or (where == "anywhere" and not _ASSIGNMENT.match(lines[row - 1])):
             lines[row - 1] = lines[row - 1].rstrip("\r\n") + f"  # edit {n}\n"
+        elif where == "statements":  # its value in parentheses: the same value, a new text
+            name, value = lines[row - 1].rstrip("\r\n").split(" = ", 1)
+            lines[row - 1] = f"{name} = ({value})\n"
         else:
             lines.insert(row, f"{match.group(1)}_edit_{n} = {n}\n")
         text = "".join(lines)
@@ -136,8 +154,9 @@ def main() -> int:
     parser.add_argument("--edits", type=int, default=40)
     parser.add_argument("--target-jax", default=None)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--in", dest="where", choices=("roots", "entered"), default="roots",
-                        help="edit inside function roots, or inside any def a root's run entered (helpers)")
+    parser.add_argument("--in", dest="where", choices=("roots", "entered", "statements", "anywhere"), default="roots",
+                        help="edit inside function roots, inside any def a root's run entered (helpers), "
+                             "a module-level statement whose value a root's run read, or any row")
     args = parser.parse_args()
     tune_gc()
     path = Path(os.path.abspath(args.path))

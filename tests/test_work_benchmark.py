@@ -108,3 +108,11 @@ def test_lsp_rerun_answers_edits_inside_roots_as_a_fresh_lint_does() -> None:
     found = _benchmark("lsp_rerun.py", "0.12", "examples/warp_mma_half_acc_test.py", "--edits", "6", "--in", "entered")
     assert found["in"] == "entered" and found["edits"] == 6 and found["differ_from_fresh"] == []
     assert found["rerun"] >= 4
+    # `--in statements`: module-level assignments a root read (the tile, the dtypes).
+    found = _benchmark("lsp_rerun.py", "0.12", "examples/pallas_f16_acc_gemm.py", "--edits", "6", "--in", "statements")
+    assert found["in"] == "statements" and found["edits"] >= 4 and found["differ_from_fresh"] == []
+    assert found["rerun"] == found["edits"]
+    # `--in anywhere`: any row that ends a statement, as `lsp_latency.py` edits.
+    found = _benchmark("lsp_rerun.py", "0.12", "examples/pallas_f16_acc_gemm.py", "--edits", "6", "--in", "anywhere")
+    assert found["in"] == "anywhere" and found["edits"] == 6 and found["differ_from_fresh"] == []
+    assert found["full"] <= 1
