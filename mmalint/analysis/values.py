@@ -122,6 +122,20 @@ class TupleVal(Value):
 
 
 @dataclass(frozen=True)
+class SetVal(Value):
+    """A set or frozenset of known items, as the right side of `in` and `not in` reads it
+    (`dt not in {jnp.float16, ...}` guarding a skip). Nothing else reads it: its order, when
+    iterated, is Python's to choose, and its length counts equal items once."""
+
+    items: tuple[Value, ...]
+    size: int = field(default=1, init=False, compare=False, repr=False)
+    depth: int = field(default=1, init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        _measure(self, self.items)
+
+
+@dataclass(frozen=True)
 class DictVal(Value):
     """A dict with known string keys (kwargs, `dict(a=1)`, `{"a": 1}`)."""
 

@@ -55,6 +55,14 @@ out = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), jnp.float32))(
         ("DT = jnp.int8\nACC = jnp.float32 if DT not in (jnp.int8, jnp.uint8) else jnp.int32\n",
          "ACC", []),
         ("DT = jnp.int8\nACC = jnp.int32 if DT == jnp.int8 else jnp.float32\n", "ACC", []),
+        # Sets: a membership test decides as over a tuple (a skip guard over dtypes).
+        ("DT = jnp.int8\nACC = jnp.float32 if DT in {jnp.int8, jnp.uint8} else jnp.int32\n", "ACC", ["MMA101"]),
+        ("DT = jnp.int8\nACC = jnp.int32 if DT not in frozenset((jnp.int8, jnp.uint8)) else jnp.float32\n",
+         "ACC", ["MMA101"]),
+        ("DT = jnp.dtype(jnp.int8)\nACC = jnp.float32 if DT in frozenset(map(jnp.dtype, (jnp.int8, jnp.uint8)))"
+         " else jnp.int32\n", "ACC", ["MMA101"]),
+        ("DT = jnp.int8\nACC = jnp.float32 if DT in set(map(jnp.dtype, [jnp.float16])) else jnp.int32\n", "ACC", []),
+        ("DT = jnp.int8\nACC = jnp.float32 if DT in set() else jnp.int32\n", "ACC", []),
         ("DT = jnp.dtype('int8')\nACC = jnp.int32 if DT.kind == 'i' else jnp.float32\n", "ACC", []),
         ("DT = jnp.dtype('int8')\nACC = jnp.int32 if DT.itemsize == 1 else jnp.float32\n", "ACC", []),
         ("DT = jnp.float8_e4m3fn\nACC = jnp.int32 if DT.itemsize == 1 else jnp.float32\n", "ACC",

@@ -26,6 +26,7 @@ from mmalint.analysis.values import (
     Func,
     Origin,
     ProjectModule,
+    SetVal,
     TupleVal,
     Unknown,
     Value,
@@ -106,6 +107,9 @@ class Expressions(Machine):
             if items is None:
                 return UNKNOWN
             return TupleVal(tuple(items), type(node) is cst.List)
+        if type(node) is cst.Set:
+            items = self._eval_elements(node.elements, frame, block)
+            return SetVal(tuple(items)) if items is not None else UNKNOWN
         if type(node) is cst.Dict:
             entries: list[tuple[str, Value]] = []
             for element in node.elements:

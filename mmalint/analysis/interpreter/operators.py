@@ -29,6 +29,7 @@ from mmalint.analysis.values import (
     Instance,
     Method,
     ProjectModule,
+    SetVal,
     TupleVal,
     Unknown,
     Value,
@@ -130,7 +131,7 @@ class Operators(Machine):
                 return None
             return same if op == "Is" else not same
         if op in ("In", "NotIn"):
-            items = self.iterate(right)
+            items = list(right.items) if isinstance(right, SetVal) else self.iterate(right)
             if items is None:
                 if isinstance(right, Const) and isinstance(right.value, str) and isinstance(left, Const):
                     try:

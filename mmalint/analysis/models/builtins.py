@@ -21,6 +21,7 @@ from mmalint.analysis.values import (
     Const,
     DictVal,
     Func,
+    SetVal,
     TupleVal,
     Value,
     as_int,
@@ -96,6 +97,43 @@ def _tuple(host: Host, args: Bound, call: Call) -> Value:
         return TupleVal(())
     items = host.iterate(args.positional[0])
     return TupleVal(tuple(items)) if items is not None else UNKNOWN
+
+
+@model("builtins.set", signature="(*args)")
+@model("builtins.frozenset", signature="(*args)")
+def _set(host: Host, args: Bound, call: Call) -> Value:
+    """`frozenset(map(jnp.dtype, (...)))`: its items, for `in` (`SetVal`)."""
+    if not args.positional:
+        return SetVal(()) if not args.keywords else UNKNOWN
+    if len(args.positional) != 1 or args.keywords:
+        return UNKNOWN
+    given = args.positional[0]
+    if isinstance(given, SetVal):
+        return given
+    items = host.iterate(given)
+    return SetVal(tuple(items)) if items is not None else UNKNOWN
+
+
+# The most items `map` calls its function for (past it: unknown).
+MAX_MAPPED = 64
+
+
+@model("builtins.map", signature="(*args)")
+def _map(host: Host, args: Bound, call: Call) -> Value:
+    """`map(f, xs, ...)`, called for each item as Python would (consumed whole: `tuple(map(...))`,
+    `frozenset(map(jnp.dtype, ...))`, a loop over it)."""
+    if len(args.positional) < 2 or args.keywords:
+        return UNKNOWN
+    function, *iterables = args.positional
+    lists = [host.iterate(v) for v in iterables]
+    if any(items is None for items in lists):
+        return UNKNOWN
+    rows = list(zip(*[items or [] for items in lists], strict=False))
+    if len(rows) > MAX_MAPPED:
+        return UNKNOWN
+    return TupleVal(tuple(
+        host.call_value(function, Args(list(row), {}, [], {}, True), call.node, call.frame, call.block) for row in rows
+    ))
 
 
 @model("builtins.list", signature="(*args)")
