@@ -807,3 +807,39 @@ def test_an_edit_of_a_function_module_level_code_ran_re_runs_its_readers(tmp_pat
     assert now.rerun == re_run
     before = _fresh(tmp_path / "mma_test.py", text)
     assert before.report.diagnostics != now.report.diagnostics, "the edit must change the findings"
+
+
+def _review_cases() -> dict[str, tuple[str, str]]:
+    """Found by review of the module-level re-runs: each edit answered otherwise than a fresh
+    lint (the first test is `test_gemm_accumulate`, the second `test_gemm_accumulate_2`)."""
+    cases: dict[str, tuple[str, str]] = {}
+    # A walrus at module level binds a global the `ast` index did not count as bound: the
+    # second test's read of it was noted nowhere.
+    text = _two_tests("jnp.float32", "X", "ACC", in_module="\nX = (ACC := jnp.float32)\n")
+    cases["a walrus's value edited"] = (text, text.replace("(ACC := jnp.float32)", "(ACC := jnp.bfloat16)"))
+    text = _two_tests("jnp.float32", "(X, jnp.float32)[1]", "ACC", in_module="\nX = (ACC := jnp.bfloat16)\n")
+    cases["the reader of a walrus's statement no longer reads it"] = (
+        text, text.replace("(X, jnp.float32)[1]", "jnp.float32", 1))
+    # Globals that read each other: whichever a root reads first sees the other unknown.
+    mod = "\nX = (Y, jnp.float32)\nY = (X, jnp.bfloat16)\n"
+    text = _two_tests("jnp.float32", "(Z, jnp.float32)[1]", "X[0][1]", in_module=mod + "Z = Y\n")
+    cases["a cycle of globals, a statement edited"] = (text, text.replace("Z = Y\n", "Z = X\n"))
+    text = _two_tests("jnp.float32", "(Y, jnp.float32)[1]", "X[0][1]", in_module=mod)
+    cases["a cycle of globals, a test edited"] = (text, text.replace("(Y, jnp.float32)[1]", "(X, jnp.float32)[1]"))
+    # A test's edit makes it run module-level code that stores into an object the other test
+    # reads (or no longer).
+    mod = "\nimport lib\n\n\nclass Box:\n  pass\n\n\nBOX = Box()\nX = lib.configure(BOX)\n"
+    text = _two_tests("jnp.float32", "jnp.float32", "BOX.acc", in_module=mod)
+    reads_x = text.replace("    acc_dtype = jnp.float32\n", "    acc_dtype = (X, jnp.float32)[1]\n", 1)
+    cases["a test's edit starts storing module-level code"] = (text, reads_x)
+    cases["a test's edit stops storing module-level code"] = (reads_x, text)
+    return cases
+
+
+@pytest.mark.parametrize("case", sorted(_review_cases()))
+def test_module_level_code_roots_share_is_answered_as_a_fresh_lint(tmp_path: Path, case: str) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.mmalint]\n")
+    (tmp_path / "lib.py").write_text(_CONFIGURE)
+    text, edited = _review_cases()[case]
+    assert edited != text
+    _answers_as_fresh(tmp_path / "mma_test.py", text, edited)

@@ -9,6 +9,7 @@ A 10k-line test file with one MMA test therefore parses one method, not the whol
 from __future__ import annotations
 
 import ast
+import bisect
 import io
 import re
 import tokenize
@@ -636,16 +637,19 @@ def _index_tree(filename: str, text: str, tree: ast.Module) -> SourceFile:
     """The blocks of `text`, from its `ast` tree (rows only)."""
     lines = split_lines(text)
     source = SourceFile(filename, text, lines, [], {}, statement_regions(tree))
+    # The rows holding `:=` (few files have any): only statements over them bind with it.
+    walruses = [row for row, line in enumerate(lines, 1) if ":=" in line] if ":=" in text else []
     previous_end = 0
     for at, stmt in enumerate(tree.body):
         start = first_row(stmt)
         end = stmt.end_lineno or start
+        walrus = bool(walruses) and bisect.bisect_left(walruses, start) < bisect.bisect_right(walruses, end)
         if start <= previous_end:
             # Two statements on one line (`import a; import b`): one block.
             block = source.blocks[-1]
             block.end_line = max(block.end_line, end)
             block.kind, block.name = "stmt", None
-            block.bound_names = block.bound_names | _bound_names(stmt)
+            block.bound_names = block.bound_names | _bound_names(stmt, walrus)
             previous_end = block.end_line
             continue
         kind: BlockKind = "stmt"
@@ -656,7 +660,7 @@ def _index_tree(filename: str, text: str, tree: ast.Module) -> SourceFile:
             kind, name = "class", stmt.name
         # A top-level statement is not indented, even after a form feed (`col_offset` 1).
         block = Block(source, start, end, 0, kind, name, place=(at,))
-        block.bound_names = _bound_names(stmt)
+        block.bound_names = _bound_names(stmt, walrus)
         if isinstance(stmt, ast.ClassDef):
             block.members = _class_members(source, block, stmt)
         source.blocks.append(block)
@@ -691,14 +695,15 @@ def _class_members(source: SourceFile, cls: Block, stmt: ast.ClassDef) -> list[B
             kind, name = "class", member.name
         block = Block(source, start, end, indent_of(source.lines[start - 1]), kind, name, parent=cls,
                       place=(*cls.place, i))
-        block.bound_names = _bound_names(member)
+        block.bound_names = _bound_names(member, any(":=" in row for row in source.lines[start - 1 : end]))
         members.append(block)
         previous_end = end
     return members
 
 
-def _bound_names(stmt: ast.stmt) -> frozenset[str]:
-    """Names a module-level statement binds (for lazy lookup of module globals)."""
+def _bound_names(stmt: ast.stmt, walrus: bool = True) -> frozenset[str]:
+    """Names a module-level statement binds (for lazy lookup of module globals); `walrus`:
+    whether its text may hold `:=` (a file without one is not walked for them)."""
     names: set[str] = set()
 
     def targets(node: ast.expr) -> None:
@@ -740,10 +745,32 @@ def _bound_names(stmt: ast.stmt) -> frozenset[str]:
             for s in [*node.body, *node.orelse, *node.finalbody]:
                 visit(s)
             for h in node.handlers:
+                if h.name:
+                    names.add(h.name)
                 for s in h.body:
                     visit(s)
 
+    def named_expressions(node: ast.AST) -> None:
+        """`(x := ...)` anywhere the statement evaluates at module level (a comprehension's
+        too, which binds in the enclosing scope): not in a def's or lambda's body, nor a class's."""
+        pending = [node]
+        while pending:
+            item = pending.pop()
+            if isinstance(item, ast.NamedExpr) and isinstance(item.target, ast.Name):
+                names.add(item.target.id)
+            if isinstance(item, ast.FunctionDef | ast.AsyncFunctionDef):
+                pending.extend([*item.decorator_list, *item.args.defaults,
+                                *(d for d in item.args.kw_defaults if d is not None)])
+            elif isinstance(item, ast.ClassDef):
+                pending.extend([*item.decorator_list, *item.bases, *(k.value for k in item.keywords)])
+            elif isinstance(item, ast.Lambda):
+                pending.extend([*item.args.defaults, *(d for d in item.args.kw_defaults if d is not None)])
+            else:
+                pending.extend(ast.iter_child_nodes(item))
+
     visit(stmt)
+    if walrus:
+        named_expressions(stmt)
     return frozenset(names)
 
 

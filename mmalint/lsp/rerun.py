@@ -212,9 +212,8 @@ def _rerun(
     moves: list[tuple[int, int, int]] = []  # each edit's old rows and the rows it added
     ats: set[int] = set()
     shift = 0  # the rows the hunks before this one added
-    # An edited block reaches roots through module-level code: a statement's value, a function
-    # such code ran.
-    through_module_code = False
+    if kept.module_stored:
+        return None  # what a root reads of the object depends on whether that code ran yet
     for a0, a1, b0, b1, at in hunks:
         assert at is not None
         entry, old = entries[at], blocks[at]
@@ -232,18 +231,11 @@ def _rerun(
             olds.append(old)
             moves.append((a0, a1, delta))
             ats.update(readers)
-            through_module_code = True
             continue
         if entry.kind != "def" or old.kind != "def" or old.name is None or old in kept.module_entered:
             return None
         own = [i for i, run in enumerate(kept.roots) if run.block is old]
         others = [i for i, run in enumerate(kept.roots) if run.block is not old and _enters(kept, run, old)]
-        # Run by module-level code (`if __name__ == "__main__": main()`, a global made by a
-        # helper): its readers run again, unless such code stored into an object.
-        if any(old in ran for ran in kept.module_ran.values()):
-            if kept.module_stored:
-                return None
-            through_module_code = True
         if len(own) > 1:
             return None
         delta = (b1 - b0) - (a1 - a0)
@@ -268,7 +260,7 @@ def _rerun(
     size_change = abs(len(text) - len(kept.text))
     news = _patch(kept, text, list(new_lines), olds, tuple(moves))
     found = _run_again(kept, sorted(ats), dict(zip(olds, news, strict=True)), size_change, filename, text,
-                       settings, options, catalog, through_module_code)
+                       settings, options, catalog)
     if found is None:
         # The full lint that answers instead indexes the text anew: the patched index, which
         # the re-run's program shared for it, has its blocks parsed, and a lint that takes it
@@ -288,7 +280,7 @@ def _readers(kept: Kept, old: Block) -> list[int] | None:
     functions of the file it runs are its (`Runs.module_ran`), what it records is its first
     reader's (`RootRun.lazy_blocks`), and it stores into nothing (`module_stored`). No root
     read it: none."""
-    if kept.module_stored or old in kept.module_entered:
+    if old in kept.module_entered:
         return None
     if any(run.block is old for run in kept.roots) or old in by_root.reach(kept.read_by_all, kept.module_reads):
         return None
@@ -460,11 +452,11 @@ def follow(filename: str, memo: Memo, reused: Memo) -> None:
 
 def _run_again(
     kept: Kept, ats: list[int], news: dict[Block, Block], size_change: int, filename: str, text: str,
-    settings: Settings, options: LintOptions, catalog: Catalog, through_module_code: bool = False,
+    settings: Settings, options: LintOptions, catalog: Catalog,
 ) -> FileReport | None:
     """Run the roots at `ats` (in order) again, in one fresh interpreter, for the edits of
-    blocks (`news`: each edited block's new one; `through_module_code`: one reaches roots through
-    module-level code); their records replace theirs among the roots'."""
+    blocks (`news`: each edited block's new one); their records replace theirs among the
+    roots'."""
     source, program = kept.source, kept.program
     befores = [kept.roots[i] for i in ats]
     blocks: list[Block] = [run.block for run in kept.roots]
@@ -509,9 +501,9 @@ def _run_again(
     if ats and any(run.shared for run in kept.roots[: ats[-1]]):
         return None
     # An edited block's new run, like its old one, is its readers' alone: no code whose value
-    # is every root's ran or read it, and (where it reaches roots through module-level code)
-    # nothing stored by module-level code.
-    if through_module_code and runs.module_stored:
+    # is every root's ran or read it, and no module-level code stored into an object (a root's
+    # edit may make it run, or no longer: found by review, a root not run again read the object).
+    if runs.module_stored:
         return None
     everyone = by_root.reach(runs.read_by_all, runs.module_reads)
     if any(new in everyone or new in runs.module_entered for new in news.values()):

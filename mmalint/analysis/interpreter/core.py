@@ -277,7 +277,13 @@ class Machine(ABC):
     def execute_module_block(self, block: Block) -> None:
         module = self.module_of(block.source)
         key = id(block)
-        if key in module.executed or key in module.executing:
+        if key in module.executed:
+            return
+        if key in module.executing:
+            if block is not self._current_module_block:
+                # Globals that read each other (`X = (Y, a)`, `Y = (X, b)`; at import, a
+                # NameError): whichever a root reads first sees the other unknown.
+                by_root.impure(self)
             return
         module.executing.add(key)
         # Run once per run, by whichever call reads it first: what it leaves (functions
