@@ -27,6 +27,8 @@ MODELLED_PREFIXES: frozenset[str] = frozenset({
     'arith.constant',
     'builtins',
     'builtins.abs',
+    'builtins.all',
+    'builtins.any',
     'builtins.bool',
     'builtins.call_blind_decorator',
     'builtins.dict',

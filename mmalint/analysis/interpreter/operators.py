@@ -100,7 +100,7 @@ class Operators(Machine):
                 return bool(value.value)
             except Exception:
                 return None
-        if isinstance(value, _CONTAINERS):
+        if isinstance(value, (*_CONTAINERS, SetVal)):
             return bool(value.items)
         if isinstance(value, Api) and value.name in REGISTRY.both_ways:
             return True

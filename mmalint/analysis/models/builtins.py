@@ -114,6 +114,30 @@ def _set(host: Host, args: Bound, call: Call) -> Value:
     return SetVal(tuple(items)) if items is not None else UNKNOWN
 
 
+@model("builtins.any", signature="(iterable)")
+def _any(host: Host, args: Bound, call: Call) -> Value:
+    """`any(dt == t for t in BAD)` in a skip guard: decided when a true item decides it, or
+    every item is false."""
+    return _decided(host, args["iterable"], True)
+
+
+@model("builtins.all", signature="(iterable)")
+def _all(host: Host, args: Bound, call: Call) -> Value:
+    return _decided(host, args["iterable"], False)
+
+
+def _decided(host: Host, iterable: Value, deciding: bool) -> Value:
+    """`any` (`deciding` True) or `all` (False) of the items' truths: an item whose truth is
+    `deciding` decides it, and all items' truths known otherwise."""
+    items = host.iterate(iterable)
+    if items is None:
+        return UNKNOWN
+    truths = [host.truth(item) for item in items]
+    if deciding in truths:
+        return Const(deciding)
+    return Const(not deciding) if None not in truths else UNKNOWN
+
+
 # The most items `map` calls its function for (past it: unknown).
 MAX_MAPPED = 64
 
