@@ -217,27 +217,19 @@ def _rerun(
     for a0, a1, b0, b1, at in hunks:
         assert at is not None
         entry, old = entries[at], blocks[at]
-        if entry.kind == "stmt" and old.kind == "stmt" and old.parent is None:
-            readers = _readers(kept, old)
-            if readers is None:
+        statement = entry.kind == "stmt" and old.kind == "stmt" and old.parent is None
+        own: list[int] = []
+        if statement:
+            others = _readers(kept, old)
+            if others is None:
                 return None
-            delta = (b1 - b0) - (a1 - a0)
-            start, end = entry.start + shift, entry.end + shift + delta
-            shift += delta
-            old_text = "".join(old_lines[entry.start - 1 : entry.end])
-            new_text = "".join(new_lines[start - 1 : end])
-            if not _edit_holds(memo, entry, old_text, new_text, kept.text, text):
+        else:
+            if entry.kind != "def" or old.kind != "def" or old.name is None or old in kept.module_entered:
                 return None
-            olds.append(old)
-            moves.append((a0, a1, delta))
-            ats.update(readers)
-            continue
-        if entry.kind != "def" or old.kind != "def" or old.name is None or old in kept.module_entered:
-            return None
-        own = [i for i, run in enumerate(kept.roots) if run.block is old]
-        others = [i for i, run in enumerate(kept.roots) if run.block is not old and _enters(kept, run, old)]
-        if len(own) > 1:
-            return None
+            own = [i for i, run in enumerate(kept.roots) if run.block is old]
+            others = [i for i, run in enumerate(kept.roots) if run.block is not old and _enters(kept, run, old)]
+            if len(own) > 1:
+                return None
         delta = (b1 - b0) - (a1 - a0)
         start, end = entry.start + shift, entry.end + shift + delta
         shift += delta
@@ -245,11 +237,11 @@ def _rerun(
         new_text = "".join(new_lines[start - 1 : end])
         if not _edit_holds(memo, entry, old_text, new_text, kept.text, text):
             return None
-        # Outside the body the edit may change what the def binds (its decorators, defaults,
+        # Outside a def's body the edit may change what the def binds (its decorators, defaults,
         # signature): only a root that nothing else in the file names, nor entered, is run again.
         # Inside the body of a def no root ran (nor module-level code), it changes no run: no
         # root is run again.
-        if not _in_body(new_text, entry.indent, b0 + 1 - start + 1) and (
+        if not statement and not _in_body(new_text, entry.indent, b0 + 1 - start + 1) and (
                 others or not own or not _alone(old, text, start, end)):
             return None
         olds.append(old)
