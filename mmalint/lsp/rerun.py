@@ -266,12 +266,11 @@ def _rerun(
 def _readers(kept: Kept, old: Block) -> list[int] | None:
     """The roots whose runs read the value of the module-level statement `old` (the globals
     it binds), themselves or through the runs of the blocks whose values they read; None when
-    the statement's value is not theirs alone: module-level code stored into an object (when
-    it ran decides what others read), it is a root, or code no top-level block is the reader
-    of (another module's) read it. What its run does besides is its readers' alone: the
+    the statement's value is not theirs alone: it is a root, or code no top-level block is the
+    reader of (another module's) read it. What its run does besides is its readers' alone: the
     functions of the file it runs are its (`Runs.module_ran`), what it records is its first
-    reader's (`RootRun.lazy_blocks`), and it stores into nothing (`module_stored`). No root
-    read it: none."""
+    reader's (`RootRun.lazy_blocks`), and it stores into nothing (a lint whose module-level
+    code stored is not re-run: `module_stored`). No root read it: none."""
     if old in kept.module_entered:
         return None
     if any(run.block is old for run in kept.roots) or old in by_root.reach(kept.read_by_all, kept.module_reads):
