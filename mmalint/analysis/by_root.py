@@ -21,7 +21,7 @@ noted.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Hashable, Iterable, Iterator
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -189,13 +189,8 @@ def _enter(runs: Runs, nodes: Iterable[object], in_module_code: bool, lazy_block
     known, marks = runs._node_blocks, runs._read_marks
     nodes = list(nodes)
     mine = [node for node in nodes if node in known]
-    blocks = {known[node] for node in mine}
-    if not in_module_code:
-        runs.roots[-1].entered.update(blocks)
-    elif lazy_block is not None:
-        runs.module_ran.setdefault(lazy_block, set()).update(blocks)
-    else:
-        runs.module_entered.update(blocks)
+    _note({known[node] for node in mine}, runs.roots[-1].entered, runs.module_ran, runs.module_entered,
+          in_module_code, lazy_block)
     read_ones = [node for node in nodes if node in marks]
     if read_ones:
         _read(runs, read_ones, in_module_code, lazy_block)
@@ -211,7 +206,7 @@ def entered_again(machine: object, nodes: Iterable[object], in_module_code: bool
         _enter(active, nodes, in_module_code, _lazy_block(machine))
 
 
-def read(machine: object, blocks: Iterable[Block], in_module_code: bool) -> None:
+def read(machine: object, blocks: Collection[Block], in_module_code: bool) -> None:
     """A global that top-level `blocks` of the checked file bind was read: by the root under
     way, or by the run of the block whose module-level code is (`Runs.module_reads`), or by
     code whose value is every root's."""
@@ -220,15 +215,24 @@ def read(machine: object, blocks: Iterable[Block], in_module_code: bool) -> None
         _read(active, blocks, in_module_code, _lazy_block(machine))
 
 
-def _read(runs: Runs, blocks: Iterable[Block], in_module_code: bool, lazy_block: Block | None) -> None:
-    if not in_module_code:
-        runs.roots[-1].read.update(blocks)
-    elif lazy_block is not None:
-        runs.module_reads.setdefault(lazy_block, set()).update(blocks)
-    else:
-        runs.read_by_all.update(blocks)
+def _read(runs: Runs, blocks: Collection[Block], in_module_code: bool, lazy_block: Block | None) -> None:
+    _note(blocks, runs.roots[-1].read, runs.module_reads, runs.read_by_all, in_module_code, lazy_block)
     for captured in runs._captures:
         captured.update(blocks)
+
+
+def _note(
+    blocks: Iterable[Block], root: set[Block], by_block: dict[Block, set[Block]], everyone: set[Block],
+    in_module_code: bool, lazy_block: Block | None,
+) -> None:
+    """`blocks` noted as the reader's under way: the root's own code (`root`), the module-level
+    code of a top-level block (`by_block`, under it), or code whose value is every root's."""
+    if not in_module_code:
+        root.update(blocks)
+    elif lazy_block is not None:
+        by_block.setdefault(lazy_block, set()).update(blocks)
+    else:
+        everyone.update(blocks)
 
 
 def reach(seeds: Iterable[Block], edges: dict[Block, set[Block]]) -> set[Block]:
