@@ -387,11 +387,7 @@ class Calls(Machine):
             if cached.entered:  # (only while `by_root` notes)
                 by_root.entered_again(self, cached.entered, self._lazy_code > 0)
                 if self._traces:
-                    # Function nodes it entered, and top-level blocks it read (`by_root.read`).
-                    read = {item for item in cached.entered if isinstance(item, Block)}
-                    self._traces[-1].entered_too(cached.entered - read if read else cached.entered)
-                    if read and not self._lazy_code:
-                        self._traces[-1].read |= read
+                    self._traces[-1].entered_too(cached.entered, read=not self._lazy_code)
             if cached.made_by != by_root.making() and (self._step_limit != sys.maxsize or (cached.spending and (
                     cached.refused or any(spent.get(helper, 0) + steps >= CROSS_MODULE_STEPS_PER_FUNCTION
                                           for helper, steps in cached.spending)))):

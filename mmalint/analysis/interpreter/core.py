@@ -50,7 +50,7 @@ class Summary(NamedTuple):
     sites: tuple[MmaSite, ...]  # what it recorded
     uses: tuple[ApiUse, ...]
     entry: Entry | None  # where it entered the module (its records say so)
-    entered: frozenset[object]  # the checked file's functions its run entered (`by_root.capture`)
+    entered: frozenset[object]  # the checked file's functions its run entered, blocks it read (`by_root.capture`)
     spending: tuple[tuple[int, int], ...]  # the steps it spent in each capped helper, by its node's id
     made_by: int  # which root's run made it (`by_root.making`)
     refused: bool  # a call of a capped helper was refused in it (its steps were spent)

@@ -148,11 +148,16 @@ class Trace:
         if len(self.entered) > MAX_ENTERED:
             self._overflow()
 
-    def entered_too(self, nodes: frozenset[cst.CSTNode] | frozenset[object]) -> None:
-        """A call answered from a summary: the functions its run entered, this call entered."""
+    def entered_too(self, items: frozenset[object], read: bool) -> None:
+        """A call answered from a summary: the functions its run entered, this call entered; the
+        top-level blocks it read (`by_root.capture` holds both), this call read, where `read`
+        (module-level code's reads are its block's, not the call's)."""
+        blocks = {item for item in items if isinstance(item, Block)}
+        if read:
+            self.read |= blocks
         if self.overflowed:
             return
-        self.entered |= nodes  # type: ignore[arg-type]
+        self.entered |= items - blocks  # type: ignore[arg-type]
         if len(self.entered) > MAX_ENTERED:
             self._overflow()
 
