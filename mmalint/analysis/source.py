@@ -9,7 +9,6 @@ A 10k-line test file with one MMA test therefore parses one method, not the whol
 from __future__ import annotations
 
 import ast
-import bisect
 import io
 import re
 import tokenize
@@ -637,13 +636,12 @@ def _index_tree(filename: str, text: str, tree: ast.Module) -> SourceFile:
     """The blocks of `text`, from its `ast` tree (rows only)."""
     lines = split_lines(text)
     source = SourceFile(filename, text, lines, [], {}, statement_regions(tree))
-    # The rows holding `:=` (few files have any): only statements over them bind with it.
-    walruses = [row for row, line in enumerate(lines, 1) if ":=" in line] if ":=" in text else []
+    any_walrus = ":=" in text  # few files have one
     previous_end = 0
     for at, stmt in enumerate(tree.body):
         start = first_row(stmt)
         end = stmt.end_lineno or start
-        walrus = bool(walruses) and bisect.bisect_left(walruses, start) < bisect.bisect_right(walruses, end)
+        walrus = any_walrus and _holds_walrus(lines, start, end)
         if start <= previous_end:
             # Two statements on one line (`import a; import b`): one block.
             block = source.blocks[-1]
@@ -662,7 +660,7 @@ def _index_tree(filename: str, text: str, tree: ast.Module) -> SourceFile:
         block = Block(source, start, end, 0, kind, name, place=(at,))
         block.bound_names = _bound_names(stmt, walrus)
         if isinstance(stmt, ast.ClassDef):
-            block.members = _class_members(source, block, stmt)
+            block.members = _class_members(source, block, stmt, walrus)
         source.blocks.append(block)
         previous_end = end
     for block in source.blocks:
@@ -671,7 +669,7 @@ def _index_tree(filename: str, text: str, tree: ast.Module) -> SourceFile:
     return source
 
 
-def _class_members(source: SourceFile, cls: Block, stmt: ast.ClassDef) -> list[Block]:
+def _class_members(source: SourceFile, cls: Block, stmt: ast.ClassDef, walrus: bool) -> list[Block]:
     """The members of a class as blocks, or none when the class cannot be split safely."""
     members: list[Block] = []
     header_end = stmt.lineno
@@ -695,10 +693,15 @@ def _class_members(source: SourceFile, cls: Block, stmt: ast.ClassDef) -> list[B
             kind, name = "class", member.name
         block = Block(source, start, end, indent_of(source.lines[start - 1]), kind, name, parent=cls,
                       place=(*cls.place, i))
-        block.bound_names = _bound_names(member, any(":=" in row for row in source.lines[start - 1 : end]))
+        block.bound_names = _bound_names(member, walrus and _holds_walrus(source.lines, start, end))
         members.append(block)
         previous_end = end
     return members
+
+
+def _holds_walrus(lines: list[str], start: int, end: int) -> bool:
+    """Whether rows `start..end` (1-based) hold `:=`: whether a statement there may bind with it."""
+    return any(":=" in row for row in lines[start - 1 : end])
 
 
 def _bound_names(stmt: ast.stmt, walrus: bool = True) -> frozenset[str]:
