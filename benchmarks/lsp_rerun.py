@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from mmalint import lines as lines_module
-from mmalint.analysis import by_root, indexes
+from mmalint.analysis import indexes
 from mmalint.lines import split_lines
 from mmalint.lsp import rerun
 from mmalint.lsp.worker import Job, Linted, run_job
@@ -98,7 +98,7 @@ def measure(path: Path, edits: int, target_jax: str | None, seed: int, where: st
             blocks = {id(block): block for run in kept.roots for block in run.entered if block.kind == "def"}
             roots = sorted((block.start_line, block.end_line) for block in blocks.values())
         elif where == "statements":  # module-level statements whose values a root's run read
-            read = set().union(*(by_root.reach(rerun._seeds(run), kept.module_reads) for run in kept.roots))
+            read = set().union(*rerun._reached(kept))
             blocks = {id(b): b for b in read if b.kind == "stmt" and b.parent is None}
             roots = sorted((block.start_line, block.end_line) for block in blocks.values())
         elif where == "anywhere":

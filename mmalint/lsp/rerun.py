@@ -30,9 +30,9 @@ of the new text makes, provided that, for each H,
   too). A body no root entered is run by none: no root runs again;
 - a module-level statement H: it is no root, and no code that no top-level block is the
   reader of read it;
-- where H reaches roots through module-level code (a statement's value, a function such code
-  ran), no module-level code stored into an object, in the old run or the new (what a root
-  reads of the object would depend on whether that code ran yet, read or not);
+- no module-level code stored into an object, in the old run or the new (what a root reads of
+  the object would depend on whether that code ran yet, read or not, and a root's edit may
+  make it run, or no longer);
 - the roots are the same (the relevance scan of the new text picks them again), the lint ran
   no callers from other files, nor needs to now; no root run again, or before one, stored
   into an object roots share; the module-level code a root run again recorded in, first to run
@@ -214,20 +214,22 @@ def _rerun(
     shift = 0  # the rows the hunks before this one added
     if kept.module_stored:
         return None  # what a root reads of the object depends on whether that code ran yet
+    reached = _reached(kept)
     for a0, a1, b0, b1, at in hunks:
         assert at is not None
         entry, old = entries[at], blocks[at]
         statement = entry.kind == "stmt" and old.kind == "stmt" and old.parent is None
         own: list[int] = []
         if statement:
-            others = _readers(kept, old)
+            others = _readers(kept, old, reached)
             if others is None:
                 return None
         else:
             if entry.kind != "def" or old.kind != "def" or old.name is None or old in kept.module_entered:
                 return None
             own = [i for i, run in enumerate(kept.roots) if run.block is old]
-            others = [i for i, run in enumerate(kept.roots) if run.block is not old and _enters(kept, run, old)]
+            others = [i for i, run in enumerate(kept.roots)
+                      if run.block is not old and _enters(kept, run, reached[i], old)]
             if len(own) > 1:
                 return None
         delta = (b1 - b0) - (a1 - a0)
@@ -251,8 +253,8 @@ def _rerun(
         return None
     size_change = abs(len(text) - len(kept.text))
     news = _patch(kept, text, list(new_lines), olds, tuple(moves))
-    found = _run_again(kept, sorted(ats), dict(zip(olds, news, strict=True)), size_change, filename, text,
-                       settings, options, catalog)
+    found = _run_again(kept, sorted(ats), dict(zip(olds, news, strict=True)), reached, size_change, filename,
+                       text, settings, options, catalog)
     if found is None:
         # The full lint that answers instead indexes the text anew: the patched index, which
         # the re-run's program shared for it, has its blocks parsed, and a lint that takes it
@@ -263,7 +265,13 @@ def _rerun(
     return found
 
 
-def _readers(kept: Kept, old: Block) -> list[int] | None:
+def _reached(kept: Kept) -> list[set[Block]]:
+    """Per root, the top-level blocks its run read, ran a function of, or reached through the
+    module-level code of those (`by_root.reach`), as the kept notes say."""
+    return [by_root.reach(_seeds(run), kept.module_reads) for run in kept.roots]
+
+
+def _readers(kept: Kept, old: Block, reached: list[set[Block]]) -> list[int] | None:
     """The roots whose runs read the value of the module-level statement `old` (the globals
     it binds), themselves or through the runs of the blocks whose values they read; None when
     the statement's value is not theirs alone: it is a root, or code no top-level block is the
@@ -275,19 +283,19 @@ def _readers(kept: Kept, old: Block) -> list[int] | None:
         return None
     if any(run.block is old for run in kept.roots) or old in by_root.reach(kept.read_by_all, kept.module_reads):
         return None
-    return [i for i, run in enumerate(kept.roots) if old in by_root.reach(_seeds(run), kept.module_reads)]
+    return [i for i, found in enumerate(reached) if old in found]
 
 
-def _enters(kept: Kept, run: RootRun, block: Block) -> bool:
+def _enters(kept: Kept, run: RootRun, reached: set[Block], block: Block) -> bool:
     """Whether a root's run ran a function of `block`: itself, or in the module-level code of
-    a block whose value it read (its first reader ran it, for all its readers)."""
+    a block it reached (`_reached`; its first reader ran it, for all its readers)."""
     if block in run.entered:
         return True
     ran = kept.module_ran
-    return bool(ran) and any(block in ran.get(read, ()) for read in by_root.reach(_seeds(run), kept.module_reads))
+    return bool(ran) and any(block in ran.get(read, ()) for read in reached)
 
 
-def _first_readers_run_again(kept: Kept, ats: set[int], runs: list[RootRun]) -> bool:
+def _first_readers_run_again(ats: set[int], runs: list[RootRun], reached: list[set[Block]]) -> bool:
     """Whether the module-level code that `runs` recorded in (run first, so the records are
     theirs) is read by no root but those run again, nor run in its own turn as a root: then
     whichever of them reads it first in the new run records it, as in the file's run."""
@@ -296,10 +304,7 @@ def _first_readers_run_again(kept: Kept, ats: set[int], runs: list[RootRun]) -> 
         return True
     if None in blocks:
         return False
-    return not any(
-        i not in ats and not blocks.isdisjoint(by_root.reach(_seeds(run), kept.module_reads))
-        for i, run in enumerate(kept.roots)
-    )
+    return not any(i not in ats and not blocks.isdisjoint(found) for i, found in enumerate(reached))
 
 
 def _seeds(run: RootRun) -> set[Block]:
@@ -442,8 +447,8 @@ def follow(filename: str, memo: Memo, reused: Memo) -> None:
 
 
 def _run_again(
-    kept: Kept, ats: list[int], news: dict[Block, Block], size_change: int, filename: str, text: str,
-    settings: Settings, options: LintOptions, catalog: Catalog,
+    kept: Kept, ats: list[int], news: dict[Block, Block], reached: list[set[Block]], size_change: int,
+    filename: str, text: str, settings: Settings, options: LintOptions, catalog: Catalog,
 ) -> FileReport | None:
     """Run the roots at `ats` (in order) again, in one fresh interpreter, for the edits of
     blocks (`news`: each edited block's new one); their records replace theirs among the
@@ -487,7 +492,7 @@ def _run_again(
     # before one (a fresh run does not see the earlier one).
     if any(run.shared or run.borrowed for run in (*befores, *afters)):
         return None
-    if not _first_readers_run_again(kept, set(ats), [*befores, *afters]):
+    if not _first_readers_run_again(set(ats), [*befores, *afters], reached):
         return None
     if ats and any(run.shared for run in kept.roots[: ats[-1]]):
         return None
