@@ -124,10 +124,12 @@ class TupleVal(Value):
 @dataclass(frozen=True)
 class SetVal(Value):
     """A set or frozenset of known items, as the right side of `in` and `not in` reads it
-    (`dt not in {jnp.float16, ...}` guarding a skip). Nothing else reads it: its order, when
-    iterated, is Python's to choose, and its length counts equal items once."""
+    (`dt not in {jnp.float16, ...}` guarding a skip), and the set operators. Nothing else
+    reads it: its order, when iterated, is Python's to choose, and its length counts equal
+    items once; but a dict's keys (`d.keys()`, `ordered`) are distinct, in the dict's order."""
 
     items: tuple[Value, ...]
+    ordered: bool = False
     size: int = field(default=1, init=False, compare=False, repr=False)
     depth: int = field(default=1, init=False, compare=False, repr=False)
 
@@ -154,6 +156,26 @@ class DictVal(Value):
 
     def without(self, key: str) -> DictVal:
         return DictVal(tuple((k, v) for k, v in self.items if k != key), origin=self.origin)
+
+
+@dataclass(frozen=True)
+class MapVal(Value):
+    """A dict whose keys are not all strings, each a known value, in insertion order: a table
+    from an operand's dtype to its accumulator's (`{jnp.int8: jnp.int32, jnp.bfloat16:
+    jnp.float32}`). Every two of its keys were decided distinct when it was built; a key is
+    looked up as Python does, by hash first (`Operators.member`: `x.dtype` does not find
+    `jnp.int8`, though the two are `==`)."""
+
+    items: tuple[tuple[Value, Value], ...]
+    size: int = field(default=1, init=False, compare=False, repr=False)
+    depth: int = field(default=1, init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        _measure(self, tuple(part for entry in self.items for part in entry))
+
+    @property
+    def keys(self) -> tuple[Value, ...]:
+        return tuple(k for k, _ in self.items)
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from mmalint.analysis.calls import WorldBinding
-from mmalint.analysis.values import Api, Const, DictVal, TupleVal, Value
+from mmalint.analysis.values import Api, Const, DictVal, MapVal, SetVal, TupleVal, Value
 
 if TYPE_CHECKING:
     from mmalint.analysis.interpreter.core import Frame, Machine
@@ -191,7 +191,11 @@ def _cases(
 
 
 def _items(value: Value) -> tuple[Value, ...] | None:
-    return value.items if isinstance(value, TupleVal) else None
+    """What iterating a sweep's argument gives, in order: a tuple's or list's items, a dict's
+    keys (`CONFIGS.keys()`, a dict keyed by dtypes)."""
+    if isinstance(value, TupleVal) or (isinstance(value, SetVal) and value.ordered):
+        return value.items
+    return value.keys if isinstance(value, MapVal) else None
 
 
 def _binding(name: str, value: Value) -> WorldBinding:

@@ -69,6 +69,42 @@ out = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), jnp.float32))(
          "ACC", ["MMA101"]),
         ("DT = jnp.int8\nACC = jnp.float32 if any(DT == t for t in (jnp.float16,)) else jnp.int32\n", "ACC", []),
         ("DT = jnp.int8\nACC = jnp.float32 if {jnp.int8} else jnp.int32\n", "ACC", ["MMA101"]),
+        # A set or a dict looks a key up by hash first: a dtype object (`jnp.dtype(t)`, `x.dtype`)
+        # finds neither a scalar type nor a name, though `==` says it equals both.
+        ("DT = jnp.dtype(jnp.int8)\nACC = jnp.float32 if DT in {jnp.int8, jnp.uint8} else jnp.int32\n",
+         "ACC", []),
+        ("DT = jnp.dtype(jnp.int8)\nACC = jnp.float32 if DT in {jnp.dtype(jnp.int8)} else jnp.int32\n",
+         "ACC", ["MMA101"]),
+        ("DT = jnp.dtype('int8')\nACC = jnp.float32 if DT in {'int8': 1} else jnp.int32\n", "ACC", []),
+        # Set operators and methods.
+        ("DT = jnp.int8\nACC = jnp.float32 if DT in ({jnp.int8} | {jnp.uint8}) else jnp.int32\n", "ACC",
+         ["MMA101"]),
+        ("DT = jnp.int8\nACC = jnp.float32 if DT in {jnp.int8, jnp.float16} & {jnp.int8} else jnp.int32\n",
+         "ACC", ["MMA101"]),
+        ("DT = jnp.int8\nACC = jnp.float32 if DT in {jnp.int8, jnp.float16} - {jnp.int8} else jnp.int32\n",
+         "ACC", []),
+        ("DT = jnp.int8\nACC = jnp.float32 if DT in {jnp.float16} ^ {jnp.int8} else jnp.int32\n", "ACC",
+         ["MMA101"]),
+        ("DT = jnp.int8\nACC = jnp.float32 if DT in {jnp.int8}.union([jnp.uint8]) else jnp.int32\n", "ACC",
+         ["MMA101"]),
+        ("DT = jnp.int8\nACC = jnp.float32 if DT in {d for d in (jnp.int8,)} else jnp.int32\n", "ACC",
+         ["MMA101"]),
+        # Dicts keyed by dtypes: a table from the operand's dtype to the accumulator's.
+        ("DT = jnp.int8\nACC_FOR = {jnp.int8: jnp.float32, jnp.bfloat16: jnp.float32}\nACC = ACC_FOR[DT]\n",
+         "ACC", ["MMA101"]),
+        ("DT = jnp.int8\nACC_FOR = {jnp.int8: jnp.int32, jnp.bfloat16: jnp.float32}\nACC = ACC_FOR[DT]\n",
+         "ACC", []),
+        ("DT = jnp.int8\nACC_FOR = {jnp.int8: jnp.int32, np.int8: jnp.float32}\nACC = ACC_FOR[DT]\n",
+         "ACC", ["MMA101"]),
+        ("DT = jnp.int8\nACC = {jnp.int8: jnp.float32}.get(DT, jnp.int32)\n", "ACC", ["MMA101"]),
+        ("DT = jnp.int8\nACC = {jnp.dtype('int8'): jnp.float32}.get(DT, jnp.int32)\n", "ACC", []),
+        ("DT = jnp.int8\nACC = jnp.float32 if DT in {jnp.int8: 1}.keys() else jnp.int32\n", "ACC", ["MMA101"]),
+        ("DT = jnp.int8\nACC = jnp.float32 if DT in {jnp.float16: 1} else jnp.int32\n", "ACC", []),
+        ("DT = jnp.int8\nACC = [v for k, v in {jnp.int8: jnp.float32}.items() if k == DT][0]\n", "ACC",
+         ["MMA101"]),
+        ("DT = jnp.int8\nACC = {d: jnp.float32 for d in (jnp.int8, jnp.uint8)}[DT]\n", "ACC", ["MMA101"]),
+        ("DT = jnp.int8\nACC = dict({jnp.int8: jnp.float32})[DT]\n", "ACC", ["MMA101"]),
+
         ("DT = jnp.dtype('int8')\nACC = jnp.int32 if DT.kind == 'i' else jnp.float32\n", "ACC", []),
         ("DT = jnp.dtype('int8')\nACC = jnp.int32 if DT.itemsize == 1 else jnp.float32\n", "ACC", []),
         ("DT = jnp.float8_e4m3fn\nACC = jnp.int32 if DT.itemsize == 1 else jnp.float32\n", "ACC",
@@ -101,11 +137,32 @@ def test_module_level_assignments_and_conditionals(prelude: str, acc: str, expec
          "  acc_t = jnp.int32 if is_int else jnp.float32\n", []),
         ("  wide = a_ref.dtype == jnp.float16 or a_ref.dtype == jnp.bfloat16\n"
          "  acc_t = jnp.float32 if wide else jnp.float16\n", ["MMA101"]),
+        # a table filled in the kernel, and looked up by the ref's dtype (a dtype object)
+        ("  table = {}\n  table[jnp.int8] = jnp.float32\n  acc_t = table[DT]\n", ["MMA101"]),
+        ("  acc_t = {jnp.int8: jnp.float32}.get(a_ref.dtype, jnp.int32)\n", []),
+        ("  acc_t = {jnp.dtype(jnp.int8): jnp.float32}.get(a_ref.dtype, jnp.int32)\n", ["MMA101"]),
     ],
 )
 def test_branches_inside_the_kernel(setup: str, expect: list[str]) -> None:
     code = _pallas("DT = jnp.int8\n", "acc_t", setup=setup)
     check(code, expect, target_jax=V)
+
+
+@pytest.mark.parametrize(
+    ("prelude", "setup"),
+    [
+        # A module-level store into the table: the order of module-level code is not known.
+        ("ACC_FOR = {jnp.int8: jnp.int32}\nACC_FOR[jnp.int8] = jnp.float32\n", "  acc_t = ACC_FOR[DT]\n"),
+        # A method that changes a table forgets it.
+        ("", "  table = {jnp.int8: jnp.int32}\n  table.clear()\n  acc_t = table.get(DT, jnp.float32)\n"),
+        ("", "  keys = {jnp.float16}\n  keys.add(jnp.int8)\n  acc_t = jnp.float32 if DT in keys else jnp.int32\n"),
+        # Keys whose sameness is not decided: the table is not known.
+        ("", "  table = {o_ref: jnp.int32, jnp.int8: jnp.float32}\n  acc_t = table[DT]\n"),
+    ],
+)
+def test_tables_that_change_or_are_undecided_are_unknown(prelude: str, setup: str) -> None:
+    report = check(_pallas("DT = jnp.int8\n" + prelude, "acc_t", setup=setup), [], target_jax=V, known=False)
+    assert report.calls == 1 and report.known_calls == 0
 
 
 def test_helper_function_chooses_the_accumulator() -> None:

@@ -190,6 +190,22 @@ GUARDS = {
     "skip_in_helper": (
         "    self._skip_unless_valid(dtype, acc_dtype)\n"
     ),
+    # A table keyed by dtypes, its keys, set operators: each decides the skip (undecided, the
+    # world it skips would be reported).
+    "skip_by_table": (
+        "    acc_for = {jnp.int8: jnp.int32, jnp.float16: jnp.float32}\n"
+        "    if acc_for[dtype] != acc_dtype:\n"
+        "      self.skipTest('Invalid accumulator for this operand type')\n"
+    ),
+    "skip_by_table_keys": (
+        "    ints = {jnp.int8: 'int8', jnp.int4: 'int4'}\n"
+        "    if (dtype in ints.keys()) != (acc_dtype == jnp.int32):\n"
+        "      self.skipTest('Invalid accumulator for this operand type')\n"
+    ),
+    "skip_by_set_operators": (
+        "    if (dtype in ({jnp.int8} | {jnp.int4}) - {jnp.int4}) != (acc_dtype == jnp.int32):\n"
+        "      self.skipTest('Invalid accumulator for this operand type')\n"
+    ),
 }
 
 HELPER = '''
@@ -215,7 +231,9 @@ def test_decorator_worlds_without_guard(decorator: str) -> None:
     )
 
 
-@pytest.mark.parametrize("guard", ["skip_test", "early_return", "skip_in_helper"])
+@pytest.mark.parametrize(
+    "guard", ["skip_test", "early_return", "skip_in_helper", "skip_by_table", "skip_by_table_keys",
+              "skip_by_set_operators"])
 @pytest.mark.parametrize("decorator", sorted(DECORATORS))
 def test_guards_prune_invalid_worlds(decorator: str, guard: str) -> None:
     dec, params = DECORATORS[decorator]
@@ -622,3 +640,39 @@ def test_a_wide_sweep_finds_a_two_axis_mistake_in_its_covering_set() -> None:
 def test_a_wide_sweep_of_correct_code_stays_clean() -> None:
     code = WIDE_SWEEP.format(acc_signed="utils.is_signed(acc_dtype)")
     assert check(code, []).calls == 1
+
+
+@pytest.mark.parametrize(
+    ("sweep", "table"),
+    [("ACC_FOR", "ACC_FOR"), ("ACC_FOR.keys()", "ACC_FOR"), ("list(ACC_FOR)", "ACC_FOR"), ("NAMES.keys()", "NAMES")],
+)
+def test_a_table_feeds_product(sweep: str, table: str) -> None:
+    """A sweep over a dict iterates its keys in order: a dict keyed by dtypes, or by names."""
+    code = f'''
+    from absl.testing import parameterized
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+    ACC_FOR = {{jnp.bfloat16: jnp.float32, jnp.int8: jnp.float32}}
+    NAMES = {{"bfloat16": jnp.float32, "int8": jnp.float32}}
+
+
+    class Test(parameterized.TestCase):
+
+      @parameterized.product(dtype={sweep})
+      def test_mma(self, dtype):
+        acc_dtype = {table}[dtype]
+        dtype = jnp.dtype(dtype)
+
+        def body(a_ref, b_ref, o_ref):
+          acc = plgpu.layout_cast(jnp.zeros((128, 64), acc_dtype), plgpu.Layout.MMA_ACC(dtype))
+          a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(dtype))
+          b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(dtype))
+          o_ref[...] = plgpu.mma(acc, a, b)
+
+        f = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128, 64), acc_dtype))
+        f(jnp.zeros((128, 128), dtype), jnp.zeros((64, 128), dtype))
+    '''
+    report = check(code, ["MMA101"], target_jax="0.11")
+    assert len(only(report, "MMA101")["worlds"]) == 1

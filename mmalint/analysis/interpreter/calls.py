@@ -39,10 +39,12 @@ from mmalint.analysis.values import (
     DType,
     Func,
     Instance,
+    MapVal,
     Method,
     Origin,
     Partial,
     Ref,
+    SetVal,
     TupleVal,
     Value,
     join,
@@ -56,7 +58,7 @@ CROSS_MODULE_STEPS_PER_FUNCTION = 1_000
 
 # As tuples: `A | B` in an `isinstance` builds a union each time it runs (see operators.py).
 _CALLABLE = (BoundMethod, Func)
-_CONTAINERS = (DictVal, TupleVal)
+_CONTAINERS = (DictVal, TupleVal, MapVal, SetVal)
 
 
 class Calls(Machine):
@@ -459,8 +461,12 @@ class Calls(Machine):
         found = REGISTRY.method_for(type(receiver), name)
         return found(self, receiver, args, Call(node, frame, block)) if found is not None else UNKNOWN
 
-    def _container_method(self, receiver: DictVal | TupleVal, name: str, args: Args, frame: Frame) -> Value:
-        """Methods of dicts and lists: reads of known keys, and mutations (which rebind)."""
+    def _container_method(
+        self, receiver: DictVal | TupleVal | MapVal | SetVal, name: str, args: Args, frame: Frame
+    ) -> Value:
+        """Methods of dicts, lists and sets: reads of known keys, and mutations (which rebind)."""
+        if isinstance(receiver, MapVal | SetVal):
+            return self._keyed_method(receiver, name, args, frame)
         if name in _MUTATING_METHODS:
             if isinstance(receiver, DictVal) and name == "update" and not args.positional and args.complete:
                 updated = dict(receiver.items)
@@ -483,9 +489,43 @@ class Calls(Machine):
             if name == "items" and not args.positional and not args.keywords:
                 return TupleVal(tuple(TupleVal((Const(k), v)) for k, v in receiver.items), True)
             if name == "keys" and not args.positional and not args.keywords:
-                return TupleVal(tuple(Const(k) for k, _ in receiver.items), True)
+                return SetVal(tuple(Const(k) for k, _ in receiver.items), ordered=True)
             if name == "values" and not args.positional and not args.keywords:
                 return TupleVal(tuple(v for _, v in receiver.items), True)
+        return UNKNOWN
+
+    def _keyed_method(self, receiver: MapVal | SetVal, name: str, args: Args, frame: Frame) -> Value:
+        """Methods of a dict keyed by values that are not all strings, and of a set: reads
+        only; a mutation forgets it."""
+        if name in _MUTATING_METHODS or name in _SET_MUTATIONS:
+            self.rebind(receiver, UNKNOWN, frame)
+            return UNKNOWN
+        plain = not args.keywords and args.complete
+        if name == "copy" and plain and not args.positional:
+            return receiver
+        if isinstance(receiver, SetVal):
+            operator = _SET_METHODS.get(name)
+            if operator is None or not plain or not args.positional:
+                return UNKNOWN
+            result: Value = receiver
+            for other in args.positional:
+                items = other.items if isinstance(other, SetVal) else self.iterate(other)
+                if items is None or not isinstance(result, SetVal):
+                    return UNKNOWN
+                result = self.set_operation(operator, result, SetVal(tuple(items)))
+            return result
+        if name == "get" and plain and 1 <= len(args.positional) <= 2:
+            found, value = self.entry(receiver, args.positional[0])
+            if found is None:
+                return UNKNOWN
+            return value if found else (args.positional[1] if len(args.positional) == 2 else NONE)
+        if plain and not args.positional:
+            if name == "keys":
+                return SetVal(receiver.keys, ordered=True)
+            if name == "values":
+                return TupleVal(tuple(v for _, v in receiver.items), True)
+            if name == "items":
+                return TupleVal(tuple(TupleVal((k, v)) for k, v in receiver.items), True)
         return UNKNOWN
 
     def rebind(self, old: Value, new: Value, frame: Frame) -> None:
@@ -500,6 +540,12 @@ class Calls(Machine):
             scope = scope.parent
 
 
+# A set's methods that mutate it, besides the dict's and list's below.
+_SET_MUTATIONS = frozenset(
+    {"add", "discard", "difference_update", "intersection_update", "symmetric_difference_update"}
+)
+# A set's methods that give a new set, as its operators do.
+_SET_METHODS = {"union": "|", "intersection": "&", "difference": "-", "symmetric_difference": "^"}
 _MUTATING_METHODS = frozenset(
     {"update", "append", "extend", "insert", "pop", "popitem", "setdefault", "clear", "remove",
      "sort", "reverse", "__setitem__", "__delitem__"}
@@ -580,6 +626,10 @@ def _plain(value: Value, depth: int) -> bool:
         return depth > 0 and all(_plain(v, depth - 1) for v in value.items)
     if isinstance(value, DictVal):
         return depth > 0 and all(_plain(v, depth - 1) for _, v in value.items)
+    if isinstance(value, MapVal):
+        return depth > 0 and all(_plain(k, depth - 1) and _plain(v, depth - 1) for k, v in value.items)
+    if isinstance(value, SetVal):
+        return depth > 0 and all(_plain(v, depth - 1) for v in value.items)
     return True
 
 

@@ -25,7 +25,9 @@ from mmalint.analysis.values import (
     Api,
     ClassVal,
     Func,
+    MapVal,
     ProjectModule,
+    SetVal,
     Value,
     join,
 )
@@ -507,6 +509,12 @@ class Machine(ABC):
     def iterate(self, value: Value) -> list[Value] | None: ...
     @abstractmethod
     def subscript(self, value: Value, index: Value, node: cst.CSTNode, block: Block) -> Value: ...
+    @abstractmethod
+    def mapping(self, entries: Sequence[tuple[Value, Value]]) -> Value: ...
+    @abstractmethod
+    def entry(self, mapping: MapVal, key: Value) -> tuple[bool | None, Value]: ...
+    @abstractmethod
+    def set_operation(self, op: str, left: SetVal, right: SetVal) -> Value: ...
 
 
 # Each pattern matches within a row (no `\n` in it), so it runs only on the rows where a literal

@@ -24,6 +24,7 @@ from mmalint.analysis.values import (
     Const,
     DictVal,
     Func,
+    MapVal,
     Origin,
     ProjectModule,
     SetVal,
@@ -67,8 +68,8 @@ class Expressions(Machine):
     def eval(self, node: cst.BaseExpression, frame: Frame, block: Block) -> Value:
         self.budget.step()
         value = self._eval(node, frame, block)
-        kind = type(value)  # TupleVal and DictVal have no subclasses
-        if (kind is TupleVal or kind is DictVal) and (
+        kind = type(value)  # the containers have no subclasses
+        if (kind is TupleVal or kind is DictVal or kind is MapVal or kind is SetVal) and (
             value.size > bounds.MAX_SIZE or value.depth > bounds.MAX_DEPTH  # type: ignore[attr-defined]
         ):
             return UNKNOWN  # `t = (t, t)` in a loop: no fact about a kernel is that large
@@ -111,15 +112,15 @@ class Expressions(Machine):
             items = self._eval_elements(node.elements, frame, block)
             return SetVal(tuple(items)) if items is not None else UNKNOWN
         if type(node) is cst.Dict:
-            entries: list[tuple[str, Value]] = []
+            entries: list[tuple[Value, Value]] = []
             for element in node.elements:
                 if not isinstance(element, cst.DictElement):
                     return UNKNOWN
                 key = self.eval(element.key, frame, block)
-                if not (isinstance(key, Const) and isinstance(key.value, str)):
+                if not key.known:
                     return UNKNOWN
-                entries.append((key.value, self.eval(element.value, frame, block)))
-            return DictVal(tuple(entries))
+                entries.append((key, self.eval(element.value, frame, block)))
+            return self.mapping(entries)
         if type(node) is cst.BinaryOperation:
             left = self.eval(node.left, frame, block)
             right = self.eval(node.right, frame, block)
@@ -171,22 +172,37 @@ class Expressions(Machine):
             items = self._comprehension(node, frame, block)
             if items is None:
                 return UNKNOWN
+            if type(node) is cst.SetComp:
+                return SetVal(tuple(items))
             # A generator is an iterable that is not a tuple, like a list: absl's
             # `parameters(gen)` takes it as the test cases, where a lone tuple is one case.
             return TupleVal(tuple(items), True)
-        # Dict comprehensions, f-strings, await, yield, sets: not modelled.
+        if type(node) is cst.DictComp:
+            pairs = self._comprehension(node, frame, block)
+            if pairs is None:
+                return UNKNOWN
+            entries = [(p.items[0], p.items[1]) for p in pairs if isinstance(p, TupleVal)]
+            if len(entries) != len(pairs) or any(not key.known for key, _ in entries):
+                return UNKNOWN
+            return self.mapping(entries)
+        # f-strings, await, yield: not modelled.
         return UNKNOWN
 
     def _comprehension(
-        self, node: cst.ListComp | cst.GeneratorExp | cst.SetComp, frame: Frame, block: Block
+        self, node: cst.ListComp | cst.GeneratorExp | cst.SetComp | cst.DictComp, frame: Frame, block: Block
     ) -> list[Value] | None:
-        """`[f(x) for x in KNOWN if cond]` over known, small iterables; None otherwise."""
+        """`[f(x) for x in KNOWN if cond]` over known, small iterables (a dict's: each key and
+        value as a pair); None otherwise."""
         scope = Frame(self, frame, frozenset(), block)
         results: list[Value] = []
 
         def run(clause: cst.CompFor | None) -> bool:
             if clause is None:
-                results.append(self.eval(node.elt, scope, block))
+                if isinstance(node, cst.DictComp):  # its key and value, as a pair
+                    key = self.eval(node.key, scope, block)
+                    results.append(TupleVal((key, self.eval(node.value, scope, block))))
+                else:
+                    results.append(self.eval(node.elt, scope, block))
                 return len(results) <= MAX_UNROLL * 4
             iterable = self.eval(clause.iter, scope, block)
             items = self.iterate(iterable)

@@ -9,7 +9,7 @@ its model registered for its kind (`host.REGISTRY`), so nothing here names a lib
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import libcst as cst
@@ -25,8 +25,10 @@ from mmalint.analysis.values import (
     ClassVal,
     Const,
     DictVal,
+    DType,
     Func,
     Instance,
+    MapVal,
     Method,
     ProjectModule,
     SetVal,
@@ -38,7 +40,10 @@ from mmalint.analysis.values import (
 
 # Kinds tested on every attribute and truth test, as tuples: `A | B` in an `isinstance` builds
 # a union each time it runs, and the test reads a tuple faster.
-_CONTAINERS = (DictVal, TupleVal)
+_CONTAINERS = (DictVal, TupleVal, MapVal, SetVal)
+_HASHED = (SetVal, MapVal, DictVal)  # `in` looks a key up by hash
+# The most keys of a dict whose keys are not all strings (each is compared with the others).
+MAX_KEYS = 64
 _DEFINED = (Func, ClassVal)
 
 
@@ -100,7 +105,7 @@ class Operators(Machine):
                 return bool(value.value)
             except Exception:
                 return None
-        if isinstance(value, (*_CONTAINERS, SetVal)):
+        if isinstance(value, _CONTAINERS):
             return bool(value.items)
         if isinstance(value, Api) and value.name in REGISTRY.both_ways:
             return True
@@ -131,7 +136,10 @@ class Operators(Machine):
                 return None
             return same if op == "Is" else not same
         if op in ("In", "NotIn"):
-            items = list(right.items) if isinstance(right, SetVal) else self.iterate(right)
+            if isinstance(right, _HASHED):
+                found = self.found_in(left, right)
+                return None if found is None else found if op == "In" else not found
+            items = self.iterate(right)
             if items is None:
                 if isinstance(right, Const) and isinstance(right.value, str) and isinstance(left, Const):
                     try:
@@ -156,6 +164,85 @@ class Operators(Machine):
                 return bool(fn(left.value, right.value))
             except Exception:
                 return None
+        return None
+
+    def mapping(self, entries: Sequence[tuple[Value, Value]]) -> Value:
+        """The dict `entries` build in order (a key given twice keeps its first place and its
+        last value): a DictVal when every key is a string, else a MapVal when every key is
+        known and every two are decided distinct or the same, else UNKNOWN."""
+        if all(isinstance(k, Const) and isinstance(k.value, str) for k, _ in entries):
+            named: dict[str, Value] = {}
+            for key, value in entries:
+                named[key.value] = value  # type: ignore[attr-defined]
+            return DictVal(tuple(named.items()))
+        if len(entries) > MAX_KEYS:
+            return UNKNOWN
+        kept: list[list[Value]] = []
+        for key, value in entries:
+            for pair in kept:
+                same = self.member(key, pair[0])
+                if same is None:
+                    return UNKNOWN
+                if same:
+                    pair[1] = value
+                    break
+            else:
+                if not key.known:
+                    return UNKNOWN
+                kept.append([key, value])
+        return MapVal(tuple((k, v) for k, v in kept))
+
+    def found_in(self, key: Value, container: SetVal | MapVal | DictVal) -> bool | None:
+        """`key in container` for a set or a dict (its keys): None when a comparison that
+        could decide it is not decided."""
+        if isinstance(container, DictVal):
+            keys: Sequence[Value] = [Const(k) for k, _ in container.items]
+        else:
+            keys = container.items if isinstance(container, SetVal) else container.keys
+        undecided = False
+        for item in keys:
+            same = self.member(key, item)
+            if same is True:
+                return True
+            undecided = undecided or same is None
+        return None if undecided else False
+
+    def entry(self, mapping: MapVal, key: Value) -> tuple[bool | None, Value]:
+        """`mapping[key]`: (True, its value) when found, (False, UNKNOWN) when no key is it,
+        (None, UNKNOWN) when a comparison that could decide it is not decided."""
+        for k, v in mapping.items:
+            same = self.member(key, k)
+            if same is True:
+                return True, v
+            if same is None:
+                return None, UNKNOWN
+        return False, UNKNOWN
+
+    def member(self, left: Value, key: Value) -> bool | None:
+        """Whether `left` finds `key` in a set or among a dict's keys. Python compares hashes
+        first, then `==`: so a dtype object (`x.dtype`, `jnp.dtype(t)`) finds neither a scalar
+        type (`jnp.int8`) nor a name ('int8'), though `==` says each is equal to it."""
+        if isinstance(left, Unknown) or isinstance(key, Unknown):
+            return None
+        if isinstance(left, Const) and isinstance(key, Const):
+            try:
+                return hash(left.value) == hash(key.value) and bool(left.value == key.value)
+            except Exception:
+                return None
+        if isinstance(left, DType) and isinstance(key, DType):
+            return left.form == key.form and left.name == key.name
+        plain = (Const, DType, TupleVal)
+        if isinstance(left, plain) and isinstance(key, plain) and type(left) is not type(key):
+            return False  # a tuple, a dtype, a literal: never equal to one of another kind
+        if isinstance(left, TupleVal) and isinstance(key, TupleVal):
+            if len(left.items) != len(key.items):
+                return False
+            parts = [self.member(a, b) for a, b in zip(left.items, key.items, strict=True)]
+            if any(p is False for p in parts):
+                return False
+            return True if all(p is True for p in parts) else None
+        if type(left) is type(key) and (type(left) in REGISTRY.equality_kinds or isinstance(left, Api)):
+            return True if self._equal(left, key) is True else None
         return None
 
     def _equal(self, left: Value, right: Value) -> bool | None:
@@ -213,8 +300,33 @@ class Operators(Machine):
             if isinstance(count, int) and 0 <= count * len(left.items) <= 256:
                 return TupleVal(left.items * count, left.is_list)
             return UNKNOWN
+        if isinstance(left, SetVal) and isinstance(right, SetVal):
+            return self.set_operation(op, left, right)
         answer = REGISTRY.binary_for(left, right)
         return answer(op, left, right) if answer is not None else UNKNOWN
+
+    def set_operation(self, op: str, left: SetVal, right: SetVal) -> Value:
+        """`a | b`, `a & b`, `a - b`, `a ^ b` of two sets (a dict's keys among them): UNKNOWN
+        where an item's membership in the other is not decided."""
+        if op == "|":
+            return SetVal(left.items + right.items)
+        if op not in ("&", "-", "^"):
+            return UNKNOWN
+        kept: list[Value] = []
+        for item, other, keep in ((i, right, op == "&") for i in left.items):
+            found = self.found_in(item, other)
+            if found is None:
+                return UNKNOWN
+            if found is keep:
+                kept.append(item)
+        if op == "^":
+            for item in right.items:
+                found = self.found_in(item, left)
+                if found is None:
+                    return UNKNOWN
+                if not found:
+                    kept.append(item)
+        return SetVal(tuple(kept))
 
     def unary(self, op: str, operand: Value) -> Value:
         if op == "Not":
@@ -236,6 +348,10 @@ class Operators(Machine):
             return list(value.items)
         if isinstance(value, DictVal):
             return [Const(k) for k, _ in value.items]
+        if isinstance(value, MapVal):
+            return list(value.keys)
+        if isinstance(value, SetVal) and value.ordered:
+            return list(value.items)
         return None
 
     def subscript(self, value: Value, index: Value, node: cst.CSTNode, block: Block) -> Value:
@@ -255,6 +371,8 @@ class Operators(Machine):
         if isinstance(value, DictVal) and isinstance(index, Const) and isinstance(index.value, str):
             found = value.get(index.value)
             return found if found is not None else UNKNOWN
+        if isinstance(value, MapVal):
+            return self.entry(value, index)[1]
         answer = REGISTRY.subscripts.get(type(value))
         return answer(value, index, node, block) if answer is not None else UNKNOWN
 

@@ -27,7 +27,9 @@ from mmalint.analysis.values import (
     Api,
     Const,
     DictVal,
+    MapVal,
     ProjectModule,
+    SetVal,
     TupleVal,
     Value,
 )
@@ -329,17 +331,14 @@ class Statements(Machine):
             # `o_ref[...] = x` stores into a kernel ref: nothing to track. `cfg["acc"] = x` on a
             # dict or list bound to a name: follow a constant key, otherwise forget the container.
             container = self.eval(target.value, frame, block)
-            if isinstance(container, DictVal | TupleVal):
+            if isinstance(container, DictVal | TupleVal | MapVal | SetVal):
                 index = self.eval_slice(target, frame, block)
                 updated: Value = UNKNOWN
-                if (
-                    isinstance(container, DictVal)
-                    and isinstance(index, Const)
-                    and isinstance(index.value, str)
-                    and not self._uncertainty
-                ):
-                    entries = dict(container.items)
-                    entries[index.value] = value
-                    updated = DictVal(tuple(entries.items()))
+                if isinstance(container, DictVal | MapVal) and index.known and not self._uncertainty:
+                    entries: list[tuple[Value, Value]] = (
+                        [(Const(k), v) for k, v in container.items] if isinstance(container, DictVal)
+                        else list(container.items)
+                    )
+                    updated = self.mapping([*entries, (index, value)])
                 self.rebind(container, updated, frame)
 

@@ -21,6 +21,7 @@ from mmalint.analysis.values import (
     Const,
     DictVal,
     Func,
+    MapVal,
     SetVal,
     TupleVal,
     Value,
@@ -64,7 +65,7 @@ def _slice(host: Host, args: Bound, call: Call) -> Value:
 @model("builtins.len", signature="(obj)")
 def _len(host: Host, args: Bound, call: Call) -> Value:
     v = args["obj"]
-    if isinstance(v, TupleVal | DictVal):
+    if isinstance(v, TupleVal | DictVal | MapVal) or (isinstance(v, SetVal) and v.ordered):
         return Const(len(v.items))
     if isinstance(v, Const) and isinstance(v.value, str):
         return Const(len(v.value))
@@ -109,7 +110,7 @@ def _set(host: Host, args: Bound, call: Call) -> Value:
         return UNKNOWN
     given = args.positional[0]
     if isinstance(given, SetVal):
-        return given
+        return SetVal(given.items)
     items = host.iterate(given)
     return SetVal(tuple(items)) if items is not None else UNKNOWN
 
@@ -197,9 +198,14 @@ def _reversed(host: Host, args: Bound, call: Call) -> Value:
 
 @model("builtins.dict", signature="(*args, **kwargs)")
 def _dict(host: Host, args: Bound, call: Call) -> Value:
-    if args.positional or not args.complete:
+    if not args.complete:
         return UNKNOWN
-    return DictVal(tuple(args.keywords.items()))
+    if not args.positional:
+        return DictVal(tuple(args.keywords.items()))
+    given = args.positional[0]
+    if len(args.positional) == 1 and not args.keywords and isinstance(given, DictVal | MapVal):
+        return given  # a copy
+    return UNKNOWN
 
 
 def _convert(fn: Callable[[Any], object]) -> Callable[[Host, Bound, Call], Value]:
