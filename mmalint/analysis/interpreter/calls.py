@@ -110,6 +110,8 @@ class Calls(Machine):
             return UNKNOWN
         if args.complete:
             self._invoked.add(id(node))
+        if self._step_limit == sys.maxsize:  # a run a foreign helper's limit may cut short is not one
+            self._entered.add(id(node))
         traces = self._traces
         if traces:
             traces[-1].called(node, args.complete)
@@ -165,6 +167,8 @@ class Calls(Machine):
             self._pend(func, handed)
         for node in found.invoked:
             self._invoked.add(id(node))
+        for node in found.entered:
+            self._entered.add(id(node))
         self._deepest = max(self._deepest, len(self._stack) + found.depth)
         if self._traces:
             self._traces[-1].absorb_replay(found)

@@ -151,6 +151,9 @@ class Machine(ABC):
         self._stack: list[cst.CSTNode] = []
         self._defined: list[Func] = []
         self._invoked: set[int] = set()
+        # Functions entered in this world, with or without every argument known (by id of their
+        # nodes); neither kind is run blind at the world's end (`Roots._run_uninvoked`).
+        self._entered: set[int] = set()
         self._local_names_cache: dict[int, frozenset[str]] = {}
         self._current_module_block: Block | None = None
         # > 0 while running code that whichever root asks first runs for all: module-level

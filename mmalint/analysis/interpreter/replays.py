@@ -19,7 +19,7 @@ call that tried to record nothing is decided by the rest:
 
 What such a call may change besides its result is replayed: the nested functions it defined
 or handed to code no model knows (run blind at the end of the world, as they would have been)
-and those it called (which are then not). A call that did anything else is not remembered: a
+and those it entered, with every argument known or not (which are then not). A call that did anything else is not remembered: a
 store into an object, a rebound container, a record tried (even one not new: in another world
 it would be), a step of a foreign helper counted (`Calls._call_across` limits
 those per run, so a later call may be cut short where this one was not), or a call cut off by

@@ -141,6 +141,7 @@ class Roots(Machine):
             self.context = Context(world=(*class_binding, *world.bindings))
             self._defined = []
             self._invoked = set()
+            self._entered = set()
             # Each world may use what its root has left: worlds of one root run the same code,
             # and one of them that runs away ends only its root, not the others. Once the root
             # has nothing left, its other worlds are not started: each would stop at its first
@@ -231,9 +232,14 @@ class Roots(Machine):
         return found
 
     def _run_uninvoked(self) -> None:
-        """Nested functions never called with known arguments still get analysed, blind."""
+        """Nested functions never called still get analysed, blind, at the end of the world.
+        One that was entered, even with some argument unknown (a kernel launched with an
+        output type not known), already ran there with what was known and in its context (an
+        expected failure, a kernel's semantics): a blind run, outside that context, would add
+        nothing but what that context rules out (jax's tree: 113,513 steps, 14%, the same
+        findings). A call that a foreign helper's step limit may have cut short does not count."""
         while True:
-            pending = [f for f in self._defined if id(f.node) not in self._invoked]
+            pending = [f for f in self._defined if id(f.node) not in self._invoked and id(f.node) not in self._entered]
             if not pending:
                 return
             func = pending[0]
