@@ -75,6 +75,11 @@ class Host(Protocol):
         """The items of a known iterable."""
         ...
 
+    def members(self, value: Value) -> list[Value] | None:
+        """The distinct items of a set (in some order: Python's is not known), or of any
+        iterable `iterate` knows; None when two of them may or may not be the same."""
+        ...
+
     def store_attribute(self, owner: Value, attr: str | None, value: Value) -> None:
         """`owner.attr = value` (`attr` None: some attribute)."""
         ...

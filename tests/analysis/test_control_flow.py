@@ -104,6 +104,12 @@ out = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), jnp.float32))(
          ["MMA101"]),
         ("DT = jnp.int8\nACC = {d: jnp.float32 for d in (jnp.int8, jnp.uint8)}[DT]\n", "ACC", ["MMA101"]),
         ("DT = jnp.int8\nACC = dict({jnp.int8: jnp.float32})[DT]\n", "ACC", ["MMA101"]),
+        # Merged tables: the right one's entry wins.
+        ("DT = jnp.int8\nACC = ({jnp.float16: jnp.float32} | {jnp.int8: jnp.float32})[DT]\n", "ACC", ["MMA101"]),
+        ("DT = jnp.int8\nACC = ({jnp.int8: jnp.float32} | {jnp.int8: jnp.int32})[DT]\n", "ACC", []),
+        ("DT = jnp.int8\nACC = ({'x': 1} | {jnp.int8: jnp.float32})[DT]\n", "ACC", ["MMA101"]),
+        # A set sorted: its distinct items (np.int8 and jnp.int8 are one key).
+        ("DT = sorted({jnp.int8, np.int8})[0]\nACC = jnp.float32\n", "ACC", ["MMA101"]),
 
         ("DT = jnp.dtype('int8')\nACC = jnp.int32 if DT.kind == 'i' else jnp.float32\n", "ACC", []),
         ("DT = jnp.dtype('int8')\nACC = jnp.int32 if DT.itemsize == 1 else jnp.float32\n", "ACC", []),

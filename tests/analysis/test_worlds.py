@@ -644,7 +644,9 @@ def test_a_wide_sweep_of_correct_code_stays_clean() -> None:
 
 @pytest.mark.parametrize(
     ("sweep", "table"),
-    [("ACC_FOR", "ACC_FOR"), ("ACC_FOR.keys()", "ACC_FOR"), ("list(ACC_FOR)", "ACC_FOR"), ("NAMES.keys()", "NAMES")],
+    [("ACC_FOR", "ACC_FOR"), ("ACC_FOR.keys()", "ACC_FOR"), ("list(ACC_FOR)", "ACC_FOR"), ("NAMES.keys()", "NAMES"),
+     ("sorted({jnp.bfloat16} | {jnp.int8, np.int8}, key=lambda t: jnp.dtype(t).name)", "ACC_FOR"),
+     ("ACC_FOR", "({jnp.bfloat16: jnp.float32} | {jnp.int8: jnp.float32})")],
 )
 def test_a_table_feeds_product(sweep: str, table: str) -> None:
     """A sweep over a dict iterates its keys in order: a dict keyed by dtypes, or by names."""
@@ -652,6 +654,7 @@ def test_a_table_feeds_product(sweep: str, table: str) -> None:
     from absl.testing import parameterized
     import jax
     import jax.numpy as jnp
+    import numpy as np
     from jax.experimental.pallas import mosaic_gpu as plgpu
 
     ACC_FOR = {{jnp.bfloat16: jnp.float32, jnp.int8: jnp.float32}}

@@ -166,6 +166,18 @@ class Operators(Machine):
                 return None
         return None
 
+    def members(self, value: Value) -> list[Value] | None:
+        if not isinstance(value, SetVal) or value.ordered:
+            return self.iterate(value)
+        kept: list[Value] = []
+        for item in value.items:
+            found = [self.member(item, other) for other in kept]
+            if any(f is None for f in found):
+                return None
+            if not any(found):
+                kept.append(item)
+        return kept
+
     def mapping(self, entries: Sequence[tuple[Value, Value]]) -> Value:
         """The dict `entries` build in order (a key given twice keeps its first place and its
         last value): a DictVal when every key is a string, else a MapVal when every key is
@@ -302,6 +314,8 @@ class Operators(Machine):
             return UNKNOWN
         if isinstance(left, SetVal) and isinstance(right, SetVal):
             return self.set_operation(op, left, right)
+        if op == "|" and isinstance(left, DictVal | MapVal) and isinstance(right, DictVal | MapVal):
+            return self.mapping([*_entries(left), *_entries(right)])  # a merge: the right wins
         answer = REGISTRY.binary_for(left, right)
         return answer(op, left, right) if answer is not None else UNKNOWN
 
@@ -375,6 +389,12 @@ class Operators(Machine):
             return self.entry(value, index)[1]
         answer = REGISTRY.subscripts.get(type(value))
         return answer(value, index, node, block) if answer is not None else UNKNOWN
+
+
+def _entries(mapping: DictVal | MapVal) -> list[tuple[Value, Value]]:
+    if isinstance(mapping, DictVal):
+        return [(Const(k), v) for k, v in mapping.items]
+    return list(mapping.items)
 
 
 def _is_none(value: Value) -> bool:

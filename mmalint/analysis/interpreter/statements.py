@@ -25,7 +25,6 @@ from mmalint.analysis.values import (
     NONE,
     UNKNOWN,
     Api,
-    Const,
     DictVal,
     MapVal,
     ProjectModule,
@@ -335,10 +334,6 @@ class Statements(Machine):
                 index = self.eval_slice(target, frame, block)
                 updated: Value = UNKNOWN
                 if isinstance(container, DictVal | MapVal) and index.known and not self._uncertainty:
-                    entries: list[tuple[Value, Value]] = (
-                        [(Const(k), v) for k, v in container.items] if isinstance(container, DictVal)
-                        else list(container.items)
-                    )
-                    updated = self.mapping([*entries, (index, value)])
+                    updated = self.binary("|", container, self.mapping([(index, value)]), target)
                 self.rebind(container, updated, frame)
 

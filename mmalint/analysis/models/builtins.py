@@ -175,7 +175,7 @@ def _sorted(host: Host, args: Bound, call: Call) -> Value:
     they are constants that compare."""
     if len(args.positional) != 1 or not args.complete:
         return UNKNOWN
-    items = host.iterate(args.positional[0])
+    items = host.members(args.positional[0])  # a set's, in some order
     if items is None:
         return UNKNOWN
     unsorted = TupleVal(tuple(items), True)
