@@ -13,7 +13,7 @@ from typing import overload
 import libcst as cst
 
 from mmalint.analysis import Analysis, Program, analyze, index_source, indexes, reads
-from mmalint.analysis.calls import Entry, MmaSite
+from mmalint.analysis.calls import Context, Entry, MmaSite
 from mmalint.analysis.program import real_path
 from mmalint.analysis.source import BlockParseError, SourceFile, SourceSyntaxError
 from mmalint.analysis.values import Origin
@@ -155,6 +155,10 @@ def _report(
     roles_seen: dict[int, set[str]] = {}  # per call, the roles some path knows the type of
     apis: dict[int, str] = {}
     arch = parse_arch(settings.target_arch)
+    # Calls in a fallback's `try` (an `except` for the error an MMA path may raise): their
+    # findings, and the attempts (that `try` in a world) where some check raises.
+    attempted: list[tuple[MmaSite, list[Finding]]] = []
+    raising: set[tuple[int, tuple[object, ...]]] = set()
     for site in sites:
         call = _normalized(site, settings, catalog, version, arch, evaluated)
         key = id(site.origin.node)
@@ -165,6 +169,11 @@ def _report(
         roles_seen.setdefault(key, set()).update(
             role for role, op in call.operands.items() if op.element_type is not None)
         if site.context.expected_failure is not None and not settings.show_expected_failures:
+            if _in_fallback(site.context):
+                found = _findings(site, call, catalog, evaluated)
+                attempted.append((site, found))
+                if any(f.predicted is not None for f in found):
+                    raising.add(_attempt(site.context))
             continue
         # A call in another file of the tree: its file's per-file ignores apply.
         where = site.origin.block.source.filename
@@ -178,11 +187,23 @@ def _report(
         if not reported_here(use.origin, source, program):
             continue
         if use.context.expected_failure is not None and not settings.show_expected_failures:
+            if _in_fallback(use.context) and any(f.predicted is not None for f in evaluate_use(use, catalog, version)):
+                raising.add(_attempt(use.context))
             continue
         for use_finding in evaluate_use(use, catalog, version):
             if settings.enabled_for(use_finding.rule.code, use.origin.block.source.filename):
                 key2 = (use_finding.entry.id, id(use_finding.origin.node))
                 use_groups.setdefault(key2, []).append(use_finding)
+    # A silent miscompute raises nothing: no `except` catches it, and the fallback it was
+    # meant for never runs (unless a check of that attempt raises first: then it never runs).
+    silent: set[int] = set()
+    for site, found in attempted:
+        if _attempt(site.context) in raising:
+            continue
+        for finding in found:
+            if settings.enabled_for(finding.rule.code, site.origin.block.source.filename):
+                silent.add(id(finding))
+                groups.setdefault((finding.rule.code, id(site.origin.node), finding.subject), []).append(finding)
     # A call whose own spelling raises before its checks run (`mma.mma(...)`, MMA503).
     raised_at = {id(fs[0].use.origin.node): fs[0] for fs in use_groups.values()
                  if fs[0].predicted is not None and fs[0].origin is fs[0].use.origin}
@@ -197,7 +218,7 @@ def _report(
         if not findings:
             continue
         try:
-            diagnostic = _diagnostic(findings)
+            diagnostic = _diagnostic(findings, expected=not any(id(f) in silent for f in findings))
             if key in raised_at:
                 diagnostic = _after_spelling(diagnostic, raised_at[key])
             diagnostics.append(diagnostic)
@@ -282,7 +303,18 @@ def _fully_known(call: MmaCall) -> bool:
     )
 
 
-def _diagnostic(findings: list[Finding]) -> Diagnostic:
+def _in_fallback(context: Context) -> bool:
+    """Whether a call is in the `try` of a fallback (not a test's `assertRaises`, whose test
+    fails by itself when nothing raises, nor sees what else in it may raise)."""
+    return context.expected_failure is not None and isinstance(context.expected_failure.node, cst.Try)
+
+
+def _attempt(context: Context) -> tuple[int, tuple[object, ...]]:
+    assert context.expected_failure is not None
+    return id(context.expected_failure.node), tuple(context.world)
+
+
+def _diagnostic(findings: list[Finding], expected: bool = True) -> Diagnostic:
     """One diagnostic for a rule at a call site, whatever the number of worlds it holds in."""
     worldless = [f for f in findings if not f.call.site.context.world]
     # Describe the call from the path that knew the most about it (a kernel analysed blind and
@@ -295,7 +327,7 @@ def _diagnostic(findings: list[Finding]) -> Diagnostic:
             if world not in worlds:
                 worlds.append(world)
     context = first.call.site.context
-    severity = "info" if context.expected_failure is not None else first.rule.severity
+    severity = "info" if expected and context.expected_failure is not None else first.rule.severity
     message = first.message
     if len(worlds) > 1:
         message += f" (and {len(worlds) - 1} more world{'s' if len(worlds) > 2 else ''})"
