@@ -155,10 +155,9 @@ def _report(
     roles_seen: dict[int, set[str]] = {}  # per call, the roles some path knows the type of
     apis: dict[int, str] = {}
     arch = parse_arch(settings.target_arch)
-    # Calls in a fallback's `try` (an `except` for the error an MMA path may raise): their
-    # findings, and the attempts (that `try` in a world) where some check raises.
+    # Calls in a fallback's `try` (an `except` for the error an MMA path may raise), and their
+    # findings.
     attempted: list[tuple[MmaSite, list[Finding]]] = []
-    raising: set[tuple[int, tuple[object, ...]]] = set()
     for site in sites:
         call = _normalized(site, settings, catalog, version, arch, evaluated)
         key = id(site.origin.node)
@@ -170,10 +169,7 @@ def _report(
             role for role, op in call.operands.items() if op.element_type is not None)
         if site.context.expected_failure is not None and not settings.show_expected_failures:
             if _in_fallback(site.context):
-                found = _findings(site, call, catalog, evaluated)
-                attempted.append((site, found))
-                if any(f.predicted is not None for f in found):
-                    raising.add(_attempt(site.context))
+                attempted.append((site, _findings(site, call, catalog, evaluated)))
             continue
         # A call in another file of the tree: its file's per-file ignores apply.
         where = site.origin.block.source.filename
@@ -187,21 +183,24 @@ def _report(
         if not reported_here(use.origin, source, program):
             continue
         if use.context.expected_failure is not None and not settings.show_expected_failures:
-            if _in_fallback(use.context) and any(f.predicted is not None for f in evaluate_use(use, catalog, version)):
-                raising.add(_attempt(use.context))
             continue
         for use_finding in evaluate_use(use, catalog, version):
             if settings.enabled_for(use_finding.rule.code, use.origin.block.source.filename):
                 key2 = (use_finding.entry.id, id(use_finding.origin.node))
                 use_groups.setdefault(key2, []).append(use_finding)
     # A silent miscompute raises nothing: no `except` catches it, and the fallback it was
-    # meant for never runs (unless a check of that attempt raises first: then it never runs).
+    # meant for never runs; unless something raises first (then it never runs). Whether a
+    # check raises first in the same attempt is not told apart from an enclosing `try`, a
+    # helper of another module or another world: any check that raises where a failure is
+    # expected, anywhere the analysis went, keeps every silent one unreported.
     silent: set[int] = set()
-    for site, found in attempted:
-        if _attempt(site.context) in raising:
-            continue
-        for finding in found:
-            if settings.enabled_for(finding.rule.code, site.origin.block.source.filename):
+    if attempted and not _raises_where_expected(analysis, settings, catalog, version, arch, evaluated):
+        for site, found in attempted:
+            for finding in found:
+                if finding.predicted is not None or finding.by_operand or finding.enumerated:
+                    continue  # it raises (or may, whatever the operand): the fallback runs
+                if not settings.enabled_for(finding.rule.code, site.origin.block.source.filename):
+                    continue
                 silent.add(id(finding))
                 groups.setdefault((finding.rule.code, id(site.origin.node), finding.subject), []).append(finding)
     # A call whose own spelling raises before its checks run (`mma.mma(...)`, MMA503).
@@ -309,9 +308,23 @@ def _in_fallback(context: Context) -> bool:
     return context.expected_failure is not None and isinstance(context.expected_failure.node, cst.Try)
 
 
-def _attempt(context: Context) -> tuple[int, tuple[object, ...]]:
-    assert context.expected_failure is not None
-    return id(context.expected_failure.node), tuple(context.world)
+def _raises_where_expected(
+    analysis: Analysis, settings: Settings, catalog: Catalog, version: str, arch: tuple[int, int] | None,
+    evaluated: Evaluated | None,
+) -> bool:
+    """Whether some check of a call or an API use where a failure is expected (a `try`'s, an
+    `assertRaises`'s, in any module the analysis went through) raises, or may."""
+    for site in analysis.sites:
+        if site.context.expected_failure is None:
+            continue
+        call = _normalized(site, settings, catalog, version, arch, evaluated)
+        if any(f.predicted is not None or f.by_operand or f.enumerated
+               for f in _findings(site, call, catalog, evaluated)):
+            return True
+    return any(
+        use.context.expected_failure is not None and any(f.predicted is not None for f in evaluate_use(use, catalog, version))
+        for use in analysis.uses
+    )
 
 
 def _diagnostic(findings: list[Finding], expected: bool = True) -> Diagnostic:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from mmalint.analysis.calls import WorldBinding
-from mmalint.analysis.values import Api, Const, DictVal, MapVal, SetVal, TupleVal, Value
+from mmalint.analysis.values import Api, Const, DictVal, TupleVal, Value
 
 if TYPE_CHECKING:
     from mmalint.analysis.interpreter.core import Frame, Machine
@@ -191,11 +191,9 @@ def _cases(
 
 
 def _items(value: Value) -> tuple[Value, ...] | None:
-    """What iterating a sweep's argument gives, in order: a tuple's or list's items, a dict's
-    keys (`CONFIGS.keys()`, a dict keyed by dtypes)."""
-    if isinstance(value, TupleVal) or (isinstance(value, SetVal) and value.ordered):
-        return value.items
-    return value.keys if isinstance(value, MapVal) else None
+    """A sweep's list or tuple of cases: absl's `product` asserts one (a dict, its `.keys()`
+    fail when the class is defined), `parameters` takes a lone dict as one case."""
+    return value.items if isinstance(value, TupleVal) else None
 
 
 def _binding(name: str, value: Value) -> WorldBinding:

@@ -108,6 +108,15 @@ out = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), jnp.float32))(
         ("DT = jnp.int8\nACC = ({jnp.float16: jnp.float32} | {jnp.int8: jnp.float32})[DT]\n", "ACC", ["MMA101"]),
         ("DT = jnp.int8\nACC = ({jnp.int8: jnp.float32} | {jnp.int8: jnp.int32})[DT]\n", "ACC", []),
         ("DT = jnp.int8\nACC = ({'x': 1} | {jnp.int8: jnp.float32})[DT]\n", "ACC", ["MMA101"]),
+        # A dtype's `.type` is a scalar type, `jnp.int8.dtype` and jax's promotions dtype objects.
+        ("DT = jnp.int8\nACC = jnp.int32 if jnp.dtype(DT).type in {jnp.int8} else jnp.float32\n", "ACC", []),
+        ("DT = jnp.int8\nACC = jnp.float32 if DT.dtype in {jnp.int8} else jnp.int32\n", "ACC", []),
+        ("DT = jnp.int8\nACC = jnp.float32 if jnp.result_type(DT) in {jnp.int8: 1} else jnp.int32\n", "ACC", []),
+        ("DT = jnp.int8\nACC = jnp.float32 if jnp.promote_types(DT, DT) in {jnp.int8} else jnp.int32\n", "ACC", []),
+        # sorted() with a key sorts by it.
+        ("DT = sorted({jnp.float16, jnp.int8}, key=lambda t: jnp.dtype(t).itemsize)[0]\nACC = jnp.int32\n", "ACC", []),
+        ("DT = sorted((jnp.float16, jnp.int8), key=lambda t: jnp.dtype(t).itemsize, reverse=True)[-1]\n"
+         "ACC = jnp.int32\n", "ACC", []),
         # A set sorted: its distinct items (np.int8 and jnp.int8 are one key).
         ("DT = sorted({jnp.int8, np.int8})[0]\nACC = jnp.float32\n", "ACC", ["MMA101"]),
 
@@ -164,9 +173,25 @@ def test_branches_inside_the_kernel(setup: str, expect: list[str]) -> None:
         ("", "  keys = {jnp.float16}\n  keys.add(jnp.int8)\n  acc_t = jnp.float32 if DT in keys else jnp.int32\n"),
         # Keys whose sameness is not decided: the table is not known.
         ("", "  table = {o_ref: jnp.int32, jnp.int8: jnp.float32}\n  acc_t = table[DT]\n"),
+        # Changed in place through another name, a copy, a callee, a container or a view: the
+        # interpreter keeps containers as values, so every holder is forgotten.
+        ("", "  m = {jnp.int8: jnp.int32}\n  c = {jnp.int8: jnp.int32}\n  c[jnp.int8] = jnp.float32\n  acc_t = m[DT]\n"),
+        ("", "  m = {jnp.int8: jnp.int32}\n  c = dict(m)\n  c[jnp.int8] = jnp.float32\n  acc_t = m[DT]\n"),
+        ("", "  m = {jnp.int8: jnp.int32}\n  c = m.copy()\n  c[jnp.int8] = jnp.float32\n  acc_t = m[DT]\n"),
+        ("", "  a = {jnp.int8: jnp.float32}\n  b = a\n  b |= {jnp.int8: jnp.int32}\n  acc_t = a[DT]\n"),
+        ("", "  ints = {jnp.int4}\n  alias = ints\n  alias |= {jnp.int8}\n"
+             "  acc_t = jnp.int32 if DT in ints else jnp.float32\n"),
+        ("def fix(t):\n  t[jnp.int8] = jnp.int32\n",
+         "  t = {jnp.int8: jnp.float32}\n  fix(t)\n  acc_t = t[DT]\n"),
+        ("", "  t = {jnp.int8: jnp.float32}\n  box = {'t': t}\n  t[jnp.int8] = jnp.int32\n  acc_t = box['t'][DT]\n"),
+        ("", "  t = {jnp.float16: jnp.float32}\n  ks = t.keys()\n  t[jnp.int8] = jnp.int32\n"
+             "  acc_t = jnp.int32 if DT in ks else jnp.float32\n"),
+        ("", "  t = {jnp.int8: jnp.float32, jnp.float16: jnp.float32}\n  del t[jnp.int8]\n"
+             "  acc_t = t.get(DT, jnp.int32)\n"),
     ],
 )
 def test_tables_that_change_or_are_undecided_are_unknown(prelude: str, setup: str) -> None:
+    # (In Python each accumulator here is int32: reported, a stale table is a false positive.)
     report = check(_pallas("DT = jnp.int8\n" + prelude, "acc_t", setup=setup), [], target_jax=V, known=False)
     assert report.calls == 1 and report.known_calls == 0
 

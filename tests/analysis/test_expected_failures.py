@@ -368,3 +368,55 @@ def test_a_silent_miscompute_in_a_fallback_is_reported(attempt: str, expect: lis
     report = check(FALLBACK.format(attempt=attempt), expect, target_jax="0.11")
     for diag in report.diagnostics:
         assert diag.to_json()["severity"] == "error"
+
+
+BLIND_AFTER_ENTRY = '''
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+import some_runner
+
+
+def make(dtype, acc_dtype):
+  def body(o_ref):
+    acc = plgpu.layout_cast(jnp.zeros((128, 64), acc_dtype), plgpu.Layout.MMA_ACC(dtype))
+    a = plgpu.layout_cast(jnp.zeros((128, 64), dtype), plgpu.Layout.MMA_LHS(dtype))
+    b = plgpu.layout_cast(jnp.zeros((64, 64), dtype), plgpu.Layout.MMA_RHS(dtype))
+    o_ref[...] = do_mma(acc, a, b)
+  return body
+
+
+def do_mma(acc, a, b):
+  return plgpu.mma(acc, a, b)
+
+
+{hops}
+def run():
+{run}
+'''
+
+
+@pytest.mark.parametrize(
+    ("hops", "run"),
+    [
+        # handed to code no model knows, besides a launch (of the same def) with something unknown
+        ("", "  some_runner.run_kernel(make(jnp.int8, jnp.float32))\n"
+             "  plgpu.kernel(make(jnp.int8, jnp.int32), out_type=make_out_type())()\n"),
+        # entered so deep that its own call of a helper is cut by the depth guard
+        ("".join(f"def hop{i}(f):\n  return hop{i + 1}(f)\n\n" for i in range(9))
+         + "def hop9(f):\n  return plgpu.kernel(f, out_type=make_out_type())()\n\n",
+         "  hop0(make(jnp.int8, jnp.float32))\n"),
+    ],
+)
+def test_a_kernel_entered_with_unknowns_still_runs_blind_where_it_may_go_further(hops: str, run: str) -> None:
+    check(BLIND_AFTER_ENTRY.format(hops=hops, run=run), ["MMA101"], target_jax="0.11")
+
+
+def test_a_silent_miscompute_after_a_raise_in_an_outer_try_is_not_reported() -> None:
+    code = FALLBACK.format(attempt=(
+        "    try:\n"
+        "      mma_kernel(jnp.int8, jnp.float32)(a.astype(jnp.int8), b.astype(jnp.int8))\n"
+        "    except ValueError:\n"
+        "      pass\n"
+        "    return mma_kernel(jnp.uint8, jnp.int32)(a, b)\n"))
+    check(code, [], target_jax="0.11")

@@ -650,3 +650,25 @@ def test_each_file_of_a_run_records_the_walk_it_took_through_a_shared_program(tm
         assert record.probes == alone.probes and record.texts == alone.texts and record.checked == alone.checked
     assert second.probes and set(second.texts) == {os.path.realpath(root / n) for n in ("ops.py", "kernels.py")}
     assert first.probes.items() >= {k: v for k, v in second.probes.items() if "tests" not in k}.items()
+
+
+def test_a_helpers_answer_is_not_reused_for_a_dtype_of_another_form(tmp_path: Path) -> None:
+    """`jnp.int8` and `jnp.dtype(jnp.int8)` are equal but look each other up in no dict: a
+    helper of another module called with each answers each (its summary is keyed by the form)."""
+    root = project(tmp_path, {
+        "tables.py": "import jax.numpy as jnp\n_SCALE = {jnp.int8: jnp.float32}\n\n"
+                     "def acc_for(dt):\n  return _SCALE.get(dt, jnp.int32)\n",
+        "main.py": (
+            "import jax\nimport jax.numpy as jnp\nfrom jax.experimental.pallas import mosaic_gpu as plgpu\n"
+            "from tables import acc_for\n\nDT = jnp.int8\n"
+            "SCALE, ACC = [acc_for(t) for t in (DT, jnp.dtype(DT))]  # float32, then int32\n\n"
+            "def body(a_ref, b_ref, o_ref):\n"
+            "  acc = plgpu.layout_cast(jnp.zeros((128, 64), ACC), plgpu.Layout.MMA_ACC(DT))\n"
+            "  a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(DT))\n"
+            "  b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(DT))\n"
+            "  o_ref[...] = plgpu.mma(acc, a, b)\n\n"
+            "out = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128, 64), jnp.int32))(\n"
+            "    jnp.zeros((128, 64), DT), jnp.zeros((64, 64), DT))\n"
+        ),
+    })
+    assert check(root, "main.py") == []

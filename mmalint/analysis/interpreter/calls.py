@@ -107,6 +107,7 @@ class Calls(Machine):
         node = func.node
         if len(self._stack) >= MAX_CALL_DEPTH or any(n is node for n in self._stack):
             self.unrepeatable += 1
+            self._cut += 1
             return UNKNOWN
         if args.complete:
             self._invoked.add(id(node))
@@ -195,6 +196,7 @@ class Calls(Machine):
         self._in_main += in_main
         if in_main and by_root.active is not None:
             by_root.entered(self, func.block, node, self._lazy_code > 0)
+        cut = self._cut
         try:
             if isinstance(node, cst.Lambda):
                 return self.eval(node.body, frame, func.block)
@@ -208,6 +210,10 @@ class Calls(Machine):
         finally:
             self._stack.pop()
             self._in_main -= in_main
+            if self._cut != cut and not args.complete:
+                # A call the depth or recursion guard cut short ran only part of it: the blind
+                # run at the world's end (from the top of the stack) may go further.
+                self._entered.discard(id(node))
         if flow is Flow.RAISE and not frame.returns:
             if root:
                 return UNKNOWN
@@ -309,9 +315,14 @@ class Calls(Machine):
         self, callee: Value, args: Args, node: cst.CSTNode, frame: Frame, block: Block
     ) -> Value:
         if isinstance(callee, Func):
+            mark = len(self._rebound)
             if callee.block.source is not block.source:
-                return self._call_across(callee, args, node, block)
-            return self.call_function(callee, args, node)
+                result = self._call_across(callee, args, node, block)
+            else:
+                result = self.call_function(callee, args, node)
+            if len(self._rebound) > mark:
+                self._forget_changed(args, mark, frame)
+            return result
         if isinstance(callee, BoundMethod):
             bound = Args(
                 [callee.self_value, *args.positional],
@@ -320,9 +331,14 @@ class Calls(Machine):
                 args.keyword_nodes,
                 args.complete,
             )
+            mark = len(self._rebound)
             if callee.func.block.source is not block.source:
-                return self._call_across(callee.func, bound, node, block)
-            return self.call_function(callee.func, bound, node)
+                result = self._call_across(callee.func, bound, node, block)
+            else:
+                result = self.call_function(callee.func, bound, node)
+            if len(self._rebound) > mark:
+                self._forget_changed(bound, mark, frame)
+            return result
         if isinstance(callee, Partial):
             merged = Args(
                 [*callee.args, *args.positional],
@@ -352,6 +368,8 @@ class Calls(Machine):
         nested def as it is defined, a function handed to code no model knows once."""
         if self._traces:
             self._traces[-1].pend(func, handed)
+        if handed:
+            self._handed.add(id(func))  # unknown code may call it anywhere: it runs blind
         if not (handed and func in self._defined):
             self._defined.append(func)
             self.effects += 1
@@ -533,15 +551,68 @@ class Calls(Machine):
         return UNKNOWN
 
     def rebind(self, old: Value, new: Value, frame: Frame) -> None:
-        """`kwargs.pop(k)` mutates; values are immutable, so every name holding it is rebound."""
+        """`kwargs.pop(k)` mutates; values are immutable, so every name holding it is rebound.
+        Reading a name gives a copy that carries where it was read, so holders are matched by
+        facts: two names holding equal containers (a copy, an alias, two equal literals) may be
+        one object or two, and both are forgotten; so are containers holding it and a dict's
+        views (`t.keys()`: live in Python). The caller of a function that changed a container
+        it was given forgets it too (`call_value`)."""
         self.effects += 1
+        self._rebound.append(old)
+        views = _views(old)
+        holders: list[tuple[Frame, str]] = []
+        stale: list[tuple[Frame, str]] = []
         scope: Frame | None = frame
         while scope is not None:
-            for name, value in list(scope.env.items()):
-                # Reading a name gives a copy that carries where it was read: match by facts.
+            for name, value in scope.env.items():
                 if value is old or (type(value) is type(old) and value == old):
-                    scope.env[name] = new
+                    holders.append((scope, name))
+                elif isinstance(value, _MUTABLE) and (value in views or _holds(value, old, 2)):
+                    stale.append((scope, name))
             scope = scope.parent
+        for scope, name in holders:
+            scope.env[name] = new if len(holders) == 1 else UNKNOWN
+        for scope, name in stale:
+            scope.env[name] = UNKNOWN
+
+    def _forget_changed(self, args: Args, mark: int, frame: Frame) -> None:
+        """After a call that changed containers (`rebind` since `mark`): the caller's names
+        holding an argument it changed are forgotten (`def fix(t): t[k] = v`)."""
+        changed = self._rebound[mark:]
+        for value in [*args.positional, *args.keywords.values()]:
+            if isinstance(value, _MUTABLE) and any(type(c) is type(value) and c == value for c in changed):
+                self.rebind(value, UNKNOWN, frame)
+
+
+# Containers the interpreter keeps as values but Python changes in place.
+_MUTABLE = (DictVal, MapVal, SetVal, TupleVal)
+
+
+def _views(old: Value) -> tuple[Value, ...]:
+    """A dict's keys, values and items as `.keys()`, `.values()`, `.items()` give them."""
+    if isinstance(old, DictVal):
+        keys: tuple[Value, ...] = tuple(Const(k) for k, _ in old.items)
+    elif isinstance(old, MapVal):
+        keys = old.keys
+    else:
+        return ()
+    return (SetVal(keys, ordered=True), TupleVal(tuple(v for _, v in old.items), True),
+            TupleVal(tuple(TupleVal((k, v)) for k, (_, v) in zip(keys, old.items, strict=True)), True))
+
+
+def _holds(value: Value, old: Value, depth: int) -> bool:
+    """Whether a container holds `old` (by facts), `depth` levels down at most."""
+    if depth == 0:
+        return False
+    if isinstance(value, DictVal):
+        inner: tuple[Value, ...] = tuple(v for _, v in value.items)
+    elif isinstance(value, MapVal):
+        inner = tuple(part for entry in value.items for part in entry)
+    elif isinstance(value, TupleVal | SetVal):
+        inner = value.items
+    else:
+        return False
+    return any((type(v) is type(old) and v == old) or _holds(v, old, depth - 1) for v in inner)
 
 
 # A set's methods that mutate it, besides the dict's and list's below.
@@ -604,8 +675,9 @@ def _summary_key(func: Func, args: Args, context: Context) -> tuple[object, ...]
 
 
 def _origins(values: list[Value], out: list[object]) -> bool:
-    """The nodes where the facts of `values` (nested ones too) were decided, depth first; False
-    past `replays.MAX_FACTS` of them. A function is its own (compared by identity)."""
+    """The nodes where the facts of `values` (nested ones too) were decided, depth first, and
+    each dtype's form; False past `replays.MAX_FACTS` of them. A function is its own (compared
+    by identity)."""
     pending: list[object] = list(values)
     while pending:
         item = pending.pop()
@@ -616,6 +688,8 @@ def _origins(values: list[Value], out: list[object]) -> bool:
         elif isinstance(item, Func):
             continue
         elif isinstance(item, Value):
+            if isinstance(item, DType):
+                out.append(item.form)  # left out of its equality, not of a set's lookups
             pending.extend(item.__dict__.values())
         elif isinstance(item, tuple | list):
             pending.extend(item)

@@ -154,6 +154,9 @@ class Machine(ABC):
         # Functions entered in this world, with or without every argument known (by id of their
         # nodes); neither kind is run blind at the world's end (`Roots._run_uninvoked`).
         self._entered: set[int] = set()
+        self._cut = 0  # calls the depth or recursion guard refused so far
+        self._handed: set[int] = set()  # functions handed to code no model knows (by id)
+        self._rebound: list[Value] = []  # containers changed in place so far (`Calls.rebind`)
         self._local_names_cache: dict[int, frozenset[str]] = {}
         self._current_module_block: Block | None = None
         # > 0 while running code that whichever root asks first runs for all: module-level

@@ -91,6 +91,8 @@ class Statements(Machine):
             right = self.eval(stmt.value, frame, block)
             op = _AUG_OPS.get(type(stmt.operator))
             value = self.binary(op, current, right, stmt) if op else UNKNOWN
+            if isinstance(current, DictVal | MapVal | SetVal) or (isinstance(current, TupleVal) and current.is_list):
+                self.rebind(current, value, frame)  # `t |= ...`, `xs += ...`: in place
             self.assign(stmt.target, value, frame, block)
             return Flow.NORMAL
         if type(stmt) is cst.Return:
@@ -140,6 +142,12 @@ class Statements(Machine):
         if type(stmt) is cst.Try:
             return self.exec_try(stmt, frame, block)
         if type(stmt) is cst.Del:
+            # `del t[k]` changes the container: it is forgotten.
+            for deleted in _deleted(stmt.target):
+                if isinstance(deleted, cst.Subscript):
+                    container = self.eval(deleted.value, frame, block)
+                    if isinstance(container, DictVal | MapVal | SetVal | TupleVal):
+                        self.rebind(container, UNKNOWN, frame)
             return Flow.NORMAL
         # Global, Nonlocal, Pass, Match, TryStar... nothing we model changes.
         return Flow.NORMAL
@@ -337,3 +345,9 @@ class Statements(Machine):
                     updated = self.binary("|", container, self.mapping([(index, value)]), target)
                 self.rebind(container, updated, frame)
 
+
+def _deleted(target: cst.BaseDelTargetExpression) -> list[cst.BaseExpression]:
+    """The targets of a `del` (`del a[0], b[1]`)."""
+    if isinstance(target, cst.Tuple | cst.List):
+        return [e.value for e in target.elements]
+    return [target]

@@ -179,15 +179,24 @@ def _sorted(host: Host, args: Bound, call: Call) -> Value:
     if items is None:
         return UNKNOWN
     unsorted = TupleVal(tuple(items), True)
-    consts = [i.value for i in items if isinstance(i, Const)]
     reverse = args.keywords.get("reverse", FALSE)
-    if len(consts) != len(items) or "key" in args.keywords or not isinstance(reverse, Const):
+    key = args.keywords.get("key")
+    if not isinstance(reverse, Const) or set(args.keywords) - {"key", "reverse"}:
         return unsorted
+    if key is not None and key != NONE:
+        # `sorted(DTYPES, key=lambda t: jnp.dtype(t).name)`: each item's key, as it is called.
+        ranks = [host.call_value(key, Args([item], {}, [None], {}, True), call.node, call.frame, call.block)
+                 for item in items]
+    else:
+        ranks = items
+    consts = [r.value for r in ranks if isinstance(r, Const)]
+    if len(consts) != len(items):
+        return unsorted  # the order is not known: a sweep's cases do not depend on it
     try:
-        ordered = sorted(consts, reverse=bool(reverse.value))
-    except TypeError:  # constants that do not compare
+        order = sorted(range(len(items)), key=consts.__getitem__, reverse=bool(reverse.value))
+    except TypeError:  # keys that do not compare
         return unsorted
-    return TupleVal(tuple(Const(v) for v in ordered), True)
+    return TupleVal(tuple(items[i] for i in order), True)
 
 
 @model("builtins.reversed", signature="(*args)")

@@ -156,7 +156,7 @@ def _promoted(values: list[Value], origin: Origin | None) -> Value:
             return UNKNOWN
         results.add(promoted)
     if len(results) == 1:
-        return DType(results.pop(), origin=origin)
+        return DType(results.pop(), "dtype", origin=origin)  # jax returns a dtype object
     return DTypeSet(frozenset(results))  # inputs that are one of several dtypes
 
 
@@ -168,7 +168,10 @@ def _dtype_attribute(host: Host, value: Value, attr: str, node: cst.CSTNode) -> 
     if attr == "name":
         return Const(info.name)
     if attr in ("type", "dtype"):
-        return value
+        # `x.dtype.type` is the scalar type (`np.int8`), `jnp.int8.dtype` a dtype object: the
+        # two look each other up in no set or dict.
+        form = "type" if attr == "type" else "dtype"
+        return value if value.form == form else DType(value.name, form, origin=value.origin)
     if attr == "kind":
         return Const({"int": "i", "uint": "u", "bool": "b", "float": "f", "complex": "c"}[info.kind])
     return UNKNOWN
