@@ -247,12 +247,7 @@ class Operators(Machine):
         if isinstance(left, plain) and isinstance(key, plain) and type(left) is not type(key):
             return False  # a tuple, a dtype, a literal: never equal to one of another kind
         if isinstance(left, TupleVal) and isinstance(key, TupleVal):
-            if len(left.items) != len(key.items):
-                return False
-            parts = [self.member(a, b) for a, b in zip(left.items, key.items, strict=True)]
-            if any(p is False for p in parts):
-                return False
-            return True if all(p is True for p in parts) else None
+            return _pairwise(self.member, left, key)
         if type(left) is type(key) and (type(left) in REGISTRY.equality_kinds or isinstance(left, Api)):
             return True if self._equal(left, key) is True else None
         return None
@@ -271,12 +266,7 @@ class Operators(Machine):
             if type(left) is not type(right):
                 return False
             if isinstance(left, TupleVal) and isinstance(right, TupleVal):
-                if len(left.items) != len(right.items):
-                    return False
-                parts = [self._equal(a, b) for a, b in zip(left.items, right.items, strict=True)]
-                if any(p is False for p in parts):
-                    return False
-                return True if all(p is True for p in parts) else None
+                return _pairwise(self._equal, left, right)
             if isinstance(left, Const) and isinstance(right, Const):
                 try:
                     return bool(left.value == right.value)
@@ -389,6 +379,17 @@ class Operators(Machine):
             return self.entry(value, index)[1]
         answer = REGISTRY.subscripts.get(type(value))
         return answer(value, index, node, block) if answer is not None else UNKNOWN
+
+
+def _pairwise(same: Callable[[Value, Value], bool | None], left: TupleVal, right: TupleVal) -> bool | None:
+    """Two tuples item by item: False when their lengths or an item differ, True when every
+    item is the same, else None."""
+    if len(left.items) != len(right.items):
+        return False
+    parts = [same(a, b) for a, b in zip(left.items, right.items, strict=True)]
+    if any(p is False for p in parts):
+        return False
+    return True if all(p is True for p in parts) else None
 
 
 def _entries(mapping: DictVal | MapVal) -> list[tuple[Value, Value]]:
