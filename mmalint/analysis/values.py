@@ -178,6 +178,18 @@ class MapVal(Value):
         return tuple(k for k, _ in self.items)
 
 
+# The containers the interpreter keeps as values, which Python changes in place (as a tuple:
+# `A | B` in an `isinstance` builds a union each time it runs).
+CONTAINERS = (DictVal, TupleVal, MapVal, SetVal)
+
+
+def dict_entries(mapping: DictVal | MapVal) -> list[tuple[Value, Value]]:
+    """A dict's keys (a string key as a `Const`) and values, in order."""
+    if isinstance(mapping, DictVal):
+        return [(Const(k), v) for k, v in mapping.items]
+    return list(mapping.items)
+
+
 @dataclass(frozen=True)
 class DType(Value):
     """A NumPy-style dtype: `jnp.int8`, `np.dtype("int8")`, `x.dtype`."""

@@ -28,6 +28,7 @@ from mmalint.analysis.scopes import LocalNames, read_only_visit
 from mmalint.analysis.scopes import dotted_name as _dotted
 from mmalint.analysis.source import Block
 from mmalint.analysis.values import (
+    CONTAINERS,
     NONE,
     UNKNOWN,
     Api,
@@ -47,6 +48,7 @@ from mmalint.analysis.values import (
     SetVal,
     TupleVal,
     Value,
+    dict_entries,
     join,
 )
 
@@ -58,7 +60,6 @@ CROSS_MODULE_STEPS_PER_FUNCTION = 1_000
 
 # As tuples: `A | B` in an `isinstance` builds a union each time it runs (see operators.py).
 _CALLABLE = (BoundMethod, Func)
-_CONTAINERS = (DictVal, TupleVal, MapVal, SetVal)
 
 
 class Calls(Machine):
@@ -314,6 +315,15 @@ class Calls(Machine):
     def call_value(
         self, callee: Value, args: Args, node: cst.CSTNode, frame: Frame, block: Block
     ) -> Value:
+        if isinstance(callee, BoundMethod):  # its function, with its object first
+            args = Args(
+                [callee.self_value, *args.positional],
+                args.keywords,
+                [None, *args.nodes],
+                args.keyword_nodes,
+                args.complete,
+            )
+            callee = callee.func
         if isinstance(callee, Func):
             mark = len(self._rebound)
             if callee.block.source is not block.source:
@@ -322,22 +332,6 @@ class Calls(Machine):
                 result = self.call_function(callee, args, node)
             if len(self._rebound) > mark:
                 self._forget_changed(args, mark, frame)
-            return result
-        if isinstance(callee, BoundMethod):
-            bound = Args(
-                [callee.self_value, *args.positional],
-                args.keywords,
-                [None, *args.nodes],
-                args.keyword_nodes,
-                args.complete,
-            )
-            mark = len(self._rebound)
-            if callee.func.block.source is not block.source:
-                result = self._call_across(callee.func, bound, node, block)
-            else:
-                result = self.call_function(callee.func, bound, node)
-            if len(self._rebound) > mark:
-                self._forget_changed(bound, mark, frame)
             return result
         if isinstance(callee, Partial):
             merged = Args(
@@ -478,7 +472,7 @@ class Calls(Machine):
 
     def _call_method(self, method: Method, args: Args, node: cst.CSTNode, frame: Frame, block: Block) -> Value:
         receiver, name = method.receiver, method.name
-        if isinstance(receiver, _CONTAINERS):
+        if isinstance(receiver, CONTAINERS):
             return self._container_method(receiver, name, args, frame)
         found = REGISTRY.method_for(type(receiver), name)
         return found(self, receiver, args, Call(node, frame, block)) if found is not None else UNKNOWN
@@ -508,12 +502,8 @@ class Calls(Machine):
             if name == "copy":
                 return receiver
             # Iterating a config table: `for name, cfg in CONFIGS.items()`.
-            if name == "items" and not args.positional and not args.keywords:
-                return TupleVal(tuple(TupleVal((Const(k), v)) for k, v in receiver.items), True)
-            if name == "keys" and not args.positional and not args.keywords:
-                return SetVal(tuple(Const(k) for k, _ in receiver.items), ordered=True)
-            if name == "values" and not args.positional and not args.keywords:
-                return TupleVal(tuple(v for _, v in receiver.items), True)
+            if name in _VIEWS and not args.positional and not args.keywords:
+                return _views(receiver)[_VIEWS.index(name)]
         return UNKNOWN
 
     def _keyed_method(self, receiver: MapVal | SetVal, name: str, args: Args, frame: Frame) -> Value:
@@ -541,13 +531,8 @@ class Calls(Machine):
             if found is None:
                 return UNKNOWN
             return value if found else (args.positional[1] if len(args.positional) == 2 else NONE)
-        if plain and not args.positional:
-            if name == "keys":
-                return SetVal(receiver.keys, ordered=True)
-            if name == "values":
-                return TupleVal(tuple(v for _, v in receiver.items), True)
-            if name == "items":
-                return TupleVal(tuple(TupleVal((k, v)) for k, v in receiver.items), True)
+        if name in _VIEWS and plain and not args.positional:
+            return _views(receiver)[_VIEWS.index(name)]
         return UNKNOWN
 
     def rebind(self, old: Value, new: Value, frame: Frame) -> None:
@@ -567,7 +552,7 @@ class Calls(Machine):
             for name, value in scope.env.items():
                 if value is old or (type(value) is type(old) and value == old):
                     holders.append((scope, name))
-                elif isinstance(value, _MUTABLE) and (value in views or _holds(value, old, 2)):
+                elif isinstance(value, CONTAINERS) and (value in views or _holds(value, old, 2)):
                     stale.append((scope, name))
             scope = scope.parent
         for scope, name in holders:
@@ -580,24 +565,21 @@ class Calls(Machine):
         holding an argument it changed are forgotten (`def fix(t): t[k] = v`)."""
         changed = self._rebound[mark:]
         for value in [*args.positional, *args.keywords.values()]:
-            if isinstance(value, _MUTABLE) and any(type(c) is type(value) and c == value for c in changed):
+            if isinstance(value, CONTAINERS) and any(type(c) is type(value) and c == value for c in changed):
                 self.rebind(value, UNKNOWN, frame)
 
 
-# Containers the interpreter keeps as values but Python changes in place.
-_MUTABLE = (DictVal, MapVal, SetVal, TupleVal)
+# A dict's methods that give a view of it, in the order `_views` gives them.
+_VIEWS = ("keys", "values", "items")
 
 
 def _views(old: Value) -> tuple[Value, ...]:
     """A dict's keys, values and items as `.keys()`, `.values()`, `.items()` give them."""
-    if isinstance(old, DictVal):
-        keys: tuple[Value, ...] = tuple(Const(k) for k, _ in old.items)
-    elif isinstance(old, MapVal):
-        keys = old.keys
-    else:
+    if not isinstance(old, DictVal | MapVal):
         return ()
-    return (SetVal(keys, ordered=True), TupleVal(tuple(v for _, v in old.items), True),
-            TupleVal(tuple(TupleVal((k, v)) for k, (_, v) in zip(keys, old.items, strict=True)), True))
+    entries = dict_entries(old)
+    return (SetVal(tuple(k for k, _ in entries), ordered=True), TupleVal(tuple(v for _, v in entries), True),
+            TupleVal(tuple(TupleVal(entry) for entry in entries), True))
 
 
 def _holds(value: Value, old: Value, depth: int) -> bool:

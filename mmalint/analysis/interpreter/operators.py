@@ -19,6 +19,7 @@ from mmalint.analysis.host import REGISTRY
 from mmalint.analysis.interpreter.core import Machine
 from mmalint.analysis.source import Block
 from mmalint.analysis.values import (
+    CONTAINERS,
     UNKNOWN,
     Api,
     BoundMethod,
@@ -36,11 +37,11 @@ from mmalint.analysis.values import (
     Unknown,
     Value,
     as_int,
+    dict_entries,
 )
 
 # Kinds tested on every attribute and truth test, as tuples: `A | B` in an `isinstance` builds
 # a union each time it runs, and the test reads a tuple faster.
-_CONTAINERS = (DictVal, TupleVal, MapVal, SetVal)
 _HASHED = (SetVal, MapVal, DictVal)  # `in` looks a key up by hash
 # The most keys of a dict whose keys are not all strings (each is compared with the others).
 MAX_KEYS = 64
@@ -92,7 +93,7 @@ class Operators(Machine):
         if isinstance(value, ClassVal):
             found = self.class_attr(value, attr)
             return found if found is not None else UNKNOWN
-        if isinstance(value, _CONTAINERS):
+        if isinstance(value, CONTAINERS):
             return Method(value, attr)
         answer = REGISTRY.attributes.get(type(value))
         return answer(self, value, attr, node) if answer is not None else UNKNOWN
@@ -105,7 +106,7 @@ class Operators(Machine):
                 return bool(value.value)
             except Exception:
                 return None
-        if isinstance(value, _CONTAINERS):
+        if isinstance(value, CONTAINERS):
             return bool(value.items)
         if isinstance(value, Api) and value.name in REGISTRY.both_ways:
             return True
@@ -207,10 +208,7 @@ class Operators(Machine):
     def found_in(self, key: Value, container: SetVal | MapVal | DictVal) -> bool | None:
         """`key in container` for a set or a dict (its keys): None when a comparison that
         could decide it is not decided."""
-        if isinstance(container, DictVal):
-            keys: Sequence[Value] = [Const(k) for k, _ in container.items]
-        else:
-            keys = container.items if isinstance(container, SetVal) else container.keys
+        keys = container.items if isinstance(container, SetVal) else [k for k, _ in dict_entries(container)]
         undecided = False
         for item in keys:
             same = self.member(key, item)
@@ -305,7 +303,7 @@ class Operators(Machine):
         if isinstance(left, SetVal) and isinstance(right, SetVal):
             return self.set_operation(op, left, right)
         if op == "|" and isinstance(left, DictVal | MapVal) and isinstance(right, DictVal | MapVal):
-            return self.mapping([*_entries(left), *_entries(right)])  # a merge: the right wins
+            return self.mapping([*dict_entries(left), *dict_entries(right)])  # a merge: the right wins
         answer = REGISTRY.binary_for(left, right)
         return answer(op, left, right) if answer is not None else UNKNOWN
 
@@ -350,10 +348,8 @@ class Operators(Machine):
     def iterate(self, value: Value) -> list[Value] | None:
         if isinstance(value, TupleVal):
             return list(value.items)
-        if isinstance(value, DictVal):
-            return [Const(k) for k, _ in value.items]
-        if isinstance(value, MapVal):
-            return list(value.keys)
+        if isinstance(value, DictVal | MapVal):
+            return [k for k, _ in dict_entries(value)]
         if isinstance(value, SetVal) and value.ordered:
             return list(value.items)
         return None
@@ -390,12 +386,6 @@ def _pairwise(same: Callable[[Value, Value], bool | None], left: TupleVal, right
     if any(p is False for p in parts):
         return False
     return True if all(p is True for p in parts) else None
-
-
-def _entries(mapping: DictVal | MapVal) -> list[tuple[Value, Value]]:
-    if isinstance(mapping, DictVal):
-        return [(Const(k), v) for k, v in mapping.items]
-    return list(mapping.items)
 
 
 def _is_none(value: Value) -> bool:

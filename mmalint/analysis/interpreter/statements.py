@@ -22,6 +22,7 @@ from mmalint.analysis.model_words import modelled
 from mmalint.analysis.scopes import dotted_name as _dotted
 from mmalint.analysis.source import Block
 from mmalint.analysis.values import (
+    CONTAINERS,
     NONE,
     UNKNOWN,
     Api,
@@ -146,7 +147,7 @@ class Statements(Machine):
             for deleted in _deleted(stmt.target):
                 if isinstance(deleted, cst.Subscript):
                     container = self.eval(deleted.value, frame, block)
-                    if isinstance(container, DictVal | MapVal | SetVal | TupleVal):
+                    if isinstance(container, CONTAINERS):
                         self.rebind(container, UNKNOWN, frame)
             return Flow.NORMAL
         # Global, Nonlocal, Pass, Match, TryStar... nothing we model changes.
@@ -338,7 +339,7 @@ class Statements(Machine):
             # `o_ref[...] = x` stores into a kernel ref: nothing to track. `cfg["acc"] = x` on a
             # dict or list bound to a name: follow a constant key, otherwise forget the container.
             container = self.eval(target.value, frame, block)
-            if isinstance(container, DictVal | TupleVal | MapVal | SetVal):
+            if isinstance(container, CONTAINERS):
                 index = self.eval_slice(target, frame, block)
                 updated: Value = UNKNOWN
                 if isinstance(container, DictVal | MapVal) and index.known and not self._uncertainty:
