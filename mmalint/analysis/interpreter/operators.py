@@ -170,14 +170,8 @@ class Operators(Machine):
     def members(self, value: Value) -> list[Value] | None:
         if not isinstance(value, SetVal) or value.ordered:
             return self.iterate(value)
-        kept: list[Value] = []
-        for item in value.items:
-            found = [self.member(item, other) for other in kept]
-            if any(f is None for f in found):
-                return None
-            if not any(found):
-                kept.append(item)
-        return kept
+        kept = self._distinct([(item, item) for item in value.items])
+        return None if kept is None else [k for k, _ in kept]
 
     def mapping(self, entries: Sequence[tuple[Value, Value]]) -> Value:
         """The dict `entries` build in order (a key given twice keeps its first place and its
@@ -188,22 +182,26 @@ class Operators(Machine):
             for key, value in entries:
                 named[key.value] = value  # type: ignore[attr-defined]
             return DictVal(tuple(named.items()))
-        if len(entries) > MAX_KEYS:
+        if len(entries) > MAX_KEYS or not all(key.known for key, _ in entries):
             return UNKNOWN
+        kept = self._distinct(entries)
+        return UNKNOWN if kept is None else MapVal(tuple((k, v) for k, v in kept))
+
+    def _distinct(self, entries: Sequence[tuple[Value, Value]]) -> list[list[Value]] | None:
+        """Entries whose keys a set or dict holds once: a key found again keeps its first place
+        and takes the later value; None when two keys may or may not be the same."""
         kept: list[list[Value]] = []
         for key, value in entries:
             for pair in kept:
                 same = self.member(key, pair[0])
                 if same is None:
-                    return UNKNOWN
+                    return None
                 if same:
                     pair[1] = value
                     break
             else:
-                if not key.known:
-                    return UNKNOWN
                 kept.append([key, value])
-        return MapVal(tuple((k, v) for k, v in kept))
+        return kept
 
     def found_in(self, key: Value, container: SetVal | MapVal | DictVal) -> bool | None:
         """`key in container` for a set or a dict (its keys): None when a comparison that
@@ -315,11 +313,11 @@ class Operators(Machine):
         if op not in ("&", "-", "^"):
             return UNKNOWN
         kept: list[Value] = []
-        for item, other, keep in ((i, right, op == "&") for i in left.items):
-            found = self.found_in(item, other)
+        for item in left.items:  # `&` keeps those found in the other, `-` and `^` the rest
+            found = self.found_in(item, right)
             if found is None:
                 return UNKNOWN
-            if found is keep:
+            if found is (op == "&"):
                 kept.append(item)
         if op == "^":
             for item in right.items:
