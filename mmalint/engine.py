@@ -197,8 +197,8 @@ def _report(
     if attempted and not _raises_where_expected(analysis, settings, catalog, version, arch, evaluated):
         for site, found in attempted:
             for finding in found:
-                if finding.predicted is not None or finding.by_operand or finding.enumerated:
-                    continue  # it raises (or may, whatever the operand): the fallback runs
+                if _raises(finding):
+                    continue  # the fallback runs
                 if not settings.enabled_for(finding.rule.code, site.origin.block.source.filename):
                     continue
                 silent.add(id(finding))
@@ -318,13 +318,17 @@ def _raises_where_expected(
         if site.context.expected_failure is None:
             continue
         call = _normalized(site, settings, catalog, version, arch, evaluated)
-        if any(f.predicted is not None or f.by_operand or f.enumerated
-               for f in _findings(site, call, catalog, evaluated)):
+        if any(_raises(f) for f in _findings(site, call, catalog, evaluated)):
             return True
     return any(
         use.context.expected_failure is not None and any(f.predicted is not None for f in evaluate_use(use, catalog, version))
         for use in analysis.uses
     )
+
+
+def _raises(finding: Finding) -> bool:
+    """Whether the check a finding comes from raises, or may (whatever the operand's dtype)."""
+    return finding.predicted is not None or bool(finding.by_operand) or bool(finding.enumerated)
 
 
 def _diagnostic(findings: list[Finding], expected: bool = True) -> Diagnostic:

@@ -171,8 +171,8 @@ def _list(host: Host, args: Bound, call: Call) -> Value:
 
 @model("builtins.sorted", signature="(*args, **kwargs)")
 def _sorted(host: Host, args: Bound, call: Call) -> Value:
-    """`sorted(CONFIGS)`: the same items (worlds do not depend on their order), sorted when
-    they are constants that compare."""
+    """`sorted(CONFIGS)`: the same items (a set's once; worlds do not depend on their order),
+    sorted when they, or the keys `key=` gives them, are constants that compare."""
     if len(args.positional) != 1 or not args.complete:
         return UNKNOWN
     items = host.members(args.positional[0])  # a set's, in some order
