@@ -15,7 +15,7 @@ import os
 import stat
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,6 +56,21 @@ class ProgramSpec:
     # Where the run keeps what it read of the tree's files for the next run (the import words
     # the callers of a file are looked for by): the result cache's directory; "": nowhere.
     memo: str = ""
+    # The checked files whose run names them otherwise than `display_name` would (given
+    # absolute inside the working directory, through `..` or a symlink): real path -> name.
+    named: tuple[tuple[str, str], ...] = ()
+
+
+def display_name(path: str, absolute: bool = False) -> str:
+    """How a report names a file of the tree the run was not told the name of: relative to the
+    working directory when inside it, else absolute; absolute for the language server."""
+    if absolute:
+        return path
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:
+        return path
+    return path if relative.startswith(os.pardir) else relative
 
 
 def tree_spec(
@@ -66,12 +81,14 @@ def tree_spec(
     run: str | None = None,
     triggered: Iterable[str] = (),
     memo: str = "",
+    names: Mapping[str, str] | None = None,
 ) -> ProgramSpec:
     """The checked tree of a file with these settings: its project root (the configuration's
     directory, else the nearest directory above with a pyproject.toml or `.git`:
     `config.find_project_root`) and the source roots `src` names below it (ruff's default:
     the root and its `src/`). Without a project root, a file's imports are looked for beside it
-    only (`analysis.program.Program.find`). `checked` and `overlays` are paths as given."""
+    only (`analysis.program.Program.find`). `checked` and `overlays` are paths as given;
+    `names`, how the run names a checked path where a report names it."""
     roots: list[str] = []
     tree: tuple[str, ...] = ()
     if settings.project_root is not None:
@@ -81,15 +98,21 @@ def tree_spec(
             candidate = os.path.realpath(os.path.join(root, entry))
             if os.path.isdir(candidate) and candidate not in roots:
                 roots.append(candidate)
+    real = {p: os.path.realpath(p) for p in checked}
+    named = tuple(
+        (real[p], name) for p, name in (names or {}).items()
+        if p in real and name != display_name(real[p], absolute)
+    )
     return ProgramSpec(
         roots=tuple(roots),
         tree=tree,
-        checked=frozenset(os.path.realpath(p) for p in checked),
+        checked=frozenset(real.values()),
         overlays=tuple((os.path.realpath(p), t) for p, t in overlays),
         absolute=absolute,
         run=run if run is not None else new_run(),
         triggered=frozenset(os.path.realpath(p) for p in triggered),
         memo=memo,
+        named=named,
     )
 
 

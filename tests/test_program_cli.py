@@ -44,6 +44,25 @@ def test_the_finding_is_at_the_mma_call_once_whatever_is_checked(paths: tuple[st
     assert {r["filename"] for r in finding["related"]} == {KERNEL, "src/matlib/ops.py", TEST}
 
 
+@pytest.mark.parametrize("form", ["absolute", "dotted", "parent"])
+def test_every_file_of_a_report_is_named_as_the_checked_files_are(form: str, tmp_path: Path) -> None:
+    """A file of the run is named in related locations as it is where a finding is in it: as
+    the command line gave it (absolute, `./`, through `..`), not by the working directory."""
+    copy = tmp_path / "work" / "library"
+    shutil.copytree(LIBRARY, copy)
+    (tmp_path / "work" / "other").mkdir()
+    given, cwd = {
+        "absolute": (str(copy), copy),  # inside the working directory, named absolute
+        "dotted": ("./", copy),
+        "parent": ("../library", tmp_path / "work" / "other"),
+    }[form]
+    found = _json(given, cwd=cwd)
+    (finding,) = found
+    named = {finding["filename"], *(r["filename"] for r in finding["related"])}
+    prefix = {"absolute": f"{copy}/", "dotted": "", "parent": "../library/"}[form]
+    assert named == {prefix + KERNEL, prefix + "src/matlib/ops.py", prefix + TEST}
+
+
 @pytest.mark.parametrize("paths", [(".",), (TEST,), (KERNEL,)])
 def test_the_fixed_twin_is_clean(paths: tuple[str, ...]) -> None:
     result = run_cli("check", "--target-jax", "0.12", *paths, cwd=FIXED)

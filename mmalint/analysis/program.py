@@ -49,6 +49,7 @@ from mmalint.tree import (
     Decode,
     Observed,
     ProgramSpec,
+    display_name,
     is_dir,
     is_file,
     new_run,
@@ -139,6 +140,7 @@ class Program:
         self._digests: dict[str, str | None] = {}  # real path -> hash of the bytes read
         self._decode = decode or utf8
         self._overlays = dict(spec.overlays)
+        self._named = dict(spec.named)
         self._paths: dict[int, str | None] = {}  # id(SourceFile) -> its real path
         self._sources: dict[str, SourceFile | None] = {}  # real path -> indexed module
         self._texts: dict[str, str | None] = {}
@@ -271,15 +273,9 @@ class Program:
         return name
 
     def display(self, path: str) -> str:
-        """How a report names a file of the tree: as the checked files are named (relative to
-        the working directory when inside it, else absolute; absolute for the language server)."""
-        if self.spec.absolute:
-            return path
-        try:
-            relative = os.path.relpath(path)
-        except ValueError:
-            return path
-        return path if relative.startswith(os.pardir) else relative
+        """How a report names a file of the tree: a checked file as the run names it, another
+        as `tree.display_name` does (relative to the working directory when inside it)."""
+        return self._named.get(path) or display_name(path, self.spec.absolute)
 
     def find(self, dotted: str, importer: SourceFile | None) -> ModuleRef | None:
         """The module of the tree `import dotted` names in `importer`'s file, or None."""

@@ -142,7 +142,7 @@ def _run_check(args: argparse.Namespace) -> int:
 
             from mmalint.tree import tree_spec
 
-            tree = tree_spec(settings, (stdin_name,), ((stdin_name, stdin_text),))
+            tree = tree_spec(settings, (stdin_name,), ((stdin_name, stdin_text),), names={stdin_name: stdin_name})
             stdin_options = replace(options, program=tree)
         job: Job = (stdin_name, data, settings, stdin_options, fix_mode)
         outcome = work(job)

@@ -444,6 +444,7 @@ def _prepare(
     # The run's files are its program's checked files; those the prefilter passed are known to
     # name an MMA API, so no process scans them again.
     checked = [str(entry.path) for entry in files]
+    names = {str(entry.path): entry.display for entry in files}
     triggered = [str(f.entry.path) for f in items if f.triggered and not is_notebook(f.entry.display)]
     this_run = new_run()
     specs: dict[tuple[str | None, tuple[str, ...] | None], ProgramSpec] = {}
@@ -453,7 +454,7 @@ def _prepare(
             continue
         tree = (f.settings.project_root, f.settings.src)
         if tree not in specs:
-            specs[tree] = tree_spec(f.settings, checked, run=this_run, triggered=triggered, memo=memo)
+            specs[tree] = tree_spec(f.settings, checked, run=this_run, triggered=triggered, memo=memo, names=names)
         file_options = replace(options, program=specs[tree]) if not is_notebook(f.entry.display) else options
         if not f.triggered:
             # Not worth running, unless it leads to an MMA call in a file the run does not
