@@ -75,6 +75,11 @@ class Host(Protocol):
         """The items of a known iterable."""
         ...
 
+    def mapping(self, entries: Sequence[tuple[Value, Value]]) -> Value:
+        """The dict `entries` build in order (a key given twice keeps its first place and its
+        last value); UNKNOWN where a key is unknown or two may or may not be the same."""
+        ...
+
     def members(self, value: Value) -> list[Value] | None:
         """The distinct items of a set (in some order: Python's is not known), or of any
         iterable `iterate` knows; None when two of them may or may not be the same."""

@@ -32,6 +32,7 @@ MODELLED_PREFIXES: frozenset[str] = frozenset({
     'builtins.bool',
     'builtins.call_blind_decorator',
     'builtins.dict',
+    'builtins.dict.fromkeys',
     'builtins.enumerate',
     'builtins.float',
     'builtins.frozenset',

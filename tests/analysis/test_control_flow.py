@@ -156,6 +156,12 @@ def test_module_level_assignments_and_conditionals(prelude: str, acc: str, expec
         ("  table = {}\n  table[jnp.int8] = jnp.float32\n  acc_t = table[DT]\n", ["MMA101"]),
         ("  acc_t = {jnp.int8: jnp.float32}.get(a_ref.dtype, jnp.int32)\n", []),
         ("  acc_t = {jnp.dtype(jnp.int8): jnp.float32}.get(a_ref.dtype, jnp.int32)\n", ["MMA101"]),
+        # tables built by dict() from pairs, and by dict.fromkeys
+        ("  acc_t = dict(zip((jnp.float16, jnp.int8), (jnp.float32, jnp.float32)))[DT]\n", ["MMA101"]),
+        ("  acc_t = dict(zip((jnp.float16, jnp.int8), (jnp.float32, jnp.int32)))[DT]\n", []),
+        ("  acc_t = dict([(jnp.int8, jnp.float32)], wide=jnp.float32)[DT]\n", ["MMA101"]),
+        ("  acc_t = dict.fromkeys((jnp.int8, jnp.int4), jnp.float32)[DT]\n", ["MMA101"]),
+        ("  acc_t = dict.fromkeys([jnp.int8], jnp.int32).get(DT, jnp.float32)\n", []),
     ],
 )
 def test_branches_inside_the_kernel(setup: str, expect: list[str]) -> None:
@@ -188,6 +194,8 @@ def test_branches_inside_the_kernel(setup: str, expect: list[str]) -> None:
              "  acc_t = jnp.int32 if DT in ks else jnp.float32\n"),
         ("", "  t = {jnp.int8: jnp.float32, jnp.float16: jnp.float32}\n  del t[jnp.int8]\n"
              "  acc_t = t.get(DT, jnp.int32)\n"),
+        # Pairs zipped from a set: which key gets which value is Python's set order.
+        ("", "  acc_t = dict(zip({jnp.int8, jnp.float16}, (jnp.int32, jnp.float32)))[DT]\n"),
     ],
 )
 def test_tables_that_change_or_are_undecided_are_unknown(prelude: str, setup: str) -> None:

@@ -206,6 +206,17 @@ GUARDS = {
         "    if (dtype in ({jnp.int8} | {jnp.int4}) - {jnp.int4}) != (acc_dtype == jnp.int32):\n"
         "      self.skipTest('Invalid accumulator for this operand type')\n"
     ),
+    # A table made by dict(zip(...)) or dict.fromkeys(...): built as Python builds it.
+    "skip_by_zipped_table": (
+        "    acc_for = dict(zip((jnp.int8, jnp.float16), (jnp.int32, jnp.float32)))\n"
+        "    if acc_for[dtype] != acc_dtype:\n"
+        "      self.skipTest('Invalid accumulator for this operand type')\n"
+    ),
+    "skip_by_fromkeys": (
+        "    acc_for = dict.fromkeys([jnp.float16], jnp.float32) | dict.fromkeys((jnp.int8,), jnp.int32)\n"
+        "    if acc_for.get(dtype) != acc_dtype:\n"
+        "      self.skipTest('Invalid accumulator for this operand type')\n"
+    ),
 }
 
 HELPER = '''
@@ -233,7 +244,7 @@ def test_decorator_worlds_without_guard(decorator: str) -> None:
 
 @pytest.mark.parametrize(
     "guard", ["skip_test", "early_return", "skip_in_helper", "skip_by_table", "skip_by_table_keys",
-              "skip_by_set_operators"])
+              "skip_by_set_operators", "skip_by_zipped_table", "skip_by_fromkeys"])
 @pytest.mark.parametrize("decorator", sorted(DECORATORS))
 def test_guards_prune_invalid_worlds(decorator: str, guard: str) -> None:
     dec, params = DECORATORS[decorator]

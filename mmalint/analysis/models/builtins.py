@@ -26,6 +26,7 @@ from mmalint.analysis.values import (
     TupleVal,
     Value,
     as_int,
+    dict_entries,
 )
 
 BUILTIN_NAMES = frozenset(
@@ -207,14 +208,38 @@ def _reversed(host: Host, args: Bound, call: Call) -> Value:
 
 @model("builtins.dict", signature="(*args, **kwargs)")
 def _dict(host: Host, args: Bound, call: Call) -> Value:
-    if not args.complete:
+    """`dict()`, `dict(**kw)`, a copy, and a dict of known pairs (`dict(zip(keys, values))`),
+    built as Python builds it (`Host.mapping`): unknown where a key is, or where two keys may or
+    may not be the same."""
+    if not args.complete or len(args.positional) > 1:
         return UNKNOWN
     if not args.positional:
         return DictVal(tuple(args.keywords.items()))
     given = args.positional[0]
-    if len(args.positional) == 1 and not args.keywords and isinstance(given, DictVal | MapVal):
-        return given  # a copy
-    return UNKNOWN
+    if isinstance(given, DictVal | MapVal):
+        if not args.keywords:
+            return given  # a copy
+        entries = dict_entries(given)
+    else:
+        items = host.iterate(given)
+        if items is None:
+            return UNKNOWN
+        entries = []
+        for item in items:
+            pair = host.iterate(item)
+            if pair is None or len(pair) != 2:
+                return UNKNOWN
+            entries.append((pair[0], pair[1]))
+    return host.mapping([*entries, *((Const(k), v) for k, v in args.keywords.items())])
+
+
+@model("builtins.dict.fromkeys", signature="(iterable, value=None)")
+def _fromkeys(host: Host, args: Bound, call: Call) -> Value:
+    """`dict.fromkeys(keys, value)`: every key of a known iterable bound to the one value."""
+    keys = host.iterate(args["iterable"]) if args.complete else None
+    if keys is None:
+        return UNKNOWN
+    return host.mapping([(key, args["value"]) for key in keys])
 
 
 def _convert(fn: Callable[[Any], object]) -> Callable[[Host, Bound, Call], Value]:
