@@ -146,7 +146,8 @@ class Program:
         self._texts: dict[str, str | None] = {}
         self._imports: dict[str, tuple[ImportStmt, ...]] = {}
         self._closures: dict[tuple[str, str | None], Closure] = {}
-        self._in_progress: set[tuple[str, str | None]] = set()
+        # The closures under way, outermost first: the import cycles each was cut at.
+        self._under_way: dict[tuple[str, str | None], set[tuple[str, str | None]]] = {}
         self._reaches: dict[tuple[str, str | None], bool] = {}
         # What is shared with the run's other programs in this process (`_WALKS`); a program
         # of no run shares nothing.
@@ -273,8 +274,7 @@ class Program:
         return name
 
     def display(self, path: str) -> str:
-        """How a report names a file of the tree: a checked file as the run names it, another
-        as `tree.display_name` does (relative to the working directory when inside it)."""
+        """How a report names a file of the tree: a checked file as the run names it, others by `display_name`."""
         return self._named.get(path) or display_name(path, self.spec.absolute)
 
     def find(self, dotted: str, importer: SourceFile | None) -> ModuleRef | None:
@@ -610,13 +610,17 @@ class Program:
         from mmalint.analysis.relevance import Closure, relevant  # not for an answer already known
 
         empty = Closure((), frozenset())
-        if key in self._in_progress:
-            return empty  # an import cycle: what the cycle adds is not followed twice
+        if key in self._under_way:
+            # An import cycle: not followed twice. What was worked out meanwhile is partial, not
+            # kept (an `__init__` asked while its `ops` was under way: `from .ops import f` led nowhere).
+            for cut in self._under_way.values():
+                cut.add(key)
+            return empty
         source = self.source(path) if toward == path or self.may_reach(path, toward) else None
         if source is None:
             self._closures[key] = empty
             return empty
-        self._in_progress.add(key)
+        self._under_way[key] = set()
         try:
             if toward == path:
                 # The checked file itself, toward its undecided MMA calls: what leads to them.
@@ -627,8 +631,11 @@ class Program:
                     triggers=toward is None, strict=True,
                 )
         finally:
-            self._in_progress.discard(key)
-        self._closures[key] = found
+            cut = self._under_way.pop(key) - {key}
+            for outer in self._under_way.values():
+                outer.discard(key)  # done: those under way read it whole from here on
+        if not cut:
+            self._closures[key] = found
         return found
 
     def leads_to_mma(self, block: Block) -> bool:

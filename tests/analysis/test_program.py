@@ -372,6 +372,38 @@ def test_a_runaway_callee_in_another_file_is_bounded_by_its_callers_budget(tmp_p
     assert time.monotonic() - start < 120
 
 
+@pytest.mark.parametrize("checked", [("pkg/kernels.py",), ("pkg/kernels.py", "pkg/ops.py", "pkg/__init__.py", "ops_test.py")])
+def test_a_caller_through_a_package_that_re_exports_an_op_of_a_cycle(tmp_path: Path, checked: tuple[str, ...]) -> None:
+    """`ops` imports its package (`from . import configs`), whose `__init__` re-exports
+    `ops.matmul`: an import cycle. The package's closure, worked out while `ops`'s was under
+    way, found that `matmul` leads nowhere and was kept: the test importing `matmul` from the
+    package was no caller of the kernel. Found by a project written blind."""
+    root = project(tmp_path, {
+        "pkg/__init__.py": "from .configs import ACC\nfrom .ops import matmul\n",
+        "pkg/configs.py": "import jax.numpy as jnp\n\nACC = {'w8': (jnp.int8, jnp.float32), 'bf16': (jnp.bfloat16, jnp.float32)}\n",
+        "pkg/kernels.py": KERNELS,
+        "pkg/ops.py": """
+            from . import configs
+            from .kernels import tile_mma
+
+
+            def matmul(mode):
+              dtype, acc = configs.ACC[mode]
+              return tile_mma(dtype, acc)
+        """,
+        "ops_test.py": """
+            import pytest
+            from pkg import matmul
+
+
+            @pytest.mark.parametrize("mode", ["bf16", "w8"])
+            def test_matmul(mode):
+              matmul(mode)
+        """,
+    })
+    assert where(check(root, *checked)) == [("MMA101", "kernels.py", MMA_ROW)]
+
+
 def test_a_call_into_another_module_with_the_same_facts_is_summarised(tmp_path: Path) -> None:
     root = project(tmp_path, {
         "kernels.py": KERNELS,
