@@ -404,6 +404,43 @@ def test_a_caller_through_a_package_that_re_exports_an_op_of_a_cycle(tmp_path: P
     assert where(check(root, *checked)) == [("MMA101", "kernels.py", MMA_ROW)]
 
 
+def test_a_skip_guard_of_another_module_is_decided_in_every_world_of_a_wide_sweep(tmp_path: Path) -> None:
+    """A guard helper of another module leads to no MMA call: its steps are capped
+    (`CROSS_MODULE_STEPS_PER_FUNCTION`), in each world anew. Capped per root, a sweep's later
+    worlds found them spent by the worlds before: the guard was unknown there, and the world it
+    skips (int8 with a float16 accumulator) reported. Found by a project written blind."""
+    root = project(tmp_path, {
+        "kernels.py": KERNELS,
+        "support.py": """
+            import jax.numpy as jnp
+
+
+            def supported(operand, accumulator):
+              operand = jnp.dtype(operand)
+              accumulator = jnp.dtype(accumulator)
+              if jnp.issubdtype(operand, jnp.integer):
+                return accumulator == jnp.int32
+              return accumulator == jnp.float32
+        """,
+        "ops_test.py": """
+            import jax.numpy as jnp
+            import pytest
+            import kernels
+            from support import supported
+
+
+            @pytest.mark.parametrize("tile", tuple(range(40)))
+            @pytest.mark.parametrize("accumulator", (jnp.float32, jnp.float16, jnp.int32))
+            @pytest.mark.parametrize("operand", (jnp.bfloat16, jnp.float16, jnp.int8))
+            def test_sweep(operand, accumulator, tile):
+              if not supported(operand, accumulator):
+                pytest.skip("not an accumulator of this operand")
+              kernels.tile_mma(operand, accumulator)
+        """,
+    })
+    assert check(root, "ops_test.py") == []
+
+
 def test_a_call_into_another_module_with_the_same_facts_is_summarised(tmp_path: Path) -> None:
     root = project(tmp_path, {
         "kernels.py": KERNELS,

@@ -143,6 +143,10 @@ class Roots(Machine):
             self._invoked = set()
             self._entered = set()
             self._handed = set()
+            # Capped helpers of other modules have their steps anew in each world: a skip guard
+            # a sweep's 40th world calls is decided as in its first (spent by the worlds before
+            # it, it was unknown, and the world it skips reported).
+            self._foreign_spent.clear()
             # Each world may use what its root has left: worlds of one root run the same code,
             # and one of them that runs away ends only its root, not the others. Once the root
             # has nothing left, its other worlds are not started: each would stop at its first
