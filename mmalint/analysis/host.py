@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeAlias, TypeVar
 import libcst as cst
 
 from mmalint.analysis.calls import ApiUse, Context, MmaSite
-from mmalint.analysis.values import UNKNOWN, Const, Origin, TupleVal, Value
+from mmalint.analysis.values import UNKNOWN, ClassVal, Const, Origin, TupleVal, Value
 
 if TYPE_CHECKING:
     from mmalint.analysis.source import Block
@@ -83,6 +83,11 @@ class Host(Protocol):
     def members(self, value: Value) -> list[Value] | None:
         """The distinct items of a set (in some order: Python's is not known), or of any
         iterable `iterate` knows; None when two of them may or may not be the same."""
+        ...
+
+    def dataclass_fields(self, cls: ClassVal) -> list[str] | None:
+        """The `__init__` parameters of a `@dataclass` of the checked code; None for another
+        class, or one whose fields are not known."""
         ...
 
     def store_attribute(self, owner: Value, attr: str | None, value: Value) -> None:

@@ -496,6 +496,60 @@ def test_dataclass_config_explicit_field() -> None:
     assert [d.code for d in report.diagnostics] == ["MMA101", "MMA204"]
 
 
+@pytest.mark.parametrize(
+    ("made", "expect"),
+    [
+        # the accumulator the base config keeps, for int8 operands
+        ("dataclasses.replace(BASE, dtype=jnp.int8)", ["MMA101"]),
+        ("dataclasses.replace(dataclasses.replace(BASE, dtype=jnp.int8), acc_dtype=jnp.int32)", []),
+        ("dataclasses.replace(BASE)", []),
+        # a change of no field raises TypeError: nothing is known
+        ("dataclasses.replace(BASE, dtype=jnp.int8, acc=jnp.int32)", []),
+        # not a dataclass (its fields are not known): nothing is known
+        ("dataclasses.replace(Plain(jnp.int8), dtype=jnp.int8)", []),
+    ],
+)
+def test_dataclass_replace_makes_the_object_python_makes(made: str, expect: list[str]) -> None:
+    code = f'''
+    import dataclasses
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+    @dataclasses.dataclass(frozen=True)
+    class TileConfig:
+      dtype: jnp.dtype
+      acc_dtype: jnp.dtype = jnp.float32
+
+
+    class Plain:
+      def __init__(self, dtype):
+        self.dtype = dtype
+        self.acc_dtype = jnp.float32
+
+
+    BASE = TileConfig(dtype=jnp.float16)
+
+
+    def run(cfg):
+      def body(x_ref, w_ref, o_ref):
+        acc = plgpu.layout_cast(jnp.zeros((128, 64), cfg.acc_dtype), plgpu.Layout.MMA_ACC(cfg.dtype))
+        a = plgpu.load(x_ref, layout=plgpu.Layout.MMA_LHS(cfg.dtype))
+        b = plgpu.load(w_ref.T, layout=plgpu.Layout.MMA_RHS(cfg.dtype))
+        o_ref[...] = plgpu.mma(acc, a, b)
+
+      x = jnp.zeros((128, 64), cfg.dtype)
+      w = jnp.zeros((64, 64), cfg.dtype)
+      return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128, 64), cfg.acc_dtype))(x, w)
+
+
+    run({made})
+    '''
+    report = lint(code, target_jax=V)
+    assert [d.code for d in report.diagnostics] == expect
+
+
 def test_plain_class_attributes_and_methods() -> None:
     # Calling the bound method explicitly works; see the __call__ gap below.
     code = '''

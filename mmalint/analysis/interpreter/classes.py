@@ -181,7 +181,7 @@ class Classes(Machine):
                          args.keyword_nodes, args.complete)
             self.call_function(init, bound, node)
             return instance
-        fields = self._dataclass_fields(cls)
+        fields = self.dataclass_fields(cls)
         if fields is None:
             if args.positional or args.keywords:
                 instance.attrs["__unknown__"] = UNKNOWN
@@ -196,7 +196,7 @@ class Classes(Machine):
                 instance.attrs[name] = UNKNOWN
         return instance
 
-    def _dataclass_fields(self, cls: ClassVal) -> list[str] | None:
+    def dataclass_fields(self, cls: ClassVal) -> list[str] | None:
         """The `__init__` parameters of a `@dataclass` (its annotated fields, bases first)."""
         fields: list[str] = []
         for klass in reversed(list(self.mro(cls))):

@@ -7,8 +7,18 @@ import math
 from collections.abc import Callable
 
 from mmalint.analysis import bounds
-from mmalint.analysis.host import REGISTRY, Bound, Call, Host, model, resolver
-from mmalint.analysis.values import UNKNOWN, Api, Const, Func, Partial, TupleVal, Value, as_int
+from mmalint.analysis.host import REGISTRY, Args, Bound, Call, Host, model, resolver
+from mmalint.analysis.values import (
+    UNKNOWN,
+    Api,
+    Const,
+    Func,
+    Instance,
+    Partial,
+    TupleVal,
+    Value,
+    as_int,
+)
 
 
 @model("functools.partial", signature="(func, *args, **keywords)")
@@ -42,6 +52,27 @@ def _lru_cache(host: Host, args: Bound, call: Call) -> Value:
 @model("functools.wraps", signature="(wrapped, ...)")
 def _wraps(host: Host, args: Bound, call: Call) -> Value:
     return Api("builtins.identity_decorator")
+
+
+@model("dataclasses.replace", signature="(*args, **changes)")
+def _replace(host: Host, args: Bound, call: Call) -> Value:
+    """`dataclasses.replace(obj, **changes)`: what a model of the object's kind makes of it
+    (its `__replace__`, as `copy.replace` asks since Python 3.13), else for an object of a
+    dataclass of the checked code as Python makes it: a new object of the class from the fields
+    of `obj` and the changes (`type(obj)(**fields)`: its `__init__` runs)."""
+    obj = args.positional[0] if len(args.positional) == 1 else UNKNOWN
+    special = REGISTRY.method_for(type(obj), "__replace__")
+    if special is not None:
+        changes = Args([], dict(args.keywords), [], dict(args.keyword_nodes), args.complete)
+        return special(host, obj, changes, call)
+    if not args.complete or not isinstance(obj, Instance) or "__unknown__" in obj.attrs:
+        return UNKNOWN
+    fields = host.dataclass_fields(obj.cls)
+    if fields is None or not set(args.keywords) <= set(fields):
+        return UNKNOWN  # not a dataclass, or a change of no field (Python: TypeError)
+    kept = {name: obj.attrs[name] for name in fields if name in obj.attrs and name not in args.keywords}
+    # A field `obj` does not hold reads the class's default, in the new object too.
+    return host.call_value(obj.cls, Args([], {**kept, **args.keywords}, [], {}), call.node, call.frame, call.block)
 
 
 @model("itertools.product", signature="(*iterables, **kwargs)")

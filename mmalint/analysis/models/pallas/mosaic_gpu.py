@@ -12,6 +12,7 @@ from mmalint.analysis.host import (
     Model,
     Signature,
     attribute,
+    method,
     model,
     pattern,
     record_use,
@@ -31,6 +32,7 @@ from mmalint.analysis.values import (
     LayoutKind,
     Ref,
     Semantics,
+    Unknown,
     Value,
     as_int,
 )
@@ -128,10 +130,11 @@ def _compiler_params(host: Host, args: Bound, call: Call) -> Value:
     return CompilerParams(Semantics("default", origin=call.origin) if args.complete else UNKNOWN)
 
 
-@model("dataclasses.replace", signature="(obj, ..., *, lowering_semantics)")
-def _replace(host: Host, args: Bound, call: Call) -> Value:
-    """`dataclasses.replace(params, lowering_semantics=...)` of compiler parameters."""
-    obj = args["obj"]
+@method(CompilerParams, "__replace__", signature="(..., *, lowering_semantics)")
+@method(Unknown, "__replace__", signature="(..., *, lowering_semantics)")
+def _replace(host: Host, obj: Value, args: Bound, call: Call) -> Value:
+    """`dataclasses.replace(params, lowering_semantics=...)` of compiler parameters (of
+    parameters not known, when the change names the semantics)."""
     if isinstance(obj, CompilerParams) or args.given("lowering_semantics"):
         if args.given("lowering_semantics"):
             return CompilerParams(args["lowering_semantics"])
