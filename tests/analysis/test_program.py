@@ -441,6 +441,38 @@ def test_a_skip_guard_of_another_module_is_decided_in_every_world_of_a_wide_swee
     assert check(root, "ops_test.py") == []
 
 
+@pytest.mark.parametrize(("name", "found"), [("assertAllClose", True), ("assertWarnsOften", False), ("check_close", False)])
+def test_a_comparison_of_a_test_case_of_another_module_is_not_run(tmp_path: Path, name: str, found: bool) -> None:
+    """unittest's comparisons (`assertEqual`, jax's `assertAllClose`) return None or fail, and
+    whether they fail is not known here: one of another module that leads to no MMA call is not
+    run (jax's ran to the per-call limit in each world of its tests, 70,000 steps of its tree).
+    Run, this one would end the path before the kernel; a context manager (`assertRaises...`)
+    and a method of another name run as before."""
+    root = project(tmp_path, {
+        "kernels.py": KERNELS,
+        "base.py": f"""
+            import unittest
+
+
+            class Base(unittest.TestCase):
+              def {name}(self, a, b):
+                raise AssertionError("not close")
+        """,
+        "ops_test.py": f"""
+            import jax.numpy as jnp
+            import base
+            import kernels
+
+
+            class OpsTest(base.Base):
+              def test_int8(self):
+                self.{name}(1, 2)
+                kernels.tile_mma(jnp.int8, jnp.float32)
+        """,
+    })
+    assert where(check(root, "ops_test.py")) == ([("MMA101", "kernels.py", MMA_ROW)] if found else [])
+
+
 def test_a_call_into_another_module_with_the_same_facts_is_summarised(tmp_path: Path) -> None:
     root = project(tmp_path, {
         "kernels.py": KERNELS,
