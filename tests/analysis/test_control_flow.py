@@ -550,6 +550,65 @@ def test_dataclass_replace_makes_the_object_python_makes(made: str, expect: list
     assert [d.code for d in report.diagnostics] == expect
 
 
+_CALLABLE_HEAD = '''
+import dataclasses
+import functools
+import jax
+from jax.experimental import pallas as pl
+from jax.experimental.pallas import mosaic_gpu as plgpu
+import jax.numpy as jnp
+
+_T = (plgpu.TilingTransform((8, 128)), plgpu.SwizzleTransform(128))
+
+
+@dataclasses.dataclass
+class Head:
+  n: int
+
+  def __post_init__(self):
+    self._compiled = None
+
+  def _build(self):
+    n = self.n
+
+    @functools.partial(
+        plgpu.kernel, out_type=jax.ShapeDtypeStruct((64, n), jnp.int32),
+        scratch_types=[plgpu.SMEM((64, 256), jnp.int8, transforms=_T), plgpu.SMEM((n, 256), jnp.int8, transforms=_T)])
+    def head(x_gmem, w_gmem, o_gmem, x_smem, w_smem):
+      def scope(acc_ref):
+        plgpu.wgmma(acc_ref, x_smem, plgpu.transpose_ref(w_smem, (1, 0)))
+        return acc_ref[...]
+      o_gmem[...] = pl.run_scoped(scope, plgpu.ACC((64, n), jnp.int32))
+
+    return jax.jit(head)
+
+  def __call__(self, x, w):
+    if self._compiled is None:
+      self._compiled = self._build()
+    return self._compiled(x, w)
+
+
+HEADS = {{"tagger": Head(40), "router": Head(64)}}
+{launch}
+'''
+
+
+@pytest.mark.parametrize("launch", [
+    # a function root
+    "\n\ndef main():\n  for name, head in HEADS.items():\n    head(1, 2)\n",
+    # the script's own block: it runs when the file is run as a script, which its root stands for
+    "\nif __name__ == '__main__':\n  for name, head in HEADS.items():\n    head(1, 2)\n",
+    "\nif '__main__' == __name__:\n  HEADS['tagger'](1, 2)\n",
+])
+def test_a_callable_object_builds_its_kernel_once_and_launches_it(launch: str) -> None:
+    """A dataclass's `__post_init__` runs when it is made (its `_compiled = None` decides the
+    branch that builds the kernel), and a script's `if __name__ == "__main__":` block is run
+    as run as a script: stored on the object, the built kernel is known where it is launched.
+    The integer wgmma's N = 40 is one ptxas rejects (MMA605)."""
+    report = lint(_CALLABLE_HEAD.format(launch=launch), target_jax=V)
+    assert [d.code for d in report.diagnostics] == ["MMA605"]
+
+
 def test_plain_class_attributes_and_methods() -> None:
     # Calling the bound method explicitly works; see the __call__ gap below.
     code = '''

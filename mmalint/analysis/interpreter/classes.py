@@ -194,6 +194,11 @@ class Classes(Machine):
                 instance.attrs[name] = args.keywords[name]
             elif not args.complete:
                 instance.attrs[name] = UNKNOWN
+        post_init = self.class_attr(cls, "__post_init__")
+        if isinstance(post_init, Func):
+            # The `__init__` a dataclass makes ends by calling it (what it sets, `self._fn =
+            # None`, decides the object's later branches).
+            self.call_function(post_init, Args([instance], {}, [None], {}), node)
         return instance
 
     def dataclass_fields(self, cls: ClassVal) -> list[str] | None:

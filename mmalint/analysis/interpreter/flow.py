@@ -95,6 +95,12 @@ class FlowControl(Machine):
     def exec_if(self, stmt: cst.If, frame: Frame, block: Block) -> Flow:
         test = self.eval(stmt.test, frame, block)
         truth = self.truth(test)
+        if truth is None and block.parent is None and _is_main_guard(stmt.test) and "__name__" not in block.source.bindings:
+            # `if __name__ == "__main__":` at the top of a module: the checked file's runs when
+            # it is run as a script, which is what running it as a root stands for (undecided,
+            # what its code stores on objects was unknown after the store: `self._fn = build()`
+            # then `self._fn(x)` launched nothing); another module's, imported, does not run.
+            truth = block.source is self.source
         orelse = stmt.orelse
         else_body: Sequence[cst.BaseStatement | cst.BaseSmallStatement] = ()
         if type(orelse) is cst.If:
@@ -344,3 +350,13 @@ class FlowControl(Machine):
                 return final
         return flow
 
+
+def _is_main_guard(test: cst.BaseExpression) -> bool:
+    """`__name__ == "__main__"` (either way round)."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, cst.Equal)):
+        return False
+    sides = (test.left, test.comparisons[0].comparator)
+    names = [s for s in sides if isinstance(s, cst.Name) and s.value == "__name__"]
+    texts = [s for s in sides if isinstance(s, cst.SimpleString) and s.evaluated_value == "__main__"]
+    return len(names) == 1 and len(texts) == 1
