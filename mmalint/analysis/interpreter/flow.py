@@ -95,7 +95,8 @@ class FlowControl(Machine):
     def exec_if(self, stmt: cst.If, frame: Frame, block: Block) -> Flow:
         test = self.eval(stmt.test, frame, block)
         truth = self.truth(test)
-        if truth is None and block.parent is None and _is_main_guard(stmt.test) and "__name__" not in block.source.bindings:
+        if (truth is None and block.kind == "stmt" and block.parent is None and _is_main_guard(stmt.test)
+                and "__name__" not in block.source.bindings):
             # `if __name__ == "__main__":` at the top of a module: the checked file's runs when
             # it is run as a script, which is what running it as a root stands for (undecided,
             # what its code stores on objects was unknown after the store: `self._fn = build()`
