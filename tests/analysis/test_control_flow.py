@@ -196,6 +196,12 @@ def test_branches_inside_the_kernel(setup: str, expect: list[str]) -> None:
              "  acc_t = t.get(DT, jnp.int32)\n"),
         # Pairs zipped from a set: which key gets which value is Python's set order.
         ("", "  acc_t = dict(zip({jnp.int8, jnp.float16}, (jnp.int32, jnp.float32)))[DT]\n"),
+        # dict.fromkeys shares its one list among the keys: a change through one is the other's
+        # (found by review).
+        ("", "  t = dict.fromkeys((jnp.int8, jnp.float16), [])\n  t[jnp.float16].append(jnp.int32)\n"
+             "  acc_t = t[DT][0] if t[DT] else jnp.float32\n"),
+        ("T = dict.fromkeys((jnp.int8, jnp.float16), [])\nT[jnp.float16].append(jnp.int32)\n",
+         "  acc_t = T[DT][0] if T[DT] else jnp.float32\n"),
     ],
 )
 def test_tables_that_change_or_are_undecided_are_unknown(prelude: str, setup: str) -> None:

@@ -473,6 +473,41 @@ def test_a_comparison_of_a_test_case_of_another_module_is_not_run(tmp_path: Path
     assert where(check(root, "ops_test.py")) == ([("MMA101", "kernels.py", MMA_ROW)] if found else [])
 
 
+@pytest.mark.parametrize(("helper", "body", "expect"), [
+    # A guard named like an assertion: it skips the worlds it does not support (found by review:
+    # taken for a comparison, those worlds were reported).
+    ("assertSupported", "    if acc_dtype != (jnp.int32 if dtype == jnp.int8 else jnp.float32):\n"
+                        "      self.skipTest('unsupported')\n", []),
+    # One of unittest's names, more than a comparison: it sets what the test reads.
+    ("assertTrue", "    self.acc_for = {jnp.int8: jnp.float32, jnp.float16: jnp.float32}\n", ["MMA101"]),
+])
+def test_a_method_named_like_a_comparison_that_skips_or_stores_runs(
+        tmp_path: Path, helper: str, body: str, expect: list[str]) -> None:
+    root = project(tmp_path, {
+        "kernels.py": KERNELS,
+        "base.py": (
+            "import unittest\nimport jax.numpy as jnp\n\n\nclass Base(unittest.TestCase):\n"
+            f"  def {helper}(self, dtype=None, acc_dtype=None):\n{body}"
+        ),
+        "ops_test.py": f"""
+            import jax.numpy as jnp
+            import pytest
+            import base
+            import kernels
+
+
+            class OpsTest(base.Base):
+              @pytest.mark.parametrize("acc_dtype", (jnp.int32, jnp.float32))
+              @pytest.mark.parametrize("dtype", (jnp.int8, jnp.float16))
+              def test_sweep(self, dtype, acc_dtype):
+                self.{helper}(dtype, acc_dtype)
+                acc = self.acc_for[dtype] if "{helper}" == "assertTrue" else acc_dtype
+                kernels.tile_mma(dtype, acc)
+        """,
+    })
+    assert [code for code, _, _ in where(check(root, "ops_test.py"))] == expect
+
+
 def test_a_call_into_another_module_with_the_same_facts_is_summarised(tmp_path: Path) -> None:
     root = project(tmp_path, {
         "kernels.py": KERNELS,

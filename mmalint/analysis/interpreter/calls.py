@@ -394,8 +394,7 @@ class Calls(Machine):
         # (a file of jax's own calls tree_flatten a thousand times): then it is unknown. Per
         # root, not per run, so that what a root finds does not depend on the roots before it.
         limited = self.program is not None and not self.program.leads_to_mma(func.block)
-        if limited and func.owner is not None and isinstance(func.node, cst.FunctionDef) and _COMPARISON.match(
-                func.node.name.value):
+        if limited and func.owner is not None and _is_comparison(func):
             # A test case's comparison (`self.assertAllClose(out, ref)`) of another module that
             # leads to no MMA call returns None or fails: what it compares is made already, and
             # whether it fails is not known here (jax's ran to the per-call limit in each world).
@@ -638,8 +637,35 @@ def _dtype_label(value: Value) -> str | None:
     return None
 
 
-# unittest's comparisons (`assertEqual`, jax's `assertAllClose`), not its context managers.
-_COMPARISON = re.compile(r"assert(?!Raises|Warns|Logs|NoLogs)[A-Z]\w*$")
+# unittest's, absltest's and jax's (`JaxTestCase`) comparisons: they return None or fail. Not
+# their context managers (`assertRaises`, `assertWarns`), nor a helper of the user's named so.
+_COMPARISONS = frozenset({
+    "assertEqual", "assertNotEqual", "assertTrue", "assertFalse", "assertIs", "assertIsNot",
+    "assertIsNone", "assertIsNotNone", "assertIn", "assertNotIn", "assertIsInstance",
+    "assertNotIsInstance", "assertAlmostEqual", "assertNotAlmostEqual", "assertGreater",
+    "assertGreaterEqual", "assertLess", "assertLessEqual", "assertRegex", "assertNotRegex",
+    "assertCountEqual", "assertMultiLineEqual", "assertSequenceEqual", "assertListEqual",
+    "assertTupleEqual", "assertSetEqual", "assertDictEqual", "assertLen", "assertEmpty",
+    "assertNotEmpty", "assertSameElements", "assertBetween", "assertAllClose",
+    "assertArraysAllClose", "assertArraysEqual", "assertDtypesMatch", "assertMultiLineStrippedEqual",
+})
+# What a method of such a name that is more than a comparison holds: a skip, a store into an
+# attribute or an item (`self.acc = ...`, `table[k] = ...`), a mutating method, a global.
+_MORE_THAN_A_COMPARISON = re.compile(
+    r"\bskip|(?:\.\w+|\])\s*(?:\[[^\]\n]*\])?\s*(?:[-+*/|&]|//)?=(?!=)"
+    r"|\.(?:append|extend|insert|update|setdefault|add|pop|popitem|remove|discard|clear)\("
+    r"|\b(?:global|nonlocal|setattr)\b"
+)
+
+
+def _is_comparison(func: Func) -> bool:
+    """Whether a method is a test case's comparison (`_COMPARISONS`) that only compares: its
+    text skips nothing and stores nothing (an `assertSupported` that skips, or a helper that
+    sets `self.acc_for`, is run as any method is)."""
+    node = func.node
+    if not isinstance(node, cst.FunctionDef) or node.name.value not in _COMPARISONS:
+        return False
+    return _MORE_THAN_A_COMPARISON.search(func.block.code(node)) is None
 
 
 def _summary_key(func: Func, args: Args, context: Context) -> tuple[object, ...] | None:

@@ -235,11 +235,14 @@ def _dict(host: Host, args: Bound, call: Call) -> Value:
 
 @model("builtins.dict.fromkeys", signature="(iterable, value=None)")
 def _fromkeys(host: Host, args: Bound, call: Call) -> Value:
-    """`dict.fromkeys(keys, value)`: every key of a known iterable bound to the one value."""
+    """`dict.fromkeys(keys, value)`: every key of a known iterable bound to the one value. A
+    list, dict or set there is one object every key shares, which a change through one key
+    changes for all; containers are values here, so such a table is unknown."""
     keys = host.iterate(args["iterable"]) if args.complete else None
-    if keys is None:
+    value = args["value"]
+    if keys is None or isinstance(value, DictVal | MapVal | SetVal) or (isinstance(value, TupleVal) and value.is_list):
         return UNKNOWN
-    return host.mapping([(key, args["value"]) for key in keys])
+    return host.mapping([(key, value) for key in keys])
 
 
 def _convert(fn: Callable[[Any], object]) -> Callable[[Host, Bound, Call], Value]:
