@@ -466,36 +466,40 @@ def test_dataclass_config_defaults() -> None:
     assert [d.code for d in report.diagnostics] == ["MMA101"]
 
 
+# A frozen config the kernel reads its operand and accumulator types from.
+_TILE_CONFIG = '''
+import dataclasses
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+@dataclasses.dataclass(frozen=True)
+class TileConfig:
+  dtype: jnp.dtype
+  acc_dtype: jnp.dtype = jnp.float32
+
+
+def run(cfg):
+  def body(x_ref, w_ref, o_ref):
+    acc = plgpu.layout_cast(jnp.zeros((128, 64), cfg.acc_dtype), plgpu.Layout.MMA_ACC(cfg.dtype))
+    a = plgpu.load(x_ref, layout=plgpu.Layout.MMA_LHS(cfg.dtype))
+    b = plgpu.load(w_ref.T, layout=plgpu.Layout.MMA_RHS(cfg.dtype))
+    o_ref[...] = plgpu.mma(acc, a, b)
+
+  x = jnp.zeros((128, 64), cfg.dtype)
+  w = jnp.zeros((64, 64), cfg.dtype)
+  return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128, 64), cfg.acc_dtype))(x, w)
+'''
+
+
 def test_dataclass_config_explicit_field() -> None:
-    code = '''
-    import dataclasses
-    import jax
-    import jax.numpy as jnp
-    from jax.experimental.pallas import mosaic_gpu as plgpu
+    code = _TILE_CONFIG + '''
 
-
-    @dataclasses.dataclass(frozen=True)
-    class TileConfig:
-      dtype: jnp.dtype
-      acc_dtype: jnp.dtype = jnp.float32
-
-
-    def run(cfg):
-      def body(x_ref, w_ref, o_ref):
-        acc = plgpu.layout_cast(jnp.zeros((128, 64), cfg.acc_dtype), plgpu.Layout.MMA_ACC(cfg.dtype))
-        a = plgpu.load(x_ref, layout=plgpu.Layout.MMA_LHS(cfg.dtype))
-        b = plgpu.load(w_ref.T, layout=plgpu.Layout.MMA_RHS(cfg.dtype))
-        o_ref[...] = plgpu.mma(acc, a, b)
-
-      x = jnp.zeros((128, 64), cfg.dtype)
-      w = jnp.zeros((64, 64), cfg.dtype)
-      return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128, 64), cfg.acc_dtype))(x, w)
-
-
-    run(TileConfig(dtype=jnp.int8, acc_dtype=jnp.int32))
-    run(TileConfig(jnp.float16))
-    run(TileConfig(jnp.uint8))
-    '''
+run(TileConfig(dtype=jnp.int8, acc_dtype=jnp.int32))
+run(TileConfig(jnp.float16))
+run(TileConfig(jnp.uint8))
+'''
     report = lint(code, target_jax=V)
     # uint8 with the float32 default: MMA101, and MMA204 (default Warpgroup semantics), which
     # the accumulator's fix leaves in place.
@@ -516,42 +520,17 @@ def test_dataclass_config_explicit_field() -> None:
     ],
 )
 def test_dataclass_replace_makes_the_object_python_makes(made: str, expect: list[str]) -> None:
-    code = f'''
-    import dataclasses
-    import jax
-    import jax.numpy as jnp
-    from jax.experimental.pallas import mosaic_gpu as plgpu
+    code = _TILE_CONFIG + f'''
+
+class Plain:
+  def __init__(self, dtype):
+    self.dtype = dtype
+    self.acc_dtype = jnp.float32
 
 
-    @dataclasses.dataclass(frozen=True)
-    class TileConfig:
-      dtype: jnp.dtype
-      acc_dtype: jnp.dtype = jnp.float32
-
-
-    class Plain:
-      def __init__(self, dtype):
-        self.dtype = dtype
-        self.acc_dtype = jnp.float32
-
-
-    BASE = TileConfig(dtype=jnp.float16)
-
-
-    def run(cfg):
-      def body(x_ref, w_ref, o_ref):
-        acc = plgpu.layout_cast(jnp.zeros((128, 64), cfg.acc_dtype), plgpu.Layout.MMA_ACC(cfg.dtype))
-        a = plgpu.load(x_ref, layout=plgpu.Layout.MMA_LHS(cfg.dtype))
-        b = plgpu.load(w_ref.T, layout=plgpu.Layout.MMA_RHS(cfg.dtype))
-        o_ref[...] = plgpu.mma(acc, a, b)
-
-      x = jnp.zeros((128, 64), cfg.dtype)
-      w = jnp.zeros((64, 64), cfg.dtype)
-      return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((128, 64), cfg.acc_dtype))(x, w)
-
-
-    run({made})
-    '''
+BASE = TileConfig(dtype=jnp.float16)
+run({made})
+'''
     report = lint(code, target_jax=V)
     assert [d.code for d in report.diagnostics] == expect
 
