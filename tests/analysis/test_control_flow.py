@@ -202,6 +202,14 @@ def test_branches_inside_the_kernel(setup: str, expect: list[str]) -> None:
              "  acc_t = t[DT][0] if t[DT] else jnp.float32\n"),
         ("T = dict.fromkeys((jnp.int8, jnp.float16), [])\nT[jnp.float16].append(jnp.int32)\n",
          "  acc_t = T[DT][0] if T[DT] else jnp.float32\n"),
+        # One list two keys hold, changed in place through one of them (an item's method, or a
+        # store into an item of an item): the module's table is unknown, as a local one is.
+        ("L = []\nT = {jnp.int8: L, jnp.float16: L}\nT[jnp.float16].append(jnp.int32)\n",
+         "  acc_t = T[DT][0] if T[DT] else jnp.float32\n"),
+        ("L = [jnp.float32]\nT = dict(zip((jnp.int8, jnp.float16), (L, L)))\nT[jnp.float16][0] = jnp.int32\n",
+         "  acc_t = T[DT][0]\n"),
+        ("", "  l = []\n  t = {jnp.int8: l, jnp.float16: l}\n  t[jnp.float16].append(jnp.int32)\n"
+             "  acc_t = t[DT][0] if t[DT] else jnp.float32\n"),
     ],
 )
 def test_tables_that_change_or_are_undecided_are_unknown(prelude: str, setup: str) -> None:

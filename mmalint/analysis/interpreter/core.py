@@ -534,8 +534,9 @@ _ASSIGN_OP = r"[ \t]*(?:[-+*/|&^%@]|//|\*\*|<<|>>)?=(?!=)"
 _MUTATING_METHODS = r"\.(?:update|append|extend|insert|pop|popitem|setdefault|clear|remove|add|discard|sort|reverse)\("
 _MUTATIONS: tuple[tuple[re.Pattern[str], re.Pattern[str] | None], ...] = (
     (re.compile(r"^[ \t\f]*global[ \t]+([\w, \t]+)", re.MULTILINE), None),  # `global X` in a function
-    (re.compile(r"(?<![\w.])(\w+)[ \t]*\[[^\]\n]*\]" + _ASSIGN_OP), re.compile(r"\]" + _ASSIGN_OP)),
-    (re.compile(r"(?<![\w.])(\w+)" + _MUTATING_METHODS), re.compile(_MUTATING_METHODS)),
+    (re.compile(r"(?<![\w.])(\w+)(?:[ \t]*\[[^\]\n]*\])+" + _ASSIGN_OP), re.compile(r"\]" + _ASSIGN_OP)),
+    # `X.append(v)`, and a change of an item in place (`X["a"].append(v)`: a list two keys may share)
+    (re.compile(r"(?<![\w.])(\w+)(?:[ \t]*\[[^\]\n]*\])*" + _MUTATING_METHODS), re.compile(_MUTATING_METHODS)),
     (re.compile(r"\b(?:setattr|delattr)\([ \t]*(\w+)"), re.compile(r"(?:set|del)attr\(")),
     (re.compile(r"^[ \t\f]*del[ \t]+(\w+)[\[.]", re.MULTILINE), None),
 )
