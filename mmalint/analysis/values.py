@@ -183,6 +183,12 @@ class MapVal(Value):
 CONTAINERS = (DictVal, TupleVal, MapVal, SetVal)
 
 
+def changes_in_place(value: Value) -> bool:
+    """Whether a value is a container Python changes in place: a list, a dict or a set (a
+    tuple is not; one object that two holders share is two equal values here)."""
+    return isinstance(value, DictVal | MapVal | SetVal) or (isinstance(value, TupleVal) and value.is_list)
+
+
 def dict_entries(mapping: DictVal | MapVal) -> list[tuple[Value, Value]]:
     """A dict's keys (a string key as a `Const`) and values, in order."""
     if isinstance(mapping, DictVal):

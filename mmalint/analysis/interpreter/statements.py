@@ -29,9 +29,9 @@ from mmalint.analysis.values import (
     DictVal,
     MapVal,
     ProjectModule,
-    SetVal,
     TupleVal,
     Value,
+    changes_in_place,
 )
 
 _AUG_OPS: dict[type, str] = {
@@ -92,7 +92,7 @@ class Statements(Machine):
             right = self.eval(stmt.value, frame, block)
             op = _AUG_OPS.get(type(stmt.operator))
             value = self.binary(op, current, right, stmt) if op else UNKNOWN
-            if isinstance(current, DictVal | MapVal | SetVal) or (isinstance(current, TupleVal) and current.is_list):
+            if changes_in_place(current):
                 self.rebind(current, value, frame)  # `t |= ...`, `xs += ...`: in place
             self.assign(stmt.target, value, frame, block)
             return Flow.NORMAL

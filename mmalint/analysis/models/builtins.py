@@ -26,6 +26,7 @@ from mmalint.analysis.values import (
     TupleVal,
     Value,
     as_int,
+    changes_in_place,
     dict_entries,
 )
 
@@ -240,7 +241,7 @@ def _fromkeys(host: Host, args: Bound, call: Call) -> Value:
     changes for all; containers are values here, so such a table is unknown."""
     keys = host.iterate(args["iterable"]) if args.complete else None
     value = args["value"]
-    if keys is None or isinstance(value, DictVal | MapVal | SetVal) or (isinstance(value, TupleVal) and value.is_list):
+    if keys is None or changes_in_place(value):
         return UNKNOWN
     return host.mapping([(key, value) for key in keys])
 
