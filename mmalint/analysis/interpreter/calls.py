@@ -18,7 +18,9 @@ from mmalint.analysis.calls import ApiUse, Context, Entry, MmaSite, WorldBinding
 from mmalint.analysis.host import REGISTRY, Args, Call, Diverges
 from mmalint.analysis.interpreter import replays
 from mmalint.analysis.interpreter.core import (
+    ASSIGN_OP,
     MAX_CALL_DEPTH,
+    MUTATING_CALL,
     Flow,
     Frame,
     Machine,
@@ -650,11 +652,11 @@ _COMPARISONS = frozenset({
     "assertArraysAllClose", "assertArraysEqual", "assertDtypesMatch", "assertMultiLineStrippedEqual",
 })
 # What a method of such a name that is more than a comparison holds: a skip, a store into an
-# attribute or an item (`self.acc = ...`, `table[k] = ...`), a mutating method, a global.
+# attribute or an item (`self.acc = ...`, `table[k] = ...`), a mutating method (the mutation
+# scan's, `core.MUTATING_CALL`), a global.
 _MORE_THAN_A_COMPARISON = re.compile(
-    r"\bskip|(?:\.\w+|\])\s*(?:\[[^\]\n]*\])?\s*(?:[-+*/|&]|//)?=(?!=)"
-    r"|\.(?:append|extend|insert|update|setdefault|add|pop|popitem|remove|discard|clear)\("
-    r"|\b(?:global|nonlocal|setattr)\b"
+    r"\bskip|(?:\.\w+|\])(?:[ \t]*\[[^\]\n]*\])?" + ASSIGN_OP + "|" + MUTATING_CALL
+    + r"|\b(?:global|nonlocal|setattr)\b"
 )
 
 

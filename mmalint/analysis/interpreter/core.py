@@ -530,21 +530,21 @@ class Machine(ABC):
 # Each pattern matches within a row (no `\n` in it), so it runs only on the rows where a literal
 # part of it is found first (`_on_rows`): a leading `(?<![\w.])(\w+)` makes the engine try every
 # position of the text (jax's 68 modules of a run: 0.69 s, against 0.05 s).
-_ASSIGN_OP = r"[ \t]*(?:[-+*/|&^%@]|//|\*\*|<<|>>)?=(?!=)"
-_MUTATING_METHODS = r"\.(?:update|append|extend|insert|pop|popitem|setdefault|clear|remove|add|discard|sort|reverse)\("
+ASSIGN_OP = r"[ \t]*(?:[-+*/|&^%@]|//|\*\*|<<|>>)?=(?!=)"
+MUTATING_CALL = r"\.(?:update|append|extend|insert|pop|popitem|setdefault|clear|remove|add|discard|sort|reverse)\("
 _MUTATIONS: tuple[tuple[re.Pattern[str], re.Pattern[str] | None], ...] = (
     (re.compile(r"^[ \t\f]*global[ \t]+([\w, \t]+)", re.MULTILINE), None),  # `global X` in a function
-    (re.compile(r"(?<![\w.])(\w+)(?:[ \t]*\[[^\]\n]*\])+" + _ASSIGN_OP), re.compile(r"\]" + _ASSIGN_OP)),
+    (re.compile(r"(?<![\w.])(\w+)(?:[ \t]*\[[^\]\n]*\])+" + ASSIGN_OP), re.compile(r"\]" + ASSIGN_OP)),
     # `X.append(v)`, and a change of an item in place (`X["a"].append(v)`: a list two keys may share)
-    (re.compile(r"(?<![\w.])(\w+)(?:[ \t]*\[[^\]\n]*\])*" + _MUTATING_METHODS), re.compile(_MUTATING_METHODS)),
+    (re.compile(r"(?<![\w.])(\w+)(?:[ \t]*\[[^\]\n]*\])*" + MUTATING_CALL), re.compile(MUTATING_CALL)),
     (re.compile(r"\b(?:setattr|delattr)\([ \t]*(\w+)"), re.compile(r"(?:set|del)attr\(")),
     (re.compile(r"^[ \t\f]*del[ \t]+(\w+)[\[.]", re.MULTILINE), None),
 )
 
 # `X.attr = v`: a mutation of X when X is an object of the module; on a module (a test file
 # that monkeypatches `plgpu.kernel`) it changes nothing the analysis reads.
-_ATTRIBUTE_STORE = re.compile(r"(?<![\w.])(\w+)\.\w+" + _ASSIGN_OP)
-_ATTRIBUTE_STORE_PART = re.compile(r"\.\w+" + _ASSIGN_OP)
+_ATTRIBUTE_STORE = re.compile(r"(?<![\w.])(\w+)\.\w+" + ASSIGN_OP)
+_ATTRIBUTE_STORE_PART = re.compile(r"\.\w+" + ASSIGN_OP)
 
 
 def _on_rows(pattern: re.Pattern[str], part: re.Pattern[str] | None, text: str) -> Iterator[re.Match[str]]:
