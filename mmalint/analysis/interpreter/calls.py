@@ -56,8 +56,8 @@ from mmalint.analysis.values import (
 )
 
 # The steps a call of another module's function that leads to no MMA call may take, and all
-# calls of one such function in a root (not a run: a root's findings do not depend on the roots
-# before it; 1,000 a root cost jax's tree 1.7% more steps than 2,000 a run, the same findings).
+# calls of one such function in a world (not a root or a run: what a world finds does not depend
+# on the worlds or roots before it; `Roots._run_function_root` gives each world its own).
 CROSS_MODULE_STEPS = 400
 CROSS_MODULE_STEPS_PER_FUNCTION = 1_000
 
@@ -392,9 +392,9 @@ class Calls(Machine):
         # A helper that leads to no MMA call (a dtype chooser, or the checked tree's library
         # internals when the tree is a library) runs within a few steps: past them its result
         # is unknown, as an API no model knows, and the caller goes on.
-        # Such a helper spends at most CROSS_MODULE_STEPS_PER_FUNCTION steps in all in a root
+        # Such a helper spends at most CROSS_MODULE_STEPS_PER_FUNCTION steps in all in a world
         # (a file of jax's own calls tree_flatten a thousand times): then it is unknown. Per
-        # root, not per run, so that what a root finds does not depend on the roots before it.
+        # world, so that what a world finds does not depend on the worlds before it.
         limited = self.program is not None and not self.program.leads_to_mma(func.block)
         if limited and func.owner is not None and _is_comparison(func):
             # A test case's comparison (`self.assertAllClose(out, ref)`) of another module that
