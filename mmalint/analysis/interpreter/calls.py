@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sys
+import weakref
 from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import replace
@@ -667,7 +668,17 @@ def _is_comparison(func: Func) -> bool:
     node = func.node
     if not isinstance(node, cst.FunctionDef) or node.name.value not in _COMPARISONS:
         return False
-    return _MORE_THAN_A_COMPARISON.search(func.block.code(node)) is None
+    # Read once a method: its text is libcst's printing of it where its block was parsed by
+    # libcst (jax's `assertAllClose`: 162 calls on jax's tree, each printing the whole def).
+    known = _COMPARISON_TEXTS.setdefault(func.block, {})
+    found = known.get(id(node))
+    if found is None or found[0] is not node:
+        found = known[id(node)] = (node, _MORE_THAN_A_COMPARISON.search(func.block.code(node)) is None)
+    return found[1]
+
+
+# Per block, by the method node's id (the node kept alive with its verdict): `_is_comparison`.
+_COMPARISON_TEXTS: weakref.WeakKeyDictionary[Block, dict[int, tuple[cst.CSTNode, bool]]] = weakref.WeakKeyDictionary()
 
 
 def _summary_key(func: Func, args: Args, context: Context) -> tuple[object, ...] | None:
