@@ -210,6 +210,12 @@ def test_branches_inside_the_kernel(setup: str, expect: list[str]) -> None:
          "  acc_t = T[DT][0]\n"),
         ("", "  l = []\n  t = {jnp.int8: l, jnp.float16: l}\n  t[jnp.float16].append(jnp.int32)\n"
              "  acc_t = t[DT][0] if t[DT] else jnp.float32\n"),
+        # A module-level set changed by a set's own methods (the mutation scan's words were
+        # the list and dict methods and `add`/`discard` only).
+        ("FLOATS = {jnp.int8, jnp.float16}\nFLOATS.difference_update({jnp.int8})\n",
+         "  acc_t = jnp.float32 if DT in FLOATS else jnp.int32\n"),
+        ("FLOATS = {jnp.int8, jnp.float16}\nFLOATS.intersection_update({jnp.float16})\n",
+         "  acc_t = jnp.float32 if DT in FLOATS else jnp.int32\n"),
     ],
 )
 def test_tables_that_change_or_are_undecided_are_unknown(prelude: str, setup: str) -> None:

@@ -22,6 +22,8 @@ from mmalint.analysis.interpreter.core import (
     ASSIGN_OP,
     MAX_CALL_DEPTH,
     MUTATING_CALL,
+    MUTATING_METHODS,
+    SET_MUTATING_METHODS,
     Flow,
     Frame,
     Machine,
@@ -518,7 +520,7 @@ class Calls(Machine):
     def _keyed_method(self, receiver: MapVal | SetVal, name: str, args: Args, frame: Frame) -> Value:
         """Methods of a dict keyed by values that are not all strings, and of a set: reads
         only; a mutation forgets it."""
-        if name in _MUTATING_METHODS or name in _SET_MUTATIONS:
+        if name in _MUTATING_METHODS or name in SET_MUTATING_METHODS:
             self.rebind(receiver, UNKNOWN, frame)
             return UNKNOWN
         plain = not args.keywords and args.complete
@@ -606,16 +608,10 @@ def _holds(value: Value, old: Value, depth: int) -> bool:
     return any((type(v) is type(old) and v == old) or _holds(v, old, depth - 1) for v in inner)
 
 
-# A set's methods that mutate it, besides the dict's and list's below.
-_SET_MUTATIONS = frozenset(
-    {"add", "discard", "difference_update", "intersection_update", "symmetric_difference_update"}
-)
 # A set's methods that give a new set, as its operators do.
 _SET_METHODS = {"union": "|", "intersection": "&", "difference": "-", "symmetric_difference": "^"}
-_MUTATING_METHODS = frozenset(
-    {"update", "append", "extend", "insert", "pop", "popitem", "setdefault", "clear", "remove",
-     "sort", "reverse", "__setitem__", "__delitem__"}
-)
+# What forgets a list or a dict: its mutating methods, and a store or a `del` of an item.
+_MUTATING_METHODS = MUTATING_METHODS | {"__setitem__", "__delitem__"}
 
 
 def _entry_bindings(func: Func, args: Args) -> tuple[WorldBinding, ...]:

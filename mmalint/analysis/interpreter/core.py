@@ -531,7 +531,15 @@ class Machine(ABC):
 # part of it is found first (`_on_rows`): a leading `(?<![\w.])(\w+)` makes the engine try every
 # position of the text (jax's 68 modules of a run: 0.69 s, against 0.05 s).
 ASSIGN_OP = r"[ \t]*(?:[-+*/|&^%@]|//|\*\*|<<|>>)?=(?!=)"
-MUTATING_CALL = r"\.(?:update|append|extend|insert|pop|popitem|setdefault|clear|remove|add|discard|sort|reverse)\("
+# The methods that change a list or a dict in place, and those only a set has: what the
+# interpreter forgets a container after (`calls.py`), and the mutation scan's words.
+MUTATING_METHODS = frozenset(
+    {"update", "append", "extend", "insert", "pop", "popitem", "setdefault", "clear", "remove", "sort", "reverse"}
+)
+SET_MUTATING_METHODS = frozenset(
+    {"add", "discard", "difference_update", "intersection_update", "symmetric_difference_update"}
+)
+MUTATING_CALL = r"\.(?:" + "|".join(sorted(MUTATING_METHODS | SET_MUTATING_METHODS)) + r")\("
 _MUTATIONS: tuple[tuple[re.Pattern[str], re.Pattern[str] | None], ...] = (
     (re.compile(r"^[ \t\f]*global[ \t]+([\w, \t]+)", re.MULTILINE), None),  # `global X` in a function
     (re.compile(r"(?<![\w.])(\w+)(?:[ \t]*\[[^\]\n]*\])+" + ASSIGN_OP), re.compile(r"\]" + ASSIGN_OP)),
