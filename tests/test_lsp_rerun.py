@@ -719,6 +719,12 @@ def _statement_cases() -> dict[str, tuple[str, str, bool]]:
         "\nimport lib\n\n\nclass Box:\n  pass\n\n\nBOX = Box()\nX = lib.configure(BOX)\n"))
     cases["module code stored"] = (
         text, text.replace("X = lib.configure(BOX)\n", "X = lib.configure(BOX, jnp.float32)\n"), False)
+    # A table statements fill at import: the root reads what they leave it. A re-run of the
+    # edited statement would find the old one's change in the table: a full lint (found by
+    # this test: the re-run read the old accumulator).
+    text = _two_tests("jnp.float32", "ACCS['acc']", in_module="\nACCS = {}\nACCS['acc'] = jnp.float32\n")
+    cases["a table a statement fills"] = (
+        text, text.replace("ACCS['acc'] = jnp.float32", "ACCS['acc'] = jnp.bfloat16"), False)
     return cases
 
 

@@ -171,6 +171,14 @@ def stored(machine: object, owner_born: int | None) -> None:
         active.roots[-1].shared = True
 
 
+def filled(machine: object) -> None:
+    """A global of the checked file was read as module-level statements that change it in
+    place leave it (a table filled at import): a re-run of one of them would find the others'
+    changes in the module's state, as module-level stores into objects (`Runs.module_stored`)."""
+    if active is not None and active.machine is machine:
+        active.module_stored = True
+
+
 def entered(machine: object, block: Block, node: object, in_module_code: bool) -> None:
     """A function (`node`) of `block` (of the checked file) runs; `in_module_code`: for
     module-level code or a class member's value, which whichever root asks first runs for all."""

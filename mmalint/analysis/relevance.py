@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from mmalint.analysis import names, reads
 from mmalint.analysis.model_words import modelled
+from mmalint.analysis.mutations import changed_names
 from mmalint.analysis.prefilter import TRIGGER_TEXT, could_trigger
 from mmalint.analysis.source import Block, SourceFile
 
@@ -100,9 +101,11 @@ def _relevant(
             else:
                 exported.add(block.name)
         elif block.parent is None and block.kind == "stmt":
-            # `matmul = plgpu.kernel(body, ...)`: whoever calls `matmul` runs `body`.
-            bare.update(block.bound_names)
-            exported.update(block.bound_names)
+            # `matmul = plgpu.kernel(body, ...)`: whoever calls `matmul` runs `body`; and
+            # `KERNELS[k] = partial(body, ...)`: whoever looks it up in `KERNELS` does.
+            changed = changed_names(block.text)
+            bare.update(block.bound_names, changed)
+            exported.update(block.bound_names, changed)
         elif block.parent is None and block.name:
             exported.add(block.name)  # a class kept whole
 

@@ -51,7 +51,7 @@ _COMMENT_WORDS = re.compile(r"noqa|mmalint", re.IGNORECASE)
 
 def _mutations(text: str) -> frozenset[tuple[str, str]]:
     """What `_mutated_globals` takes from these rows (its patterns match within a row)."""
-    from mmalint.analysis.interpreter.core import mutation_words
+    from mmalint.analysis.mutations import mutation_words
 
     mutated, attribute_stores = mutation_words(text)
     return frozenset({("m", word) for word in mutated} | {("a", word) for word in attribute_stores})

@@ -172,8 +172,6 @@ def test_branches_inside_the_kernel(setup: str, expect: list[str]) -> None:
 @pytest.mark.parametrize(
     ("prelude", "setup"),
     [
-        # A module-level store into the table: the order of module-level code is not known.
-        ("ACC_FOR = {jnp.int8: jnp.int32}\nACC_FOR[jnp.int8] = jnp.float32\n", "  acc_t = ACC_FOR[DT]\n"),
         # A method that changes a table forgets it.
         ("", "  table = {jnp.int8: jnp.int32}\n  table.clear()\n  acc_t = table.get(DT, jnp.float32)\n"),
         ("", "  keys = {jnp.float16}\n  keys.add(jnp.int8)\n  acc_t = jnp.float32 if DT in keys else jnp.int32\n"),
@@ -210,8 +208,12 @@ def test_branches_inside_the_kernel(setup: str, expect: list[str]) -> None:
          "  acc_t = T[DT][0]\n"),
         ("", "  l = []\n  t = {jnp.int8: l, jnp.float16: l}\n  t[jnp.float16].append(jnp.int32)\n"
              "  acc_t = t[DT][0] if t[DT] else jnp.float32\n"),
+        # A module-level table changed in a function (when is not known), or handed on under
+        # another name (`f(T)`, `U = T`: changed there, unseen).
+        ("ACC_FOR = {jnp.int8: jnp.int32}\ndef spoil():\n  ACC_FOR[jnp.int8] = jnp.float32\n", "  acc_t = ACC_FOR[DT]\n"),
+        ("ACC_FOR = {jnp.int8: jnp.float16}\nACC_FOR[jnp.int8] = jnp.int32\nregister(ACC_FOR)\n", "  acc_t = ACC_FOR[DT]\n"),
         # A module-level set changed by a set's own methods (the mutation scan's words were
-        # the list and dict methods and `add`/`discard` only).
+        # the list and dict methods and `add`/`discard` only; the interpreter forgets it).
         ("FLOATS = {jnp.int8, jnp.float16}\nFLOATS.difference_update({jnp.int8})\n",
          "  acc_t = jnp.float32 if DT in FLOATS else jnp.int32\n"),
         ("FLOATS = {jnp.int8, jnp.float16}\nFLOATS.intersection_update({jnp.float16})\n",
@@ -222,6 +224,31 @@ def test_tables_that_change_or_are_undecided_are_unknown(prelude: str, setup: st
     # (In Python each accumulator here is int32: reported, a stale table is a false positive.)
     report = check(_pallas("DT = jnp.int8\n" + prelude, "acc_t", setup=setup), [], target_jax=V, known=False)
     assert report.calls == 1 and report.known_calls == 0
+
+
+@pytest.mark.parametrize(
+    ("prelude", "acc", "expect"),
+    [
+        # A table filled by module-level statements, read after import (by the kernel the
+        # module launches at its end): as the statements, in order, leave it.
+        ("ACC_FOR = {}\nfor _dt in (jnp.float16, jnp.int8):\n  ACC_FOR[_dt] = jnp.float32\n", "ACC_FOR[DT]", ["MMA101"]),
+        ("ACC_FOR = {jnp.int8: jnp.int32}\nACC_FOR[jnp.int8] = jnp.float32\n", "ACC_FOR[DT]", ["MMA101"]),
+        ("CONFIG = {'acc': jnp.int32}\nCONFIG.update(acc=jnp.float32)\n", "CONFIG['acc']", ["MMA101"]),
+        ("ACC_FOR = {jnp.float16: jnp.float32}\nACC_FOR |= {jnp.int8: jnp.float32}\n", "ACC_FOR[DT]", ["MMA101"]),
+        # ... and clean where the last word is right.
+        ("ACC_FOR = {}\nACC_FOR[jnp.int8] = jnp.float32\nACC_FOR[jnp.int8] = jnp.int32\n", "ACC_FOR[DT]", []),
+        # The module launches the kernel at its end: code that ran between the statements
+        # does not matter to what it reads then.
+        ("ACC_FOR = {}\nACC_FOR[jnp.int8] = jnp.int32\nwarm_up()\nACC_FOR[jnp.float16] = jnp.float32\n",
+         "ACC_FOR[DT]", []),
+        # A module-level read sees the table as the statements above it leave it.
+        ("ACC_FOR = {jnp.int8: jnp.int32}\nACC = ACC_FOR[jnp.int8]\nACC_FOR[jnp.int8] = jnp.float32\n", "ACC", []),
+        ("ACC_FOR = {jnp.int8: jnp.int32}\nACC_FOR[jnp.int8] = jnp.float32\nACC = ACC_FOR[jnp.int8]\n", "ACC", ["MMA101"]),
+    ],
+)
+def test_a_table_filled_at_import_is_what_the_module_leaves(prelude: str, acc: str, expect: list[str]) -> None:
+    report = check(_pallas("DT = jnp.int8\n" + prelude, acc), expect, target_jax=V, known=False)
+    assert report.calls == 1 and report.known_calls == 1
 
 
 def test_helper_function_chooses_the_accumulator() -> None:
@@ -988,3 +1015,47 @@ def test_match_statement_on_a_known_mode(mode: str, expect: list[str]) -> None:
 def test_promoted_accumulator_dtypes(acc: str, expect: list[str]) -> None:
     report = lint(_pallas("DT = jnp.bfloat16\n", acc), target_jax=V)
     assert [d.code for d in report.diagnostics] == expect
+
+
+_LIBRARY_KERNEL = '''
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+M, N, K = 128, 64, 64
+{prelude}
+
+def run(a, b):
+  acc_t = ACC_FOR[a.dtype.type]
+
+  def body(a_ref, b_ref, o_ref):
+    acc = plgpu.layout_cast(jnp.zeros((M, N), acc_t), plgpu.Layout.MMA_ACC(a_ref.dtype))
+    lhs = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(a_ref.dtype))
+    rhs = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(b_ref.dtype))
+    o_ref[...] = plgpu.mma(acc, lhs, rhs).astype(o_ref.dtype)
+
+  return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), jnp.float32))(a, b)
+
+
+def test_int8():
+  run(jnp.zeros((M, K), jnp.int8), jnp.zeros((N, K), jnp.int8))
+'''
+
+
+@pytest.mark.parametrize(
+    ("prelude", "expect"),
+    [
+        ("ACC_FOR = {jnp.int8: jnp.int32}\nACC_FOR[jnp.int8] = jnp.float32\n", ["MMA101"]),
+        ("ACC_FOR = {jnp.int8: jnp.float32}\nACC_FOR[jnp.int8] = jnp.int32\n", []),
+        # Code that may read the table half-filled runs between the statements that fill it
+        # (a call, or a statement of the chain that calls a function naming it): whether a
+        # test runs the kernel then or after import is not known.
+        ("ACC_FOR = {jnp.int8: jnp.int32}\nwarm_up()\nACC_FOR[jnp.int8] = jnp.float32\n", None),
+        ("def pick():\n  return ACC_FOR[jnp.int8]\n\nACC_FOR = {jnp.int8: jnp.int32}\n"
+         "ACC_FOR[jnp.int16] = pick()\nACC_FOR[jnp.int8] = jnp.float32\n", None),
+    ],
+)
+def test_code_after_import_reads_a_table_filled_at_import_when_nothing_read_it_half_filled(
+        prelude: str, expect: list[str] | None) -> None:
+    report = check(_LIBRARY_KERNEL.format(prelude=prelude), expect or [], target_jax=V, known=False)
+    assert report.known_calls == (0 if expect is None else 1)

@@ -19,16 +19,18 @@ from mmalint.analysis.calls import ApiUse, Context, Entry, MmaSite, WorldBinding
 from mmalint.analysis.host import REGISTRY, Args, Call, Diverges
 from mmalint.analysis.interpreter import replays
 from mmalint.analysis.interpreter.core import (
-    ASSIGN_OP,
     MAX_CALL_DEPTH,
-    MUTATING_CALL,
-    MUTATING_METHODS,
-    SET_MUTATING_METHODS,
     Flow,
     Frame,
     Machine,
     Summary,
     all_params,
+)
+from mmalint.analysis.mutations import (
+    ASSIGN_OP,
+    MUTATING_CALL,
+    MUTATING_METHODS,
+    SET_MUTATING_METHODS,
 )
 from mmalint.analysis.scopes import LocalNames, read_only_visit
 from mmalint.analysis.scopes import dotted_name as _dotted
@@ -650,7 +652,7 @@ _COMPARISONS = frozenset({
 })
 # What a method of such a name that is more than a comparison holds: a skip, a store into an
 # attribute or an item (`self.acc = ...`, `table[k] = ...`), a mutating method (the mutation
-# scan's, `core.MUTATING_CALL`), a global.
+# scan's, `mutations.MUTATING_CALL`), a global.
 _MORE_THAN_A_COMPARISON = re.compile(
     r"\bskip|(?:\.\w+|\])(?:[ \t]*\[[^\]\n]*\])?" + ASSIGN_OP + "|" + MUTATING_CALL
     + r"|\b(?:global|nonlocal|setattr)\b"

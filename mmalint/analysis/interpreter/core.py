@@ -19,6 +19,7 @@ from mmalint.analysis import by_root, reads
 from mmalint.analysis.budget import Budget, BudgetExceeded, CallTooLong
 from mmalint.analysis.calls import ApiUse, Context, Entry, MmaSite
 from mmalint.analysis.host import Args, Diverges
+from mmalint.analysis.mutations import changed_names, mutation_words, passed_on
 from mmalint.analysis.source import Block, BlockParseError, SourceFile
 from mmalint.analysis.values import (
     UNKNOWN,
@@ -115,8 +116,19 @@ class ModuleState:
         self.block_values: dict[tuple[int, str], Value] = {}
         self.executed: set[int] = set()
         self.executing: set[int] = set()
+        # The order the module-level blocks ended in, and those stopped before their end (the
+        # budget, a raise): whether a table filled at import was filled in order (`_settled`).
+        self.ended: dict[int, int] = {}
+        self.incomplete: set[int] = set()
         self.rebound, self.attribute_stored = _mutated_globals(source)
         self.stars: list[ProjectModule] | None = None  # modules it star-imports (when first asked)
+        self._chains: dict[str, Chain | None] = {}
+
+    def chain(self, name: str) -> Chain | None:
+        """The statements that fill the global `name` at import (`settling_chain`)."""
+        if name not in self._chains:
+            self._chains[name] = settling_chain(self.source, name, name in self.rebound)
+        return self._chains[name]
 
 
 def site_key(site: MmaSite) -> tuple[object, ...]:
@@ -228,6 +240,10 @@ class Machine(ABC):
         current = self._current_module_block
         if current is not None and current.source is not source:
             current = None  # another module's top level is running: this one has loaded
+        if name in module.rebound or len(source.bindings.get(name, ())) > 1:
+            chain = module.chain(name)
+            if chain is not None:
+                return self._settled(name, module, chain, current)
         if current is not None and name in current.bound_names and name in env:
             return env[name]
         if current is not None and name not in module.rebound:
@@ -282,6 +298,32 @@ class Machine(ABC):
             if self._traces and not self._lazy_code:
                 self._traces[-1].read.update(top)
 
+    def _settled(self, name: str, module: ModuleState, chain: Chain, current: Block | None) -> Value:
+        """A global that top-level statements bind and change in place (a table filled at
+        import: `T = {}`, `for k in K: T[k] = ...`), as the statements above the module-level
+        code running now (`current`) leave it; for code that runs after import (`current`
+        None), as the whole module does, where nothing may have read it half-filled. Unknown
+        where the statements did not run in order, or one stopped half-way."""
+        if current is None and not chain.after_import:
+            return UNKNOWN
+        above = chain.blocks if current is None else tuple(b for b in chain.blocks if b.start_line < current.start_line)
+        if by_root.active is not None and module.source is self.source:
+            by_root.read(self, above, self._lazy_code > 0)
+            by_root.filled(self)
+            if self._traces and not self._lazy_code:
+                self._traces[-1].read.update(above)
+        for block in above:
+            if id(block) in module.executing:
+                return UNKNOWN  # under way above the reader: not yet what it leaves
+            self.execute_module_block(block)
+        for block in chain.blocks[len(above):]:
+            if block is not current and (id(block) in module.executed or id(block) in module.executing):
+                return UNKNOWN  # a later statement has changed it already: its value then is lost
+        order = [module.ended.get(id(block), -1) for block in above]
+        if order != sorted(order) or any(id(block) in module.incomplete for block in above):
+            return UNKNOWN
+        return module.frame.env.get(name, UNKNOWN)
+
     def execute_module_block(self, block: Block) -> None:
         module = self.module_of(block.source)
         key = id(block)
@@ -307,9 +349,10 @@ class Machine(ABC):
                 else:
                     self.exec_block(block.statements(), module.frame, block)
         except (BlockParseError, Diverges):
-            pass
+            module.incomplete.add(key)
         except GAVE_UP as exc:
             gave_up = True
+            module.incomplete.add(key)
             self._note_gave_up(exc)
             if isinstance(exc, BudgetExceeded):
                 self._abandoned_blocks.append(block)
@@ -318,6 +361,7 @@ class Machine(ABC):
             self._current_module_block = saved_block
             module.executing.discard(key)
             module.executed.add(key)
+            module.ended[key] = len(module.ended)
             env = module.frame.env
             for bound in block.bound_names:
                 if gave_up:
@@ -527,57 +571,6 @@ class Machine(ABC):
     def set_operation(self, op: str, left: SetVal, right: SetVal) -> Value: ...
 
 
-# Each pattern matches within a row (no `\n` in it), so it runs only on the rows where a literal
-# part of it is found first (`_on_rows`): a leading `(?<![\w.])(\w+)` makes the engine try every
-# position of the text (jax's 68 modules of a run: 0.69 s, against 0.05 s).
-ASSIGN_OP = r"[ \t]*(?:[-+*/|&^%@]|//|\*\*|<<|>>)?=(?!=)"
-# The methods that change a list or a dict in place, and those only a set has: what the
-# interpreter forgets a container after (`calls.py`), and the mutation scan's words.
-MUTATING_METHODS = frozenset(
-    {"update", "append", "extend", "insert", "pop", "popitem", "setdefault", "clear", "remove", "sort", "reverse"}
-)
-SET_MUTATING_METHODS = frozenset(
-    {"add", "discard", "difference_update", "intersection_update", "symmetric_difference_update"}
-)
-MUTATING_CALL = r"\.(?:" + "|".join(sorted(MUTATING_METHODS | SET_MUTATING_METHODS)) + r")\("
-_MUTATIONS: tuple[tuple[re.Pattern[str], re.Pattern[str] | None], ...] = (
-    (re.compile(r"^[ \t\f]*global[ \t]+([\w, \t]+)", re.MULTILINE), None),  # `global X` in a function
-    (re.compile(r"(?<![\w.])(\w+)(?:[ \t]*\[[^\]\n]*\])+" + ASSIGN_OP), re.compile(r"\]" + ASSIGN_OP)),
-    # `X.append(v)`, and a change of an item in place (`X["a"].append(v)`: a list two keys may share)
-    (re.compile(r"(?<![\w.])(\w+)(?:[ \t]*\[[^\]\n]*\])*" + MUTATING_CALL), re.compile(MUTATING_CALL)),
-    (re.compile(r"\b(?:setattr|delattr)\([ \t]*(\w+)"), re.compile(r"(?:set|del)attr\(")),
-    (re.compile(r"^[ \t\f]*del[ \t]+(\w+)[\[.]", re.MULTILINE), None),
-)
-
-# `X.attr = v`: a mutation of X when X is an object of the module; on a module (a test file
-# that monkeypatches `plgpu.kernel`) it changes nothing the analysis reads.
-_ATTRIBUTE_STORE = re.compile(r"(?<![\w.])(\w+)\.\w+" + ASSIGN_OP)
-_ATTRIBUTE_STORE_PART = re.compile(r"\.\w+" + ASSIGN_OP)
-
-
-def _on_rows(pattern: re.Pattern[str], part: re.Pattern[str] | None, text: str) -> Iterator[re.Match[str]]:
-    """`pattern.finditer(text)`, for a pattern whose matches lie within a row and hold a match
-    of `part`: run on each row where `part` is found (a row starts afresh, as after `\n`)."""
-    if part is None:
-        yield from pattern.finditer(text)
-        return
-    done = -1
-    for hit in part.finditer(text):
-        if hit.start() < done:
-            continue  # a row already read
-        start = text.rfind("\n", 0, hit.start()) + 1
-        end = text.find("\n", hit.end())
-        done = len(text) if end < 0 else end
-        yield from pattern.finditer(text[start:done])
-
-
-def mutation_words(text: str) -> tuple[set[str], set[str]]:
-    """What the mutation patterns capture in `text` (`global a, b` as one string), and the
-    names before an attribute store."""
-    mutated = {m.group(1) for pattern, part in _MUTATIONS for m in _on_rows(pattern, part, text)}
-    return mutated, {m.group(1) for m in _on_rows(_ATTRIBUTE_STORE, _ATTRIBUTE_STORE_PART, text)}
-
-
 def _mutated_globals(source: SourceFile) -> tuple[frozenset[str], frozenset[str]]:
     """Module globals that some statement rebinds or mutates in place, and those that only get
     attribute stores (mutated only if they turn out to be objects, not modules).
@@ -613,6 +606,86 @@ def _scan_mutated_globals(source: SourceFile) -> tuple[frozenset[str], frozenset
     mutated, attribute_stores = mutation_words(source.text)
     candidates = {n.strip() for words in mutated for n in words.split(",") if n.strip()}
     return module_globals(candidates), module_globals(attribute_stores - candidates)
+
+
+class Chain(NamedTuple):
+    """The top-level statements that bind a global and change it in place, in order."""
+
+    blocks: tuple[Block, ...]
+    # Whether code that runs after import may take the value they leave: nothing between them
+    # (nor a function they call that names it) may run code that reads it half-filled.
+    after_import: bool
+
+
+def settling_chain(source: SourceFile, name: str, mutated: bool) -> Chain | None:
+    """The statements that make the value at import of a global that is changed in place
+    (`mutated`) or bound again by augmented assignments (`T |= {...}`), when that is all of
+    them: it is bound and changed only by top-level statements (not by a function, nor under
+    `global`), and no code passes it on (`f(T)`, `U = T`, `return T`) where it could be changed
+    under another name. None otherwise (the global is unknown, or the join of its bindings,
+    as before)."""
+    reads.mutation_scan()  # decided by the whole text, as `rebound` is
+    found = _CHAINS.setdefault(source, {})  # per module text: each run's modules ask again
+    if name not in found:
+        found[name] = _settling_chain(source, name, mutated)
+    return found[name]
+
+
+_CHAINS: weakref.WeakKeyDictionary[SourceFile, dict[str, Chain | None]] = weakref.WeakKeyDictionary()
+
+
+def _settling_chain(source: SourceFile, name: str, mutated: bool) -> Chain | None:
+    bindings = source.bindings.get(name, [])
+    if not bindings or any(b.parent is not None or b.kind != "stmt" or is_import_block(b) for b in bindings):
+        return None
+    augmented = re.compile(r"[ \t]*" + re.escape(name) + r"[ \t]*(?:[-+*/|&^%@]|//|\*\*|<<|>>)=")
+    if not mutated and not all(augmented.match(b.first_line) for b in bindings[1:]):
+        return None  # bound again, not changed: which binding a function sees is not known
+    word = re.compile(r"(?<![\w.])" + re.escape(name) + r"\b")
+    blocks: list[Block] = []
+    for block in source.blocks:
+        text = "".join(source.lines[block.start_line - 1 : block.end_line])
+        if word.search(text) is None:
+            continue
+        changes = name in changed_names(text) or name in mutation_words(text)[1]
+        if changes and (block.kind != "stmt" or is_import_block(block)):
+            return None  # changed by a function or a class body: when is not known
+        if passed_on(text, name):
+            return None
+        if changes or block in bindings:
+            blocks.append(block)
+    if not blocks:
+        return None
+    first, last = blocks[0].start_line, blocks[-1].start_line
+    between = [b for b in source.blocks if first < b.start_line < last and b not in blocks]
+    after_import = all(_runs_nothing(source, b) for b in between) and not _calls_a_reader(source, blocks, word)
+    return Chain(tuple(blocks), after_import)
+
+
+def _runs_nothing(source: SourceFile, block: Block) -> bool:
+    """Whether a top-level block can run no code of the module at import: an import, a def
+    without decorators, or a statement with no call in it."""
+    first = block.first_line.lstrip()
+    if is_import_block(block):
+        return True
+    if block.kind == "def":
+        return not first.startswith("@")
+    return block.kind == "stmt" and "(" not in "".join(source.lines[block.start_line - 1 : block.end_line])
+
+
+def _calls_a_reader(source: SourceFile, blocks: list[Block], word: re.Pattern[str]) -> bool:
+    """Whether a statement of the chain calls a function of the module that names the global
+    (it would read it half-filled, and its blind run the whole)."""
+    called: set[str] = set()
+    for block in blocks:
+        text = "".join(source.lines[block.start_line - 1 : block.end_line])
+        called.update(re.findall(r"(?<![\w.])(\w+)[ \t]*\(", text))
+    for name in called:
+        for block in source.bindings.get(name, []):
+            if block.kind in ("def", "class") and word.search("".join(source.lines[block.start_line - 1 : block.end_line])):
+                return True
+    return False
+
 
 def _is_module_value(value: Value) -> bool:
     return (isinstance(value, Api) and value.is_module) or isinstance(value, ProjectModule)
