@@ -17,7 +17,8 @@ ASSIGN_OP = r"[ \t]*(?:[-+*/|&^%@]|//|\*\*|<<|>>)?=(?!=)"
 # The methods that change a list or a dict in place, and those only a set has: what the
 # interpreter forgets a container after (`calls.py`), and the mutation scan's words.
 MUTATING_METHODS = frozenset(
-    {"update", "append", "extend", "insert", "pop", "popitem", "setdefault", "clear", "remove", "sort", "reverse"}
+    {"update", "append", "extend", "insert", "pop", "popitem", "setdefault", "clear", "remove", "sort", "reverse",
+     "__setitem__", "__delitem__"}
 )
 SET_MUTATING_METHODS = frozenset(
     {"add", "discard", "difference_update", "intersection_update", "symmetric_difference_update"}
@@ -71,11 +72,12 @@ def mutation_words(text: str) -> tuple[set[str], set[str]]:
 # an item, attribute or method (`T[k]`, `T.get(k)`: a mutating method is a change the scan
 # sees), an operator that makes a new value (`T | U`, `T == U`), a binding of the name itself
 # (`T = ...`, `T |= ...`, at a statement's start), a membership test or a loop over it (`k in
-# T`), a truth test, and a builtin that reads it (`len(T)`, `sorted(T)`).
-_THEN_READ = re.compile(r"\[|\.|(?:==|!=|<=|>=|<(?!<=)|>(?!>=)|\*\*(?!=)|//(?!=)|[-+*/|&^%@](?!=)|is\b|not\b|in\b|and\b|or\b|if\b|else\b)")
+# T`), a truth test (`if T:`, not `T or U`, `T if c else U`: those give the object itself), and
+# a builtin that reads it (`len(T)`, `sorted(T)`).
+_THEN_READ = re.compile(r"\[|\.|(?:==|!=|<=|>=|<(?!<=)|>(?!>=)|\*\*(?!=)|//(?!=)|[-+*/|&^%@](?!=)|is\b|not\b|in\b)")
 _BINDS = re.compile(r"(?:[-+*/|&^%@]|//|\*\*|<<|>>)?=(?!=)")
 _BEFORE_READ = re.compile(
-    r"(?:(?:^|[^\w.])(?:in|not in|if|elif|while|not|and|or|assert)"
+    r"(?:(?:^|[^\w.])(?:in|not in|if|elif|while|not|assert)"
     r"|(?<![\w.])(?:len|sorted|list|tuple|set|frozenset|dict|iter|enumerate|reversed|min|max|any|all|isinstance|bool|str|repr|print)\()\Z"
 )
 

@@ -12,6 +12,7 @@ Nothing here imports or runs what it reads.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
@@ -62,6 +63,7 @@ class Program(Modules):
         self._api_seen: dict[str, bool] = {}
         # Per checked file, the blocks its callers are looked for toward (`callers`).
         self._seeds: dict[str, frozenset[tuple[int, int]]] = {}
+        self._named_by: dict[tuple[str, str], bool] = {}  # (module, global) -> `named_by_importers`
 
     def _forget(self, path: str) -> None:
         """What was derived from a file's text when it changes: its imports, and which names
@@ -72,6 +74,7 @@ class Program(Modules):
         self._closures.clear()
         self._reaches.clear()
         self._cannot_reach.clear()
+        self._named_by.clear()
 
     # ------------------------------------------------------------------ which files name an MMA API
 
@@ -256,6 +259,23 @@ class Program(Modules):
             roots = self.closure(path, target).blocks
             if roots:
                 found.append((caller, roots))
+        return found
+
+    def named_by_importers(self, source: SourceFile, name: str) -> bool:
+        """Whether a file of the tree that imports the module (directly or not) names its global
+        `name` (`from m import T`, `m.T`, a star import's `T`): it may change it, which the
+        module's own text does not show (a table filled at import: `core.settling_chain`)."""
+        path = self.path_of(source)
+        if path is None:
+            return False
+        key = (path, name)
+        found = self._named_by.get(key)
+        if found is None:
+            word = re.compile(r"(?<!\w)" + re.escape(name) + r"\b")
+            found = self._named_by[key] = any(
+                (text := self._text(importer)) is not None and word.search(text) is not None
+                for importer in self._importers(path)
+            )
         return found
 
     def _importers(self, target: str) -> list[str]:

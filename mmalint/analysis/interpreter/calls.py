@@ -496,7 +496,13 @@ class Calls(Machine):
         """Methods of dicts, lists and sets: reads of known keys, and mutations (which rebind)."""
         if isinstance(receiver, MapVal | SetVal):
             return self._keyed_method(receiver, name, args, frame)
-        if name in _MUTATING_METHODS:
+        if name == "setdefault" and isinstance(receiver, DictVal):
+            return self._set_default(receiver, args, frame)
+        changed = self._changed(receiver, name, args)
+        if changed is not None:
+            self.rebind(receiver, changed, frame)
+            return NONE
+        if name in MUTATING_METHODS:
             if isinstance(receiver, DictVal) and name == "update" and not args.positional and args.complete:
                 updated = dict(receiver.items)
                 updated.update(args.keywords)
@@ -522,7 +528,13 @@ class Calls(Machine):
     def _keyed_method(self, receiver: MapVal | SetVal, name: str, args: Args, frame: Frame) -> Value:
         """Methods of a dict keyed by values that are not all strings, and of a set: reads
         only; a mutation forgets it."""
-        if name in _MUTATING_METHODS or name in SET_MUTATING_METHODS:
+        if name == "setdefault" and isinstance(receiver, MapVal):
+            return self._set_default(receiver, args, frame)
+        changed = self._changed(receiver, name, args)
+        if changed is not None:
+            self.rebind(receiver, changed, frame)
+            return NONE
+        if name in MUTATING_METHODS or name in SET_MUTATING_METHODS:
             self.rebind(receiver, UNKNOWN, frame)
             return UNKNOWN
         plain = not args.keywords and args.complete
@@ -547,6 +559,48 @@ class Calls(Machine):
         if name in _VIEWS and plain and not args.positional:
             return _views(receiver)[_VIEWS.index(name)]
         return UNKNOWN
+
+    def _set_default(self, receiver: DictVal | MapVal, args: Args, frame: Frame) -> Value:
+        """`d.setdefault(k, v)`: the value at `k`, or `v` put there, where that is decided and
+        runs for certain; else the dict is forgotten."""
+        found: bool | None = None
+        value: Value = UNKNOWN
+        if not self._uncertainty and args.complete and not args.keywords and len(args.positional) == 2:
+            key = args.positional[0]
+            if isinstance(receiver, MapVal):
+                found, value = self.entry(receiver, key)
+            elif isinstance(key, Const) and isinstance(key.value, str):
+                got = receiver.get(key.value)
+                found, value = got is not None, got if got is not None else UNKNOWN
+            elif not receiver.items:
+                found = False
+        if found is True:
+            return value
+        if found is False:
+            filled = self.mapping([*dict_entries(receiver), (args.positional[0], args.positional[1])])
+            self.rebind(receiver, filled, frame)
+            return args.positional[1] if filled.known else UNKNOWN
+        self.rebind(receiver, UNKNOWN, frame)
+        return UNKNOWN
+
+    def _changed(self, receiver: DictVal | TupleVal | MapVal | SetVal, name: str, args: Args) -> Value | None:
+        """What a list's `append`/`extend` or a dict's `update` (from a known dict) makes of the
+        container, where each runs for certain (not under a branch or loop that may not); None
+        where it is not one of those, or not known (then the container is forgotten)."""
+        if self._uncertainty or not args.complete:
+            return None
+        if isinstance(receiver, TupleVal) and receiver.is_list and not args.keywords and len(args.positional) == 1:
+            if name == "append":
+                return TupleVal((*receiver.items, args.positional[0]), True)
+            items = self.iterate(args.positional[0]) if name == "extend" else None
+            return TupleVal((*receiver.items, *items), True) if items is not None else None
+        if isinstance(receiver, DictVal | MapVal) and name == "update" and len(args.positional) <= 1:
+            given = args.positional[0] if args.positional else DictVal(())
+            if not isinstance(given, DictVal | MapVal):
+                return None
+            merged = self.mapping([*dict_entries(receiver), *dict_entries(given), *((Const(k), v) for k, v in args.keywords.items())])
+            return merged if merged.known else None
+        return None
 
     def rebind(self, old: Value, new: Value, frame: Frame) -> None:
         """`kwargs.pop(k)` mutates; values are immutable, so every name holding it is rebound.
@@ -612,8 +666,6 @@ def _holds(value: Value, old: Value, depth: int) -> bool:
 
 # A set's methods that give a new set, as its operators do.
 _SET_METHODS = {"union": "|", "intersection": "&", "difference": "-", "symmetric_difference": "^"}
-# What forgets a list or a dict: its mutating methods, and a store or a `del` of an item.
-_MUTATING_METHODS = MUTATING_METHODS | {"__setitem__", "__delitem__"}
 
 
 def _entry_bindings(func: Func, args: Args) -> tuple[WorldBinding, ...]:

@@ -3,6 +3,7 @@ budget; and what each part of the interpreter offers the others."""
 
 from __future__ import annotations
 
+import bisect
 import enum
 import re
 import sys
@@ -19,7 +20,7 @@ from mmalint.analysis import by_root, reads
 from mmalint.analysis.budget import Budget, BudgetExceeded, CallTooLong
 from mmalint.analysis.calls import ApiUse, Context, Entry, MmaSite
 from mmalint.analysis.host import Args, Diverges
-from mmalint.analysis.mutations import changed_names, mutation_words, passed_on
+from mmalint.analysis.mutations import changed_names, code_of, mutation_words, passed_on
 from mmalint.analysis.source import Block, BlockParseError, SourceFile
 from mmalint.analysis.values import (
     UNKNOWN,
@@ -116,19 +117,34 @@ class ModuleState:
         self.block_values: dict[tuple[int, str], Value] = {}
         self.executed: set[int] = set()
         self.executing: set[int] = set()
-        # The order the module-level blocks ended in, and those stopped before their end (the
-        # budget, a raise): whether a table filled at import was filled in order (`_settled`).
-        self.ended: dict[int, int] = {}
-        self.incomplete: set[int] = set()
+        self.incomplete: set[int] = set()  # blocks stopped before their end (the budget, a raise)
         self.rebound, self.attribute_stored = _mutated_globals(source)
         self.stars: list[ProjectModule] | None = None  # modules it star-imports (when first asked)
         self._chains: dict[str, Chain | None] = {}
+        # Per global filled at import: how many of its statements have run, each in its turn
+        # (-1 once one ran out of turn or stopped half-way); each block's place in the chains.
+        self.filled: dict[str, int] = {}
+        self._places: dict[int, list[tuple[str, int]]] = {}
 
     def chain(self, name: str) -> Chain | None:
         """The statements that fill the global `name` at import (`settling_chain`)."""
         if name not in self._chains:
-            self._chains[name] = settling_chain(self.source, name, name in self.rebound)
+            chain = self._chains[name] = settling_chain(self.source, name, name in self.rebound)
+            if chain is not None:
+                done = 0
+                for i, block in enumerate(chain.blocks):
+                    self._places.setdefault(id(block), []).append((name, i))
+                    if id(block) in self.executed and done >= 0:
+                        done = i + 1 if done == i and id(block) not in self.incomplete else -1
+                self.filled[name] = done
         return self._chains[name]
+
+    def ended(self, block: Block) -> None:
+        """A module-level block ran (or stopped): the chains it is a statement of move on."""
+        for name, i in self._places.get(id(block), ()):
+            done = self.filled.get(name, 0)
+            if done >= 0:
+                self.filled[name] = i + 1 if done == i and id(block) not in self.incomplete else -1
 
 
 def site_key(site: MmaSite) -> tuple[object, ...]:
@@ -242,7 +258,7 @@ class Machine(ABC):
             current = None  # another module's top level is running: this one has loaded
         if name in module.rebound or len(source.bindings.get(name, ())) > 1:
             chain = module.chain(name)
-            if chain is not None:
+            if chain is not None and (self.program is None or not self.program.named_by_importers(source, name)):
                 return self._settled(name, module, chain, current)
         if current is not None and name in current.bound_names and name in env:
             return env[name]
@@ -301,27 +317,25 @@ class Machine(ABC):
     def _settled(self, name: str, module: ModuleState, chain: Chain, current: Block | None) -> Value:
         """A global that top-level statements bind and change in place (a table filled at
         import: `T = {}`, `for k in K: T[k] = ...`), as the statements above the module-level
-        code running now (`current`) leave it; for code that runs after import (`current`
-        None), as the whole module does, where nothing may have read it half-filled. Unknown
-        where the statements did not run in order, or one stopped half-way."""
+        code running now (`current`) leave it, run each in its turn; for code that runs after
+        import (`current` None), as the whole module does, where nothing may have read it
+        half-filled. Unknown where a statement ran out of its turn or stopped half-way. No
+        module of the tree that imports this one names it (`Program.named_by_importers`)."""
         if current is None and not chain.after_import:
             return UNKNOWN
-        above = chain.blocks if current is None else tuple(b for b in chain.blocks if b.start_line < current.start_line)
+        upto = len(chain.blocks) if current is None else bisect.bisect_left(chain.starts, current.start_line)
         if by_root.active is not None and module.source is self.source:
-            by_root.read(self, above, self._lazy_code > 0)
+            by_root.read(self, chain.blocks[:upto], self._lazy_code > 0)
             by_root.filled(self)
-            if self._traces and not self._lazy_code:
-                self._traces[-1].read.update(above)
-        for block in above:
+        done = module.filled.get(name, 0)
+        while 0 <= done < upto:
+            block = chain.blocks[done]
             if id(block) in module.executing:
                 return UNKNOWN  # under way above the reader: not yet what it leaves
             self.execute_module_block(block)
-        for block in chain.blocks[len(above):]:
-            if block is not current and (id(block) in module.executed or id(block) in module.executing):
-                return UNKNOWN  # a later statement has changed it already: its value then is lost
-        order = [module.ended.get(id(block), -1) for block in above]
-        if order != sorted(order) or any(id(block) in module.incomplete for block in above):
-            return UNKNOWN
+            done = module.filled.get(name, 0) if module.filled.get(name, 0) == done + 1 else -1
+        if done != upto:
+            return UNKNOWN  # out of turn, stopped half-way, or a later statement ran already
         return module.frame.env.get(name, UNKNOWN)
 
     def execute_module_block(self, block: Block) -> None:
@@ -361,7 +375,7 @@ class Machine(ABC):
             self._current_module_block = saved_block
             module.executing.discard(key)
             module.executed.add(key)
-            module.ended[key] = len(module.ended)
+            module.ended(block)
             env = module.frame.env
             for bound in block.bound_names:
                 if gave_up:
@@ -612,8 +626,10 @@ class Chain(NamedTuple):
     """The top-level statements that bind a global and change it in place, in order."""
 
     blocks: tuple[Block, ...]
+    starts: tuple[int, ...]  # their first rows
     # Whether code that runs after import may take the value they leave: nothing between them
-    # (nor a function they call that names it) may run code that reads it half-filled.
+    # nor any of them runs code of the module (which may read it half-filled), and none is the
+    # script's main block (which a test run does not run).
     after_import: bool
 
 
@@ -641,7 +657,10 @@ def _settling_chain(source: SourceFile, name: str, mutated: bool) -> Chain | Non
     augmented = re.compile(r"[ \t]*" + re.escape(name) + r"[ \t]*(?:[-+*/|&^%@]|//|\*\*|<<|>>)=")
     if not mutated and not all(augmented.match(b.first_line) for b in bindings[1:]):
         return None  # bound again, not changed: which binding a function sees is not known
+    if _BY_NAME.search(code_of(source.text)):
+        return None  # `globals()["T"]`, `vars()`, `exec(...)`: changed where no name says so
     word = re.compile(r"(?<![\w.])" + re.escape(name) + r"\b")
+    binding_ids = {id(b) for b in bindings}
     blocks: list[Block] = []
     for block in source.blocks:
         text = "".join(source.lines[block.start_line - 1 : block.end_line])
@@ -650,16 +669,34 @@ def _settling_chain(source: SourceFile, name: str, mutated: bool) -> Chain | Non
         changes = name in changed_names(text) or name in mutation_words(text)[1]
         if changes and (block.kind != "stmt" or is_import_block(block)):
             return None  # changed by a function or a class body: when is not known
+        if changes and _may_skip(code_of(text)):
+            # Under `try` or `with` (an exception the analysis does not see may skip it), or
+            # in a lambda (it runs when called, not here).
+            return None
         if passed_on(text, name):
             return None
-        if changes or block in bindings:
+        if changes or id(block) in binding_ids:
             blocks.append(block)
     if not blocks:
         return None
     first, last = blocks[0].start_line, blocks[-1].start_line
-    between = [b for b in source.blocks if first < b.start_line < last and b not in blocks]
-    after_import = all(_runs_nothing(source, b) for b in between) and not _calls_a_reader(source, blocks, word)
-    return Chain(tuple(blocks), after_import)
+    chained = {id(b) for b in blocks}
+    between = [b for b in source.blocks if first < b.start_line < last and id(b) not in chained]
+    after_import = (
+        all(_runs_nothing(source, b) for b in between)
+        and not any(_calls_the_module(source, b) or _MAIN_GUARD.match(b.first_line) for b in blocks)
+    )
+    return Chain(tuple(blocks), tuple(b.start_line for b in blocks), after_import)
+
+
+# Code that names a global by a string, or runs text as code.
+_BY_NAME = re.compile(r"(?<![\w.])(?:globals|vars|locals|exec|eval|__import__)[ \t]*\(")
+_MAY_SKIP = re.compile(r"(?<![\w.])(?:try|with|lambda)\b")
+_MAIN_GUARD = re.compile(r"if[ \t(]+__name__[ \t]*==|if[ \t(]+[\"']__main__[\"'][ \t]*==")
+
+
+def _may_skip(code: str) -> bool:
+    return _MAY_SKIP.search(code) is not None
 
 
 def _runs_nothing(source: SourceFile, block: Block) -> bool:
@@ -673,17 +710,14 @@ def _runs_nothing(source: SourceFile, block: Block) -> bool:
     return block.kind == "stmt" and "(" not in "".join(source.lines[block.start_line - 1 : block.end_line])
 
 
-def _calls_a_reader(source: SourceFile, blocks: list[Block], word: re.Pattern[str]) -> bool:
-    """Whether a statement of the chain calls a function of the module that names the global
-    (it would read it half-filled, and its blind run the whole)."""
-    called: set[str] = set()
-    for block in blocks:
-        text = "".join(source.lines[block.start_line - 1 : block.end_line])
-        called.update(re.findall(r"(?<![\w.])(\w+)[ \t]*\(", text))
-    for name in called:
-        for block in source.bindings.get(name, []):
-            if block.kind in ("def", "class") and word.search("".join(source.lines[block.start_line - 1 : block.end_line])):
-                return True
+def _calls_the_module(source: SourceFile, block: Block) -> bool:
+    """Whether a statement calls something the module binds (a function of its own, or one it
+    made): code that may read the global half-filled, directly or not, and whose blind run
+    after import reads it whole."""
+    text = code_of("".join(source.lines[block.start_line - 1 : block.end_line]))
+    for called in re.findall(r"(?<![\w.])(\w+)[ \t]*\(", text):
+        if any(not is_import_block(b) for b in source.bindings.get(called, ())):
+            return True
     return False
 
 
