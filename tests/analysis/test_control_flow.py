@@ -183,6 +183,20 @@ def test_branches_inside_the_kernel(setup: str, expect: list[str]) -> None:
         ("", "  table = {jnp.int8: jnp.int32}\n  table.clear()\n  acc_t = table.get(DT, jnp.float32)\n"),
         ("", "  accs = [jnp.int32]\n  if jax.process_index() == 0:\n    accs.append(jnp.float32)\n  acc_t = accs[-1]\n"),
         ("", "  table = {jnp.int8: jnp.int32}\n  table.update(o_ref)\n  acc_t = table[DT]\n"),
+        # Found by a second review (real Python: int32 each): a fill that is part of an
+        # expression Python may not evaluate (`c and l.append(x)`, a generator), on an object
+        # that is not a name of the frame (`d["k"].append`: the list a name holds that equals
+        # it is not that list), in a `try` or
+        # `with` body (`contextlib.suppress`), on a parameter's shared default, under `if
+        # TYPE_CHECKING`.
+        ("", "  accs = [jnp.int32]\n  jax.process_index() == 1 and accs.append(jnp.float32)\n  acc_t = accs[-1]\n"),
+        ("", "  accs = [jnp.int32]\n  gen = (accs.append(jnp.float32) for _ in range(1))\n  acc_t = accs[-1]\n"),
+        ("", "  accs = [jnp.int32]\n  box = {'k': [jnp.int32]}\n  box['k'].append(jnp.float32)\n  acc_t = accs[-1]\n"),
+        ("", "  import contextlib\n  accs = [jnp.int32]\n  with contextlib.suppress(KeyError):\n"
+             "    {}['x']\n    accs.append(jnp.float32)\n  acc_t = accs[-1]\n"),
+        ("def pick(dt, seen=[]):\n  seen.append(dt)\n  return seen[0]\npick(jnp.int32)\n",
+         "  acc_t = pick(jnp.float32)\n"),
+        ("import typing\n", "  accs = [jnp.int32]\n  if typing.TYPE_CHECKING:\n    accs.append(jnp.float32)\n  acc_t = accs[-1]\n"),
         ("", "  keys = {jnp.float16}\n  keys.add(jnp.int8)\n  acc_t = jnp.float32 if DT in keys else jnp.int32\n"),
         # Keys whose sameness is not decided: the table is not known.
         ("", "  table = {o_ref: jnp.int32, jnp.int8: jnp.float32}\n  acc_t = table[DT]\n"),
@@ -1080,6 +1094,15 @@ def test_int8():
         ("ACC_FOR = {jnp.int8: jnp.float32}\nACC_FOR.__setitem__(jnp.int8, jnp.int32)\n", None),
         ("ACC_FOR = {jnp.int8: jnp.float32}\nACC_FOR[jnp.int4] = jnp.int32\n"
          "globals()['ACC_FOR'][jnp.int8] = jnp.int32\n", None),
+        # Found by a second review: a list inside the table changed under another name.
+        ("TABLES = {}\nINTS = TABLES.setdefault('int', [jnp.float32])\nINTS.append(jnp.int32)\n"
+         "ACC_FOR = {jnp.int8: None}\nACC_FOR[jnp.int8] = TABLES['int'][-1]\n", None),
+        ("TABLES = {}\nTABLES['int'] = _ints = [jnp.float32]\n_ints.append(jnp.int32)\n"
+         "ACC_FOR = {jnp.int8: None}\nACC_FOR[jnp.int8] = TABLES['int'][-1]\n", None),
+        # A global bound again by `|=` only, which code after import cannot take from the
+        # statements (a call between them): the join of its bindings, as before (a lost
+        # finding the second review found).
+        ("ACC_FOR = {jnp.int8: jnp.float32}\nprint()\nACC_FOR |= {jnp.int8: jnp.float32}\n", ["MMA101"]),
         ("import contextlib\nACC_FOR = {jnp.int8: jnp.int32}\nwith contextlib.suppress(KeyError):\n"
          "  {}['fp8']\n  ACC_FOR[jnp.int8] = jnp.float32\n", None),
     ],

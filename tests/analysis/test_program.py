@@ -893,3 +893,48 @@ def test_a_table_filled_at_import_is_unknown_where_an_importer_names_it(
     root = project(tmp_path, {"kernels.py": _TABLE_KERNELS, "other.py": other})
     found = check(root, "kernels.py", "other.py")
     assert [code for code, _, _ in where(found)] == expect
+
+
+def test_a_table_filled_at_import_around_an_import_of_the_tree_is_unknown_after_import(tmp_path: Path) -> None:
+    """`import kernels` between the statements that fill a table runs kernels' module-level
+    code, which (a circular import) reads the table half-filled: int32 there, float32 after.
+    Found by review: code after import took the last value (a false positive)."""
+    root = project(tmp_path, {
+        "tables.py": (
+            "import jax.numpy as jnp\n\nACC_FOR = {}\nACC_FOR[jnp.int8] = jnp.int32\n\n\n"
+            "def acc_for(dt):\n  return ACC_FOR[dt]\n\n\nimport kernels  # noqa: E402\n\n"
+            "ACC_FOR[jnp.int8] = jnp.float32\n"
+        ),
+        "kernels.py": """
+            import jax
+            import jax.numpy as jnp
+            from jax.experimental.pallas import mosaic_gpu as plgpu
+
+            import tables
+
+            M, N, K = 128, 64, 64
+            INT8_ACC = tables.acc_for(jnp.int8)
+
+
+            def run(a, b, acc_t):
+              def body(a_ref, b_ref, o_ref):
+                acc = plgpu.layout_cast(jnp.zeros((M, N), acc_t), plgpu.Layout.MMA_ACC(a_ref.dtype))
+                lhs = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(a_ref.dtype))
+                rhs = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(b_ref.dtype))
+                o_ref[...] = plgpu.mma(acc, lhs, rhs).astype(o_ref.dtype)
+
+              return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), jnp.float32))(a, b)
+        """,
+        "test_kernels.py": """
+            import jax.numpy as jnp
+            import tables  # noqa: F401
+            import kernels
+
+            M, N, K = 128, 64, 64
+
+
+            def test_int8():
+              kernels.run(jnp.zeros((M, K), jnp.int8), jnp.zeros((N, K), jnp.int8), kernels.INT8_ACC)
+        """,
+    })
+    assert check(root, "tables.py", "kernels.py", "test_kernels.py") == []

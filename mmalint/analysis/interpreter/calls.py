@@ -198,6 +198,8 @@ class Calls(Machine):
         node = func.node
         frame = Frame(self, func.closure, self.local_names(node, func.block), func.block)
         self._bind(func, args, frame)
+        frame.params = frozenset(p.name.value for p in all_params(node.params)) | frozenset(
+            p.name.value for p in (node.params.star_arg, node.params.star_kwarg) if isinstance(p, cst.Param))
         self._stack.append(node)
         if len(self._stack) > self._deepest:
             self._deepest = len(self._stack)
@@ -496,12 +498,6 @@ class Calls(Machine):
         """Methods of dicts, lists and sets: reads of known keys, and mutations (which rebind)."""
         if isinstance(receiver, MapVal | SetVal):
             return self._keyed_method(receiver, name, args, frame)
-        if name == "setdefault" and isinstance(receiver, DictVal):
-            return self._set_default(receiver, args, frame)
-        changed = self._changed(receiver, name, args)
-        if changed is not None:
-            self.rebind(receiver, changed, frame)
-            return NONE
         if name in MUTATING_METHODS:
             if isinstance(receiver, DictVal) and name == "update" and not args.positional and args.complete:
                 updated = dict(receiver.items)
@@ -528,12 +524,6 @@ class Calls(Machine):
     def _keyed_method(self, receiver: MapVal | SetVal, name: str, args: Args, frame: Frame) -> Value:
         """Methods of a dict keyed by values that are not all strings, and of a set: reads
         only; a mutation forgets it."""
-        if name == "setdefault" and isinstance(receiver, MapVal):
-            return self._set_default(receiver, args, frame)
-        changed = self._changed(receiver, name, args)
-        if changed is not None:
-            self.rebind(receiver, changed, frame)
-            return NONE
         if name in MUTATING_METHODS or name in SET_MUTATING_METHODS:
             self.rebind(receiver, UNKNOWN, frame)
             return UNKNOWN
@@ -560,47 +550,25 @@ class Calls(Machine):
             return _views(receiver)[_VIEWS.index(name)]
         return UNKNOWN
 
-    def _set_default(self, receiver: DictVal | MapVal, args: Args, frame: Frame) -> Value:
-        """`d.setdefault(k, v)`: the value at `k`, or `v` put there, where that is decided and
-        runs for certain; else the dict is forgotten."""
-        found: bool | None = None
-        value: Value = UNKNOWN
-        if not self._uncertainty and args.complete and not args.keywords and len(args.positional) == 2:
-            key = args.positional[0]
-            if isinstance(receiver, MapVal):
-                found, value = self.entry(receiver, key)
-            elif isinstance(key, Const) and isinstance(key.value, str):
-                got = receiver.get(key.value)
-                found, value = got is not None, got if got is not None else UNKNOWN
-            elif not receiver.items:
-                found = False
-        if found is True:
-            return value
-        if found is False:
-            filled = self.mapping([*dict_entries(receiver), (args.positional[0], args.positional[1])])
-            self.rebind(receiver, filled, frame)
-            return args.positional[1] if filled.known else UNKNOWN
-        self.rebind(receiver, UNKNOWN, frame)
-        return UNKNOWN
-
-    def _changed(self, receiver: DictVal | TupleVal | MapVal | SetVal, name: str, args: Args) -> Value | None:
-        """What a list's `append`/`extend` or a dict's `update` (from a known dict) makes of the
-        container, where each runs for certain (not under a branch or loop that may not); None
-        where it is not one of those, or not known (then the container is forgotten)."""
-        if self._uncertainty or not args.complete:
-            return None
-        if isinstance(receiver, TupleVal) and receiver.is_list and not args.keywords and len(args.positional) == 1:
-            if name == "append":
-                return TupleVal((*receiver.items, args.positional[0]), True)
-            items = self.iterate(args.positional[0]) if name == "extend" else None
-            return TupleVal((*receiver.items, *items), True) if items is not None else None
-        if isinstance(receiver, DictVal | MapVal) and name == "update" and len(args.positional) <= 1:
-            given = args.positional[0] if args.positional else DictVal(())
-            if not isinstance(given, DictVal | MapVal):
-                return None
-            merged = self.mapping([*dict_entries(receiver), *dict_entries(given), *((Const(k), v) for k, v in args.keywords.items())])
-            return merged if merged.known else None
-        return None
+    def fill_in_place(self, call: cst.Call, frame: Frame, block: Block) -> bool:
+        """`l.append(x)`, `l.extend(xs)`, `d.update(m)` or `d.setdefault(k, v)` as a statement
+        of its own, on a name this frame binds itself (not a parameter, whose default Python
+        shares between calls, nor an enclosing function's), that runs for certain (not under a
+        branch or a loop that may not run, in a `try` or `with` body, or under `if
+        TYPE_CHECKING`): the container as Python leaves it. False where it is not that (the
+        call runs as any call: a mutation forgets the container)."""
+        func = call.func
+        if not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                and func.attr.value in _FILLS):
+            return False
+        name = func.value.value
+        receiver = frame.env.get(name)
+        if (self._uncertainty or self._guarded or receiver is None or name in frame.params
+                or not isinstance(receiver, CONTAINERS)):
+            return False
+        args = self.eval_args(call, frame, block)
+        self.rebind(receiver, _filled(self, receiver, func.attr.value, args), frame)
+        return True
 
     def rebind(self, old: Value, new: Value, frame: Frame) -> None:
         """`kwargs.pop(k)` mutates; values are immutable, so every name holding it is rebound.
@@ -634,6 +602,44 @@ class Calls(Machine):
         for value in [*args.positional, *args.keywords.values()]:
             if isinstance(value, CONTAINERS) and any(type(c) is type(value) and c == value for c in changed):
                 self.rebind(value, UNKNOWN, frame)
+
+
+# The methods `Calls.fill_in_place` follows.
+_FILLS = frozenset({"append", "extend", "update", "setdefault"})
+
+
+def _filled(calls: Calls, receiver: Value, name: str, args: Args) -> Value:
+    """What a list's `append`/`extend`, or a dict's `update` (from a known dict) or `setdefault`,
+    leaves the container; UNKNOWN where that is not known."""
+    if not args.complete:
+        return UNKNOWN
+    plain = args.positional
+    if isinstance(receiver, TupleVal) and receiver.is_list and not args.keywords and len(plain) == 1:
+        if name == "append":
+            return TupleVal((*receiver.items, plain[0]), True)
+        items = calls.iterate(plain[0]) if name == "extend" else None
+        return TupleVal((*receiver.items, *items), True) if items is not None else UNKNOWN
+    if not isinstance(receiver, DictVal | MapVal):
+        return UNKNOWN
+    if name == "update" and len(plain) <= 1:
+        given = plain[0] if plain else DictVal(())
+        if not isinstance(given, DictVal | MapVal):
+            return UNKNOWN
+        return calls.mapping([*dict_entries(receiver), *dict_entries(given),
+                              *((Const(k), v) for k, v in args.keywords.items())])
+    if name == "setdefault" and len(plain) == 2 and not args.keywords:
+        found: bool | None = None
+        if isinstance(receiver, MapVal):
+            found = calls.entry(receiver, plain[0])[0]
+        elif isinstance(plain[0], Const) and isinstance(plain[0].value, str):
+            found = receiver.get(plain[0].value) is not None
+        elif not receiver.items:
+            found = False
+        if found is True:
+            return receiver
+        if found is False:
+            return calls.mapping([*dict_entries(receiver), (plain[0], plain[1])])
+    return UNKNOWN
 
 
 # A dict's methods that give a view of it, in the order `_views` gives them.

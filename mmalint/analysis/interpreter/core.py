@@ -26,11 +26,14 @@ from mmalint.analysis.values import (
     UNKNOWN,
     Api,
     ClassVal,
+    DictVal,
     Func,
     MapVal,
     ProjectModule,
     SetVal,
+    TupleVal,
     Value,
+    changes_in_place,
     join,
 )
 
@@ -83,6 +86,7 @@ class Frame:
         self.parent = parent
         self.local_names = local_names
         self.block = block
+        self.params: frozenset[str] = frozenset()  # a function's parameters (`Calls.fill_in_place`)
         self.is_module = is_module
         self.module: ModuleState | None = None  # a module's own frame: whose globals
         self.env: dict[str, Value] = {}
@@ -199,6 +203,9 @@ class Machine(ABC):
         # > 0 while running a branch or loop body whose running is not certain: stores into
         # shared mutable objects there cannot be taken as facts.
         self._uncertainty = 0
+        # > 0 in a `try` or `with` body, or under `if TYPE_CHECKING`: what runs there may not
+        # (an exception the analysis does not see, code only a type checker reads).
+        self._guarded = 0
         self.errors: list[str] = []
         self._too_deep = False  # some run was abandoned on a RecursionError
         self._unfinished = False  # some root still ran out of budget when run the second time
@@ -256,9 +263,13 @@ class Machine(ABC):
         current = self._current_module_block
         if current is not None and current.source is not source:
             current = None  # another module's top level is running: this one has loaded
-        if name in module.rebound or len(source.bindings.get(name, ())) > 1:
+        mutated = name in module.rebound
+        if mutated or len(source.bindings.get(name, ())) > 1:
             chain = module.chain(name)
-            if chain is not None and (self.program is None or not self.program.named_by_importers(source, name)):
+            # (One bound again by `T |= ...` only, which code after import cannot take from
+            # the chain, is the join of its bindings, as before.)
+            if chain is not None and (mutated or current is not None or chain.after_import) and (
+                    self.program is None or not self.program.named_by_importers(source, name)):
                 return self._settled(name, module, chain, current)
         if current is not None and name in current.bound_names and name in env:
             return env[name]
@@ -336,7 +347,12 @@ class Machine(ABC):
             done = module.filled.get(name, 0) if module.filled.get(name, 0) == done + 1 else -1
         if done != upto:
             return UNKNOWN  # out of turn, stopped half-way, or a later statement ran already
-        return module.frame.env.get(name, UNKNOWN)
+        value = module.frame.env.get(name, UNKNOWN)
+        if _holds_a_container(value):
+            # A list or dict inside the table may be changed under another name the text does
+            # not tie to it (`ints = T.setdefault("int", [])`, `T["int"] = ints = []`).
+            return UNKNOWN
+        return value
 
     def execute_module_block(self, block: Block) -> None:
         module = self.module_of(block.source)
@@ -533,6 +549,8 @@ class Machine(ABC):
     def _pend(self, func: Func, handed: bool) -> None: ...
     @abstractmethod
     def rebind(self, old: Value, new: Value, frame: Frame) -> None: ...
+    @abstractmethod
+    def fill_in_place(self, call: cst.Call, frame: Frame, block: Block) -> bool: ...
 
     # classes.py
     @abstractmethod
@@ -699,12 +717,26 @@ def _may_skip(code: str) -> bool:
     return _MAY_SKIP.search(code) is not None
 
 
+def _holds_a_container(value: Value) -> bool:
+    """Whether a table holds a list, dict or set among its items (not the table itself)."""
+    if isinstance(value, MapVal):
+        items = [part for entry in value.items for part in entry]
+    elif isinstance(value, DictVal):
+        items = [v for _, v in value.items]
+    elif isinstance(value, TupleVal | SetVal):
+        items = list(value.items)
+    else:
+        return False
+    return any(changes_in_place(item) or _holds_a_container(item) for item in items)
+
+
 def _runs_nothing(source: SourceFile, block: Block) -> bool:
-    """Whether a top-level block can run no code of the module at import: an import, a def
-    without decorators, or a statement with no call in it."""
+    """Whether a top-level block can run no code of the module at import: a def without
+    decorators, or a statement with no call and no import in it (an import runs a module,
+    which may import this one back and read the table half-filled)."""
     first = block.first_line.lstrip()
     if is_import_block(block):
-        return True
+        return False
     if block.kind == "def":
         return not first.startswith("@")
     return block.kind == "stmt" and "(" not in "".join(source.lines[block.start_line - 1 : block.end_line])

@@ -76,7 +76,8 @@ class Statements(Machine):
         if type(stmt) is cst.SimpleStatementLine:
             return self.exec_block(stmt.body, frame, block)
         if type(stmt) is cst.Expr:
-            self.eval(stmt.value, frame, block)
+            if type(stmt.value) is not cst.Call or not self.fill_in_place(stmt.value, frame, block):
+                self.eval(stmt.value, frame, block)
             return Flow.NORMAL
         if type(stmt) is cst.Assign:
             value = self.eval(stmt.value, frame, block)
