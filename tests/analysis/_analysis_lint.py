@@ -11,6 +11,25 @@ from mmalint.settings import Settings
 PALLAS_VERSIONS = ("0.11", "0.12")
 ALL_VERSIONS = ("0.10", "0.11", "0.12")
 
+# A Pallas kernel module whose `run(a, b, acc_t)` launches a warp-level MMA of the operands'
+# type with an accumulator of type `acc_t` (the MMA on its row 12, at the left margin).
+PALLAS_RUN = """import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+M, N, K = 128, 64, 64
+
+
+def run(a, b, acc_t):
+  def body(a_ref, b_ref, o_ref):
+    acc = plgpu.layout_cast(jnp.zeros((M, N), acc_t), plgpu.Layout.MMA_ACC(a_ref.dtype))
+    lhs = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(a_ref.dtype))
+    rhs = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(b_ref.dtype))
+    o_ref[...] = plgpu.mma(acc, lhs, rhs).astype(o_ref.dtype)
+
+  return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), jnp.float32))(a, b)
+"""
+
 
 def lint(code: str, target_jax: str = "0.12", **settings: Any) -> FileReport:
     """Every diagnostic for a snippet (dedented), as the engine reports them."""

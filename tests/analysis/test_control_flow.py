@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from _analysis_lint import all_of, check, lint, only, related_rows, row_of
+from _analysis_lint import PALLAS_RUN, all_of, check, lint, only, related_rows, row_of
 
 V = "0.11"  # Pallas tests target jax 0.11 unless they sweep versions
 
@@ -1040,28 +1040,15 @@ def test_promoted_accumulator_dtypes(acc: str, expect: list[str]) -> None:
     assert [d.code for d in report.diagnostics] == expect
 
 
-_LIBRARY_KERNEL = '''
-import jax
-import jax.numpy as jnp
-from jax.experimental.pallas import mosaic_gpu as plgpu
-
-M, N, K = 128, 64, 64
+_LIBRARY_KERNEL = PALLAS_RUN + '''
 {prelude}
 
-def run(a, b):
-  acc_t = ACC_FOR[a.dtype.type]
-
-  def body(a_ref, b_ref, o_ref):
-    acc = plgpu.layout_cast(jnp.zeros((M, N), acc_t), plgpu.Layout.MMA_ACC(a_ref.dtype))
-    lhs = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(a_ref.dtype))
-    rhs = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(b_ref.dtype))
-    o_ref[...] = plgpu.mma(acc, lhs, rhs).astype(o_ref.dtype)
-
-  return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), jnp.float32))(a, b)
+def run_int8(a, b):
+  return run(a, b, ACC_FOR[a.dtype.type])
 
 
 def test_int8():
-  run(jnp.zeros((M, K), jnp.int8), jnp.zeros((N, K), jnp.int8))
+  run_int8(jnp.zeros((M, K), jnp.int8), jnp.zeros((N, K), jnp.int8))
 '''
 
 

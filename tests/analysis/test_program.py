@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from _analysis_lint import PALLAS_RUN
 
 from mmalint import suppress as suppress_module
 from mmalint.analysis import Program, ProgramSpec, analyze, index_source, indexes
@@ -853,35 +854,26 @@ def test_a_helpers_answer_is_not_reused_for_a_dtype_of_another_form(tmp_path: Pa
     assert check(root, "main.py") == []
 
 
-_TABLE_KERNELS = """
+# KERNELS, with the accumulator of each operand type from a table filled at import.
+_TABLE_KERNELS = KERNELS + """
     import jax.numpy as jnp
-    from jax.experimental.mosaic import gpu as mgpu
-    from jax.experimental.mosaic.gpu import utils
 
     ACC_FOR = {jnp.float16: jnp.float32}
     ACC_FOR[jnp.int8] = jnp.float32
 
 
-    def tile_mma(dtype):
-      acc_dtype = ACC_FOR[dtype]
-      t = utils.dtype_to_ir_type(dtype)
-      lay = mgpu.MMALayouts(t)
-      signed = utils.is_signed(dtype)
-      a = mgpu.FragmentedArray.splat(utils.c(1, t), (64, 32), layout=lay.lhs, is_signed=signed)
-      b = mgpu.FragmentedArray.splat(utils.c(1, t), (32, 64), layout=lay.rhs, is_signed=signed)
-      acc_t = utils.dtype_to_ir_type(acc_dtype)
-      acc = mgpu.FragmentedArray.splat(utils.c(0, acc_t), (64, 64), layout=lay.acc, is_signed=utils.is_signed(acc_dtype))
-      return mgpu.mma(acc, a, b)
+    def tile_mma_for(dtype):
+      return tile_mma(dtype, ACC_FOR[dtype])
 """
 
 
-_TEST = "\n\ndef test_int8():\n  kernels.tile_mma(jnp.int8)\n"
+_TEST = "\n\ndef test_int8():\n  kernels.tile_mma_for(jnp.int8)\n"
 
 
 @pytest.mark.parametrize(("other", "expect"), [
     # A test that imports the module and names nothing of the table: the table is what the
     # module's statements leave it (int8 -> float32: a real bug).
-    ("import jax.numpy as jnp\nimport kernels\n\n\ndef test_int8():\n  kernels.tile_mma(jnp.int8)\n", ["MMA101"]),
+    ("import jax.numpy as jnp\nimport kernels\n" + _TEST, ["MMA101"]),
     # A module of the tree that imports it changes the table (found by review: a plugin, a
     # conftest, a star import fixing the int8 entry to int32): unknown, as before.
     ("import jax.numpy as jnp\nimport kernels\nfrom kernels import ACC_FOR\n\nACC_FOR[jnp.int8] = jnp.int32\n" + _TEST, []),
@@ -905,26 +897,7 @@ def test_a_table_filled_at_import_around_an_import_of_the_tree_is_unknown_after_
             "def acc_for(dt):\n  return ACC_FOR[dt]\n\n\nimport kernels  # noqa: E402\n\n"
             "ACC_FOR[jnp.int8] = jnp.float32\n"
         ),
-        "kernels.py": """
-            import jax
-            import jax.numpy as jnp
-            from jax.experimental.pallas import mosaic_gpu as plgpu
-
-            import tables
-
-            M, N, K = 128, 64, 64
-            INT8_ACC = tables.acc_for(jnp.int8)
-
-
-            def run(a, b, acc_t):
-              def body(a_ref, b_ref, o_ref):
-                acc = plgpu.layout_cast(jnp.zeros((M, N), acc_t), plgpu.Layout.MMA_ACC(a_ref.dtype))
-                lhs = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(a_ref.dtype))
-                rhs = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(b_ref.dtype))
-                o_ref[...] = plgpu.mma(acc, lhs, rhs).astype(o_ref.dtype)
-
-              return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), jnp.float32))(a, b)
-        """,
+        "kernels.py": PALLAS_RUN + "\nimport tables  # noqa: E402\n\nINT8_ACC = tables.acc_for(jnp.int8)\n",
         "test_kernels.py": """
             import jax.numpy as jnp
             import tables  # noqa: F401
