@@ -13,7 +13,9 @@ from collections.abc import Iterator
 # Each pattern matches within a row (no `\n` in it), so it runs only on the rows where a literal
 # part of it is found first (`_on_rows`): a leading `(?<![\w.])(\w+)` makes the engine try every
 # position of the text (jax's 68 modules of a run: 0.69 s, against 0.05 s).
-ASSIGN_OP = r"[ \t]*(?:[-+*/|&^%@]|//|\*\*|<<|>>)?=(?!=)"
+_OPERATOR = r"(?:[-+*/|&^%@]|//|\*\*|<<|>>)"
+ASSIGN_OP = r"[ \t]*" + _OPERATOR + r"?=(?!=)"  # `=`, `+=`, `|=`... (not `==`)
+AUGMENTED_OP = _OPERATOR + "="  # `+=`, `|=`...
 # The methods that change a list or a dict in place, and those only a set has: what the
 # interpreter forgets a container after (`calls.py`), and the mutation scan's words.
 MUTATING_METHODS = frozenset(
@@ -57,7 +59,11 @@ def _on_rows(pattern: re.Pattern[str], part: re.Pattern[str] | None, text: str) 
 
 def changed_names(text: str) -> frozenset[str]:
     """The names `text` changes in place or rebinds under `global` (not attribute stores)."""
-    mutated, _ = mutation_words(text)
+    return names_in(mutation_words(text)[0])
+
+
+def names_in(mutated: set[str]) -> frozenset[str]:
+    """The names `mutation_words` captured (`global a, b` is one capture of two names)."""
     return frozenset(n.strip() for words in mutated for n in words.split(",") if n.strip())
 
 
@@ -75,7 +81,7 @@ def mutation_words(text: str) -> tuple[set[str], set[str]]:
 # T`), a truth test (`if T:`, not `T or U`, `T if c else U`: those give the object itself), and
 # a builtin that reads it (`len(T)`, `sorted(T)`).
 _THEN_READ = re.compile(r"\[|\.|(?:==|!=|<=|>=|<(?!<=)|>(?!>=)|\*\*(?!=)|//(?!=)|[-+*/|&^%@](?!=)|is\b|not\b|in\b)")
-_BINDS = re.compile(r"(?:[-+*/|&^%@]|//|\*\*|<<|>>)?=(?!=)")
+_BINDS = re.compile(ASSIGN_OP)
 _BEFORE_READ = re.compile(
     r"(?:(?:^|[^\w.])(?:in|not in|if|elif|while|not|assert)"
     r"|(?<![\w.])(?:len|sorted|list|tuple|set|frozenset|dict|iter|enumerate|reversed|min|max|any|all|isinstance|bool|str|repr|print)\()\Z"

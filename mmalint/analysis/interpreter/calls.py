@@ -198,8 +198,7 @@ class Calls(Machine):
         node = func.node
         frame = Frame(self, func.closure, self.local_names(node, func.block), func.block)
         self._bind(func, args, frame)
-        frame.params = frozenset(p.name.value for p in all_params(node.params)) | frozenset(
-            p.name.value for p in (node.params.star_arg, node.params.star_kwarg) if isinstance(p, cst.Param))
+        frame.function = node
         self._stack.append(node)
         if len(self._stack) > self._deepest:
             self._deepest = len(self._stack)
@@ -563,8 +562,8 @@ class Calls(Machine):
             return False
         name = func.value.value
         receiver = frame.env.get(name)
-        if (self._uncertainty or self._guarded or receiver is None or name in frame.params
-                or not isinstance(receiver, CONTAINERS)):
+        if (self._uncertainty or self._guarded or not isinstance(receiver, CONTAINERS)
+                or (frame.function is not None and _is_parameter(frame.function, name))):
             return False
         args = self.eval_args(call, frame, block)
         self.rebind(receiver, _filled(self, receiver, func.attr.value, args), frame)
@@ -602,6 +601,12 @@ class Calls(Machine):
         for value in [*args.positional, *args.keywords.values()]:
             if isinstance(value, CONTAINERS) and any(type(c) is type(value) and c == value for c in changed):
                 self.rebind(value, UNKNOWN, frame)
+
+
+def _is_parameter(function: cst.FunctionDef | cst.Lambda, name: str) -> bool:
+    params = function.params
+    return any(p.name.value == name for p in all_params(params)) or any(
+        isinstance(p, cst.Param) and p.name.value == name for p in (params.star_arg, params.star_kwarg))
 
 
 # The methods `Calls.fill_in_place` follows.

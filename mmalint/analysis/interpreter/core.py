@@ -20,7 +20,7 @@ from mmalint.analysis import by_root, reads
 from mmalint.analysis.budget import Budget, BudgetExceeded, CallTooLong
 from mmalint.analysis.calls import ApiUse, Context, Entry, MmaSite
 from mmalint.analysis.host import Args, Diverges
-from mmalint.analysis.mutations import changed_names, code_of, mutation_words, passed_on
+from mmalint.analysis.mutations import AUGMENTED_OP, code_of, mutation_words, names_in, passed_on
 from mmalint.analysis.source import Block, BlockParseError, SourceFile
 from mmalint.analysis.values import (
     UNKNOWN,
@@ -86,7 +86,7 @@ class Frame:
         self.parent = parent
         self.local_names = local_names
         self.block = block
-        self.params: frozenset[str] = frozenset()  # a function's parameters (`Calls.fill_in_place`)
+        self.function: cst.FunctionDef | cst.Lambda | None = None  # the function it runs, if any
         self.is_module = is_module
         self.module: ModuleState | None = None  # a module's own frame: whose globals
         self.env: dict[str, Value] = {}
@@ -135,20 +135,23 @@ class ModuleState:
         if name not in self._chains:
             chain = self._chains[name] = settling_chain(self.source, name, name in self.rebound)
             if chain is not None:
-                done = 0
+                self.filled[name] = 0
                 for i, block in enumerate(chain.blocks):
                     self._places.setdefault(id(block), []).append((name, i))
-                    if id(block) in self.executed and done >= 0:
-                        done = i + 1 if done == i and id(block) not in self.incomplete else -1
-                self.filled[name] = done
+                    if id(block) in self.executed:  # ran before anyone asked
+                        self._step(name, i, block)
         return self._chains[name]
 
     def ended(self, block: Block) -> None:
         """A module-level block ran (or stopped): the chains it is a statement of move on."""
         for name, i in self._places.get(id(block), ()):
-            done = self.filled.get(name, 0)
-            if done >= 0:
-                self.filled[name] = i + 1 if done == i and id(block) not in self.incomplete else -1
+            self._step(name, i, block)
+
+    def _step(self, name: str, i: int, block: Block) -> None:
+        """The `i`th statement of `name`'s chain ended: in its turn, or not (then -1 for good)."""
+        done = self.filled[name]
+        if done >= 0:
+            self.filled[name] = i + 1 if done == i and id(block) not in self.incomplete else -1
 
 
 def site_key(site: MmaSite) -> tuple[object, ...]:
@@ -338,13 +341,14 @@ class Machine(ABC):
         if by_root.active is not None and module.source is self.source:
             by_root.read(self, chain.blocks[:upto], self._lazy_code > 0)
             by_root.filled(self)
-        done = module.filled.get(name, 0)
+        done = module.filled[name]
         while 0 <= done < upto:
             block = chain.blocks[done]
             if id(block) in module.executing:
                 return UNKNOWN  # under way above the reader: not yet what it leaves
             self.execute_module_block(block)
-            done = module.filled.get(name, 0) if module.filled.get(name, 0) == done + 1 else -1
+            now = module.filled[name]
+            done = now if now == done + 1 else -1
         if done != upto:
             return UNKNOWN  # out of turn, stopped half-way, or a later statement ran already
         value = module.frame.env.get(name, UNKNOWN)
@@ -636,8 +640,8 @@ def _scan_mutated_globals(source: SourceFile) -> tuple[frozenset[str], frozenset
         return frozenset(found)
 
     mutated, attribute_stores = mutation_words(source.text)
-    candidates = {n.strip() for words in mutated for n in words.split(",") if n.strip()}
-    return module_globals(candidates), module_globals(attribute_stores - candidates)
+    candidates = names_in(mutated)
+    return module_globals(set(candidates)), module_globals(attribute_stores - candidates)
 
 
 class Chain(NamedTuple):
@@ -672,7 +676,7 @@ def _settling_chain(source: SourceFile, name: str, mutated: bool) -> Chain | Non
     bindings = source.bindings.get(name, [])
     if not bindings or any(b.parent is not None or b.kind != "stmt" or is_import_block(b) for b in bindings):
         return None
-    augmented = re.compile(r"[ \t]*" + re.escape(name) + r"[ \t]*(?:[-+*/|&^%@]|//|\*\*|<<|>>)=")
+    augmented = re.compile(r"[ \t]*" + re.escape(name) + r"[ \t]*" + AUGMENTED_OP)
     if not mutated and not all(augmented.match(b.first_line) for b in bindings[1:]):
         return None  # bound again, not changed: which binding a function sees is not known
     if _BY_NAME.search(code_of(source.text)):
@@ -681,13 +685,14 @@ def _settling_chain(source: SourceFile, name: str, mutated: bool) -> Chain | Non
     binding_ids = {id(b) for b in bindings}
     blocks: list[Block] = []
     for block in source.blocks:
-        text = "".join(source.lines[block.start_line - 1 : block.end_line])
+        text = _text(source, block)
         if word.search(text) is None:
             continue
-        changes = name in changed_names(text) or name in mutation_words(text)[1]
+        words, stored = mutation_words(text)
+        changes = name in stored or name in names_in(words)
         if changes and (block.kind != "stmt" or is_import_block(block)):
             return None  # changed by a function or a class body: when is not known
-        if changes and _may_skip(code_of(text)):
+        if changes and _MAY_SKIP.search(code_of(text)):
             # Under `try` or `with` (an exception the analysis does not see may skip it), or
             # in a lambda (it runs when called, not here).
             return None
@@ -713,8 +718,10 @@ _MAY_SKIP = re.compile(r"(?<![\w.])(?:try|with|lambda)\b")
 _MAIN_GUARD = re.compile(r"if[ \t(]+__name__[ \t]*==|if[ \t(]+[\"']__main__[\"'][ \t]*==")
 
 
-def _may_skip(code: str) -> bool:
-    return _MAY_SKIP.search(code) is not None
+def _text(source: SourceFile, block: Block) -> str:
+    """A block's rows, not read as the block's (`Block.text`): the scans here are the whole
+    module's, which `reads.mutation_scan` notes."""
+    return "".join(source.lines[block.start_line - 1 : block.end_line])
 
 
 def _holds_a_container(value: Value) -> bool:
@@ -739,14 +746,14 @@ def _runs_nothing(source: SourceFile, block: Block) -> bool:
         return False
     if block.kind == "def":
         return not first.startswith("@")
-    return block.kind == "stmt" and "(" not in "".join(source.lines[block.start_line - 1 : block.end_line])
+    return block.kind == "stmt" and "(" not in _text(source, block)
 
 
 def _calls_the_module(source: SourceFile, block: Block) -> bool:
     """Whether a statement calls something the module binds (a function of its own, or one it
     made): code that may read the global half-filled, directly or not, and whose blind run
     after import reads it whole."""
-    text = code_of("".join(source.lines[block.start_line - 1 : block.end_line]))
+    text = code_of(_text(source, block))
     for called in re.findall(r"(?<![\w.])(\w+)[ \t]*\(", text):
         if any(not is_import_block(b) for b in source.bindings.get(called, ())):
             return True
