@@ -107,13 +107,21 @@ def passed_on(text: str, name: str) -> bool:
     (`f(T)`, `U = T`, `return T`, `(T, U)`), which may change it under another name."""
     text = code_of(text)
     for match in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\b", text):
-        after = text[match.end() :].lstrip(" \t")
-        before = text[: match.start()].rstrip(" \t")
-        if _THEN_READ.match(after) or _BEFORE_READ.search(before):
+        # Read around the use in place, not through copies of the text before and after it
+        # (a long block naming the global often).
+        after = _SPACES.match(text, match.end()).end()  # type: ignore[union-attr]
+        before = match.start()
+        while before > 0 and text[before - 1] in " \t":
+            before -= 1
+        if _THEN_READ.match(text, after) or _BEFORE_READ.search(text, max(0, before - 16), before):
             continue
-        if _BINDS.match(after) and (not before or before.endswith(("\n", ";"))):
+        starts = before == 0 or text[before - 1] in "\n;"
+        if _BINDS.match(text, after) and starts:
             continue
-        if (not before or before.endswith("\n")) and after[:1] in ("", "\n", "#"):
+        if starts and text[before - 1 : before] != ";" and text[after : after + 1] in ("", "\n", "#"):
             continue  # an expression statement of the name alone
         return True
     return False
+
+
+_SPACES = re.compile(r"[ \t]*")
