@@ -115,11 +115,10 @@ def passed_on(text: str, name: str) -> bool:
             before -= 1
         if _THEN_READ.match(text, after) or _BEFORE_READ.search(text, max(0, before - 16), before):
             continue
-        starts = before == 0 or text[before - 1] in "\n;"
-        if _BINDS.match(text, after) and starts:
+        if _BINDS.match(text, after) and (before == 0 or text[before - 1] in "\n;"):
             continue
-        if starts and text[before - 1 : before] != ";" and text[after : after + 1] in ("", "\n", "#"):
-            continue  # an expression statement of the name alone
+        # Anything else hands it on; the name alone on its row too, which may continue a
+        # statement above (`U = (` / `T` / `)`, found by reading the change again).
         return True
     return False
 

@@ -1081,6 +1081,12 @@ def test_int8():
         ("ACC_FOR = {jnp.int8: jnp.float32}\nACC_FOR.__setitem__(jnp.int8, jnp.int32)\n", None),
         ("ACC_FOR = {jnp.int8: jnp.float32}\nACC_FOR[jnp.int4] = jnp.int32\n"
          "globals()['ACC_FOR'][jnp.int8] = jnp.int32\n", None),
+        # An alias whose value is the name alone on a row of its own (found by reading the
+        # change again: taken for an expression statement of the name).
+        ("ACC_FOR = {jnp.int8: jnp.float32}\nACC_FOR[jnp.int4] = jnp.int32\n_alias = (\n  ACC_FOR\n)\n"
+         "_alias[jnp.int8] = jnp.int32\n", None),
+        ("ACC_FOR = {jnp.int8: jnp.float32}\nACC_FOR[jnp.int4] = jnp.int32\n_alias = \\\n  ACC_FOR\n"
+         "_alias[jnp.int8] = jnp.int32\n", None),
         # Found by a second review: a list inside the table changed under another name.
         ("TABLES = {}\nINTS = TABLES.setdefault('int', [jnp.float32])\nINTS.append(jnp.int32)\n"
          "ACC_FOR = {jnp.int8: None}\nACC_FOR[jnp.int8] = TABLES['int'][-1]\n", None),
