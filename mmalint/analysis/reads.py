@@ -15,7 +15,7 @@ While a `Reads` is active (`recording`), the analysis notes here:
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -59,6 +59,7 @@ class Reads:
     blocks: set[Block] = field(default_factory=set)  # whose whole text some analysis read
     words: set[str] = field(default_factory=set)  # `word in module.text` questions asked
     mutation_scans: bool = False  # `_mutated_globals` read some module's whole text
+    uses: set[str] = field(default_factory=set)  # names each of whose uses in a module's text was read
     budgets: list[Budget] = field(default_factory=list)
     sources: list[SourceFile] = field(default_factory=list)  # indexed by `check_text`, in order
     closures: list[Scan] = field(default_factory=list)  # relevance scans of those sources
@@ -92,6 +93,13 @@ def word(asked: str) -> None:
 def mutation_scan() -> None:
     if active is not None:
         active.mutation_scans = True
+
+
+def uses(names: Iterable[str]) -> None:
+    """Every use of these names in a module's text was read (`mutations.passed_on`): an edit
+    of rows that name one may change the answer."""
+    if active is not None:
+        active.uses.update(names)
 
 
 def budget(made: Budget) -> None:

@@ -57,6 +57,12 @@ def _mutations(text: str) -> frozenset[tuple[str, str]]:
     return frozenset({("m", word) for word in mutated} | {("a", word) for word in attribute_stores})
 
 
+def names_one_of(text: str, names: frozenset[str]) -> bool:
+    """Whether `text` names one of `names` (as a word): rows whose edit may change what a scan
+    of every use of that name answered."""
+    return bool(names) and any(re.search(r"(?<!\w)" + re.escape(name) + r"\b", text) for name in names if name in text)
+
+
 def text_digest(text: str) -> str:
     return digest(text.encode("utf-8", "surrogatepass"))
 
@@ -97,6 +103,7 @@ class Memo:
     others: tuple[tuple[str, str], ...]
     noqa: tuple[Edit | None, ...]
     inputs: Inputs = ((), ())  # what `files` and `dirs` record (`_inputs`)
+    uses: frozenset[str] = frozenset()  # names each of whose uses some scan read (`reads.uses`)
 
 
 # ---------------------------------------------------------------------- making a memo
@@ -140,6 +147,7 @@ def make_memo(
     return Memo(
         key, text, _entries(source), read, relevant, scans, frozenset(recorded.words),
         recorded.mutation_scans, slack, files, dirs, probes, replace(report, observed=None), others, noqa, inputs,
+        frozenset(recorded.uses),
     )
 
 
@@ -255,6 +263,8 @@ def reuse(memo: Memo, key: Any, text: str) -> Reused | None:
         if any(w in old_changed or w in new_changed for w in memo.words):
             return None
         if memo.mutation_scans and _mutations(old_changed) != _mutations(new_changed):
+            return None
+        if names_one_of(old_changed, memo.uses) or names_one_of(new_changed, memo.uses):
             return None
         if at is None or (entries[at].kind == "class" and entries[at].members):
             # Between blocks (or a class's members): only blank and comment rows, then and now.

@@ -80,6 +80,7 @@ from mmalint.lsp.incremental import (
     _within,
     disk_unchanged,
     hunks_between,
+    names_one_of,
 )
 from mmalint.pipeline.file import lint_analysed
 from mmalint.pipeline.options import LintOptions
@@ -338,6 +339,8 @@ def _edit_holds(memo: Memo, entry: Any, old_text: str, new_text: str, old_whole:
         return False
     if memo.mutation_scans and _mutations(old_text) != _mutations(new_text):
         return False
+    if names_one_of(old_text, memo.uses) or names_one_of(new_text, memo.uses):
+        return False  # a use of a global whose every use was read (`handing.handed_on`)
     # Rows counted by line feeds: a text with a lone carriage return is not re-run.
     return new_whole.count("\r") == new_whole.count("\r\n")
 
@@ -551,6 +554,7 @@ def _run_again(
     read.blocks |= recorded.blocks
     read.words |= recorded.words
     read.mutation_scans |= recorded.mutation_scans
+    read.uses |= recorded.uses
     read.closures = recorded.closures or read.closures
     return report
 
