@@ -643,6 +643,28 @@ def test_what_roots_share_makes_a_full_lint(tmp_path: Path, case: str) -> None:
     assert not _answers_as_fresh(path, text, edited).rerun
 
 
+_HANDS_ON = "\nACCS = {'acc': jnp.bfloat16}\n\n\ndef unused():\n  return 1\n"
+
+
+@pytest.mark.parametrize("forward", [True, False])
+def test_an_edit_that_hands_a_table_on_or_stops_is_a_full_lint(tmp_path: Path, forward: bool) -> None:
+    """A module-level table a test reads is unknown once any code of the module hands it on
+    (`t = ACCS; t[k] = v` in a function no root runs): whether it does is read from every use
+    of its name, so an edit of rows naming it is a full lint (a re-run, or reusing the last
+    lint, would keep the old answer)."""
+    (tmp_path / "pyproject.toml").write_text("[tool.mmalint]\n")
+    plain = _two_tests("jnp.float32", "ACCS['acc']", "jnp.float32", in_module=_HANDS_ON)
+    handed = plain.replace("  return 1\n", "  t = ACCS\n  t['acc'] = jnp.float32\n  return 1\n", 1)
+    text, edited = (plain, handed) if forward else (handed, plain)
+    assert edited != text
+    now = _answers_as_fresh(tmp_path / "mma_test.py", text, edited)
+    assert not now.rerun and not now.reused
+    # The plain table's bfloat16 accumulator for float16 operands is MMA102; handed on, unknown.
+    before = _fresh(tmp_path / "mma_test.py", text)
+    assert ("MMA102" in [d.code for d in before.report.diagnostics]) is forward
+    assert ("MMA102" in [d.code for d in now.report.diagnostics]) is not forward
+
+
 def test_a_memo_another_child_made_after_a_file_changed_is_not_re_run(tmp_path: Path) -> None:
     """Found by review: child 1 keeps a lint, a module the test imports changes, child 2 lints
     the same text again; the next edit reaches child 1 with child 2's memo. Child 1's kept lint
@@ -712,10 +734,10 @@ def _statement_cases() -> dict[str, tuple[str, str, bool]]:
     # Its run runs a function of the file (module-level code's then: an edit of it is a full lint).
     text = _two_tests("default", "ACC", in_module="\nACC = acc_for()\n")
     cases["its run runs a helper"] = (text, text.replace("\nACC = acc_for()\n", "\nACC = acc_for(jnp.bfloat16)\n"), True)
-    # Module-level code stored into an object (in a function of another module): when it ran
-    # decides what a later root reads, read or not. The first test reads `X`, whose run sets
-    # the box's accumulator; the second reads the box only.
-    text = _two_tests("jnp.float32", "(X, jnp.float32)[1]", "BOX.acc", in_module=(
+    # Module-level code stored into an object (in a function of another module): the box is
+    # handed on, so unknown, and an edit naming it (whose every use was read) is a full lint.
+    # The first test reads `X`, what the run returns; the second reads the box only.
+    text = _two_tests("jnp.float32", "X", "BOX.acc", in_module=(
         "\nimport lib\n\n\nclass Box:\n  pass\n\n\nBOX = Box()\nX = lib.configure(BOX)\n"))
     cases["module code stored"] = (
         text, text.replace("X = lib.configure(BOX)\n", "X = lib.configure(BOX, jnp.float32)\n"), False)
@@ -729,7 +751,7 @@ def _statement_cases() -> dict[str, tuple[str, str, bool]]:
 
 
 _CONFIGURE = ("import jax.numpy as jnp\nfrom jax.experimental.mosaic import gpu as mgpu\n\n\n"
-              "def configure(box, acc=jnp.bfloat16):\n  box.acc = acc\n  return 1\n\n\n"
+              "def configure(box, acc=jnp.bfloat16):\n  box.acc = acc\n  return acc\n\n\n"
               "def mm(a, b, c):\n  return mgpu.mma(c, a, b)\n")
 
 
@@ -792,8 +814,8 @@ def _script_cases() -> dict[str, tuple[str, str, bool]]:
     row = "      jnp.zeros((TILE_M, N), ACC_DTYPE), plgpu.Layout.MMA_ACC(DTYPE)\n"
     assert row in gemm
     cases = {"a script's kernel": (gemm, gemm.replace(row, row.replace("ACC_DTYPE", "jnp.float32")), True)}
-    # The helper's run stores into an object (in another module): a full lint.
-    text = _two_tests("jnp.float32", "(X, jnp.float32)[1]", "BOX.acc", in_module=(
+    # The helper's run stores into an object (in another module), which it hands on: a full lint.
+    text = _two_tests("jnp.float32", "X", "BOX.acc", in_module=(
         "\nimport lib\n\n\nclass Box:\n  pass\n\n\nBOX = Box()\n\n\ndef make():\n  z = 0\n  return lib.configure(BOX)\n\n\n"
         "X = make()\n"))
     cases["a helper that stores"] = (

@@ -7,8 +7,10 @@ Text scans only: nothing here parses or runs the code.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
+from typing import NamedTuple
 
 # Each pattern matches within a row (no `\n` in it), so it runs only on the rows where a literal
 # part of it is found first (`_on_rows`): a leading `(?<![\w.])(\w+)` makes the engine try every
@@ -102,25 +104,249 @@ def code_of(text: str) -> str:
     )
 
 
-def passed_on(text: str, name: str) -> bool:
+class Handing(NamedTuple):
+    """`passed_on`'s reading of a global's object (its arguments but the text and name)."""
+
+    nesting: int = 0
+    keyed: bool = False
+    attributes: frozenset[str] | None = None
+    calls_keep: bool = False
+    methods: frozenset[str] = frozenset()  # of a class whose methods may set attributes
+    objects: bool = False  # a table whose last level holds objects (of classes whose methods set no attribute)
+
+
+PLAIN = Handing()  # a list, dict or set of values that are not containers
+
+
+def passed_on(
+    text: str, name: str, how: Handing = PLAIN, qualified: bool = False, consulted: set[str] | None = None
+) -> bool:
     """Whether `text` uses the global `name` in a way that hands its object to other code
-    (`f(T)`, `U = T`, `return T`, `(T, U)`), which may change it under another name."""
+    (`f(T)`, `U = T`, `return T`, `(T, U)`), which may change it under another name.
+
+    `how` says what the object is: a table holding containers `how.nesting` levels deep, whose
+    containers are handed on too (`x = T[k]`, `for x in T`, `list(T)`; `T[i][k]` past the
+    last level is a plain read); a dict (`keyed`), whose iteration gives its keys; an object of
+    a class (`attributes`: the names of its attributes that hold containers), which a method
+    call hands on too (`T.fix()` gives `self`, unless `calls_keep`: no method of its class sets
+    an attribute; else a method of `methods` named, not called, is handed on bound to it),
+    as does a store into an attribute (`T.a = v`, `T.a[k] = v`) or a container
+    attribute going on (`u = T.names`); a table whose last level holds objects whose methods
+    set no attribute (`objects`), as one of those where it is subscripted (`T[0].a = v`). A
+    plain name bound to it (`cfg = T[k]`, `for cfg in
+    T:`) that nothing changes or hands on does not hand it on. Imports are not uses.
+    `qualified`: the text imports the global's module, so `m.T` (any `a.b.T`) is a use too,
+    and `import ... T as U` hands it on. `consulted` gets the names whose uses the answer
+    read (the global's, and the names bound to it): an edit naming none leaves it as it is."""
     text = code_of(text)
-    for match in re.finditer(r"(?<![\w.])" + re.escape(name) + r"\b", text):
+    renamed = re.compile(r"(?<![\w.])" + re.escape(name) + r"[ \t\\\n]+as\b")
+    if qualified and any(renamed.search(m.group()) for m in _IMPORT.finditer(text)):
+        return True  # `from m import T as U`: uses of U are not read here
+    text = _IMPORT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+    return _hands_on(text, name, how, qualified, _ALIAS_DEPTH, set() if consulted is None else consulted)
+
+
+def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int, consulted: set[str]) -> bool:
+    """`passed_on` over code already blanked of strings, comments and imports; `aliases`: how
+    many plain names bound to it in a row are read before one counts as handed on."""
+    nesting, keyed, attributes, calls_keep, methods, objects = how
+    consulted.add(name)
+    for match in re.finditer(r"(?<!\w)" + re.escape(name) + r"\b", text):
         # Read around the use in place, not through copies of the text before and after it
         # (a long block naming the global often).
         after = _SPACES.match(text, match.end()).end()  # type: ignore[union-attr]
         before = match.start()
+        if before and text[before - 1] == ".":
+            if not qualified:
+                continue  # another object's attribute
+            while before and (text[before - 1] == "." or text[before - 1].isalnum() or text[before - 1] == "_"):
+                before -= 1  # `a.b.T`: read around the whole of it
         while before > 0 and text[before - 1] in " \t":
             before -= 1
-        if _THEN_READ.match(text, after) or _BEFORE_READ.search(text, max(0, before - 16), before):
+        level = nesting
+        if attributes is not None and text[after:after + 1] == ".":
+            # An attribute of the object (`T.a.b`): read, unless called (a method: `self`),
+            # stored into, or a container of it goes on.
+            if _object_changed(text, after, calls_keep, methods):
+                return True
+            chain = _ATTRIBUTE_CHAIN.match(text, after)
+            end = _attribute_end(text, chain.end())  # type: ignore[union-attr]
+            first = chain.group().split(".")[1].strip()  # type: ignore[union-attr]
+            if (first not in attributes or _THEN_READ.match(text, end)
+                    or _ITEM_SAFE_BEFORE.search(text, max(0, before - 16), before)):
+                continue
+            return True
+        if attributes is not None:
+            if calls_keep and text[after:after + 1] == "(":
+                continue  # `T(...)`: its `__call__`, which sets no attribute
+            level = 1 if attributes else 0  # the object itself: its containers go with it
+        elif nesting:
+            at = match.end()
+            while level >= 0 and (subscript := _SUBSCRIPT.match(text, at)) is not None:
+                level, at = level - 1, subscript.end()
+            if level < 0:
+                continue  # an item below every container (a change of one is the scan's)
+            if at != match.end():
+                after = _SPACES.match(text, at).end()  # type: ignore[union-attr]
+                if objects and not level and text[after:after + 1] == ".":
+                    # An object the table holds, as such (`T[k].fix()`, `T[k].a = v`: changed;
+                    # `T[k].a`: read).
+                    if _object_changed(text, after, True, frozenset()):
+                        return True
+                    continue
+        row = text.rfind("\n", 0, before) + 1
+        loop = _FOR_IN.search(text, row, before)
+        if _BOUND_METHOD.match(text, after):
+            return True  # `u = T.update`: a method that changes it, called elsewhere
+        if text[after:after + 1] in (",", ")", "\n") and _read_by_caller(text, before, level):
+            continue
+        if level:
+            # A container that holds containers (`T`, `T[k]` of a deeper table).
+            if _ITEM_SAFE_AFTER.match(text, after) or _ITEM_SAFE_BEFORE.search(text, max(0, before - 16), before):
+                continue
+            if _MEMBERSHIP.search(text, max(0, before - 4), before) and (
+                    not _LOOPS.search(text, row, before) or (keyed and after == match.end() and loop is not None)):
+                continue  # a test, or a loop over a dict's keys
+        elif (_THEN_READ.match(text, after) or _BEFORE_READ.search(text, max(0, before - 16), before)
+              or (before and text[before - 1] == "*")):  # `f(*T)`, `[*T]`: its items, not it
             continue
         if _BINDS.match(text, after) and (before == 0 or text[before - 1] in "\n;"):
             continue
+        if aliases and text[after:after + 1] in ("", "\n", ";", ":", "]", ")"):
+            # `cfg = T[k]` (the container itself), `for cfg in T:` (each item, a level down)
+            bound = _BOUND_TO.search(text, row, before) if text[after:after + 1] in ("", "\n", ";") else None
+            alias, alias_level = (bound.group(1), level) if bound else (loop.group(1), level - 1) if loop else ("", 0)
+            if objects and not alias_level and (loop or level < nesting):
+                alias_how = Handing(attributes=frozenset(), calls_keep=True)  # an object the table holds
+            elif loop:
+                alias_how = Handing(alias_level, objects=objects)
+            else:
+                alias_how = how._replace(nesting=alias_level, keyed=False)
+            if alias:
+                consulted.add(alias)
+            if alias and alias != name and alias_level >= 0 and not _changed(text, alias) and not _hands_on(
+                    text, alias, alias_how, False, aliases - 1, consulted):
+                continue
         # Anything else hands it on; the name alone on its row too, which may continue a
         # statement above (`U = (` / `T` / `)`, found by reading the change again).
         return True
     return False
+
+
+def _object_changed(text: str, at: int, calls_keep: bool, methods: frozenset[str]) -> bool:
+    """Whether the attributes read from `at` (`.a.b`, after an object) change the object: a
+    method called (it gets `self`, unless `calls_keep`) or named (`f = T.fix`, one of
+    `methods`), or an attribute stored into (`T.a = v`, `T.a[k] = v`)."""
+    chain = _ATTRIBUTE_CHAIN.match(text, at)
+    end = _attribute_end(text, chain.end())  # type: ignore[union-attr]
+    if (text[end:end + 1] == "(" and not calls_keep) or _BINDS.match(text, end):
+        return True
+    return chain.group().split(".")[1].strip() in methods  # type: ignore[union-attr]
+
+
+def _attribute_end(text: str, at: int) -> int:
+    """Past the subscripts after an attribute (`T.a[k][j]`), and the blanks after them."""
+    end = _SPACES.match(text, at).end()  # type: ignore[union-attr]
+    while (subscript := _SUBSCRIPT.match(text, end)) is not None:
+        end = _SPACES.match(text, subscript.end()).end()  # type: ignore[union-attr]
+    return end
+
+
+def _changed(text: str, name: str) -> bool:
+    """Whether `text` changes `name` in place anywhere (an item or attribute stored, a
+    mutating method, `global`): the scan's words, read for one name."""
+    if not re.search(r"(?<![\w.])" + re.escape(name) + r"\b", text):
+        return False
+    if re.search(r"\.[ \t]*" + re.escape(name) + r"\b", text):
+        return True  # an attribute of that name too (`table = T` in a class, `C.table[k] = v`)
+    if re.search(r"(?<![\w.])" + re.escape(name) + r"[ \t]*" + AUGMENTED_OP, text):
+        return True  # `U |= {...}`, `U += [...]`: a dict's or list's change in place
+    mutated, stored = _words_of(text)
+    return name in mutated or name in stored
+
+
+@functools.lru_cache(maxsize=8)
+def _words_of(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """`mutation_words` of a module's code, its captures split into names: asked once per
+    name bound to a table's item, of the same text."""
+    mutated, stored = mutation_words(text)
+    return names_in(mutated), frozenset(stored)
+
+
+# `T.update` not called where it is named: the method, bound to the object, handed on.
+_BOUND_METHOD = re.compile(
+    r"\.[ \t]*(?:" + "|".join(sorted(MUTATING_METHODS | SET_MUTATING_METHODS)) + r")\b(?![ \t]*\()"
+)
+_ATTRIBUTE_CHAIN = re.compile(r"(?:[ \t]*\.[ \t]*\w+)+")
+_ALIAS_DEPTH = 2  # `cfg = T[k]` then `c = cfg`: read through; a third name counts as handed on
+# `x = ` at a statement's start; `for x in ` (a loop or a comprehension's clause).
+_BOUND_TO = re.compile(r"(?:^|;)[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*\Z", re.MULTILINE)
+_FOR_IN = re.compile(r"(?<![\w.])for[ \t]+([A-Za-z_]\w*)[ \t]+in[ \t]*\Z")
+
+
+def _caller(text: str, at: int) -> str | None:
+    """The callee of the call whose argument starts at `at` (`zip` in `zip(T, U)`,
+    `jtu.sample_product` in `jtu.sample_product(dtype=T)`); None where the argument is not
+    one (an item of a display, a binding, a lambda's body), or the callee is not a name."""
+    depth = 0
+    start = max(0, at - _CALL_REACH)
+    for i in range(at - 1, start - 1, -1):
+        char = text[i]
+        if char in ")]}":
+            depth += 1
+        elif char in "([{":
+            if depth:
+                depth -= 1
+                continue
+            if char != "(":
+                return None  # an item of a display: `[T, U]` is a new list that holds T
+            callee = _CALLEE.search(text, start, i)
+            return None if callee is None else callee.group(1)
+        elif not depth and (char == ":" or (
+                char == "=" and text[i - 1] not in "=!<>" and text[i + 1] != "=" and not _KEYWORD.search(text, start, i))):
+            return None  # `U = T` (a binding, not a keyword argument), a lambda's body
+    return None
+
+
+def _read_by_caller(text: str, at: int, level: int) -> bool:
+    """Whether the argument that starts at `at` is one of a call that reads it and keeps
+    nothing of it (`copy.deepcopy(T)`) or, for a table whose items are not containers (`level`
+    0), keeps only its items (`zip(T, U)`, `itertools.product(T)`, `jtu.sample_product(dtype=T)`,
+    `copy.copy(T)`)."""
+    callee = _caller(text, at)
+    if callee is None:
+        return False
+    if callee in ("deepcopy", "copy.deepcopy"):
+        return True
+    return not level and (callee in _ITERATING_BUILTINS or callee.split(".", 1)[0] in _ITERATING_MODULES)
+
+
+_CALL_REACH = 400
+_CALLEE = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)[ \t]*\Z")
+_KEYWORD = re.compile(r"[(,][ \t\n]*\w+[ \t]*\Z")
+# Builtins that read what they are given and keep none of it but its items.
+_ITERATING_BUILTINS = frozenset(
+    {"zip", "list", "tuple", "set", "frozenset", "sorted", "reversed", "enumerate", "iter", "len", "min", "max",
+     "sum", "any", "all", "map", "filter"}
+)
+# Modules whose functions iterate their arguments into cases (`itertools.product`,
+# `parameterized.product`, `jtu.sample_product`): a sweep's lists are read, not kept; and
+# `copy`'s copies, `dataclasses.replace`'s.
+_ITERATING_MODULES = frozenset({"itertools", "parameterized", "jtu", "test_util", "copy", "dataclasses"})
+
+
+# An import statement (its continuation rows too): it binds names, it hands no object on.
+_IMPORT = re.compile(
+    r"^[ \t]*(?:from[ \t]+[\w.]+[ \t]+)?import[ \t]+(?:\([^)]*\)|(?:[^\n\\]|\\\n)*)", re.MULTILINE
+)
+_SUBSCRIPT = re.compile(r"[ \t]*\[[^\]\n]*\]")
+# For a table holding containers: what reads the object and hands none of its items on.
+_ITEM_SAFE_AFTER = re.compile(
+    r"(?:==|!=|<=|>=|<(?!<=)|>(?!>=)|is\b|not\b|in\b|\.[ \t]*(?:keys|__len__|__contains__)[ \t]*\()"
+)
+_ITEM_SAFE_BEFORE = re.compile(r"(?:(?:^|[^\w.])(?:if|elif|while|not|assert)|(?<![\w.])(?:len|isinstance|bool|str|repr|print)\()\Z")
+_MEMBERSHIP = re.compile(r"(?:^|[^\w.])in\Z")
+_LOOPS = re.compile(r"(?<![\w.])for\b")
 
 
 _SPACES = re.compile(r"[ \t]*")

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from mmalint.analysis.imports import import_words, scan_imports, scanned
 from mmalint.analysis.modules import Binding, ModuleRef, Modules, real_path
+from mmalint.analysis.mutations import Handing, passed_on
 from mmalint.analysis.prefilter import triggered
 from mmalint.tree import (
     SCAN_IMPORTS,
@@ -64,6 +65,7 @@ class Program(Modules):
         # Per checked file, the blocks its callers are looked for toward (`callers`).
         self._seeds: dict[str, frozenset[tuple[int, int]]] = {}
         self._named_by: dict[tuple[str, str], bool] = {}  # (module, global) -> `named_by_importers`
+        self._handed_on_by: dict[tuple[str, str, Handing], bool] = {}  # -> `handed_on_by_importers`
 
     def _forget(self, path: str) -> None:
         """What was derived from a file's text when it changes: its imports, and which names
@@ -75,6 +77,7 @@ class Program(Modules):
         self._reaches.clear()
         self._cannot_reach.clear()
         self._named_by.clear()
+        self._handed_on_by.clear()
 
     # ------------------------------------------------------------------ which files name an MMA API
 
@@ -277,6 +280,31 @@ class Program(Modules):
                 for importer in self._importers(path)
             )
         return found
+
+    def handed_on_by_importers(self, source: SourceFile, name: str, how: Handing) -> bool:
+        """Whether a file of the tree that imports the module (directly or not) hands the
+        object of its global `name` (or a container in it: `how`, as `interpreter.core.handed_on`) to other code, which may
+        change it under another name (`mutations.passed_on`)."""
+        path = self.path_of(source)
+        if path is None:
+            return False
+        key = (path, name, how)
+        found = self._handed_on_by.get(key)
+        if found is None:
+            found = self._handed_on_by[key] = any(
+                (text := self._text(importer)) is not None and name in text
+                and passed_on(text, name, how, qualified=True)
+                for importer in self._importers(path)
+            )
+        return found
+
+    def mentioned_by_importers(self, source: SourceFile, word: str) -> bool:
+        """Whether a file of the tree that imports the module (directly or not) has `word` in
+        its text (`object.__setattr__`, which may set an attribute of any object)."""
+        path = self.path_of(source)
+        return path is not None and any(
+            (text := self._text(importer)) is not None and word in text for importer in self._importers(path)
+        )
 
     def _importers(self, target: str) -> list[str]:
         """The files of the tree that import `target`, directly or through up to

@@ -1,11 +1,15 @@
-"""The scan for module globals that code mutates, asked once per run of a module."""
+"""The scan for module globals that code mutates, asked once per run of a module, and the
+scan for uses that hand a global's object on (`mutations.passed_on`)."""
 
 from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from mmalint.analysis import reads
 from mmalint.analysis.interpreter.core import _mutated_globals
+from mmalint.analysis.mutations import Handing, passed_on
 from mmalint.analysis.source import index_source
 
 
@@ -28,3 +32,46 @@ def test_each_run_of_a_module_gets_the_same_answer_and_records_that_it_asked() -
         with reads.recording() as recorded:
             assert _mutated_globals(source) == expected
         assert recorded.mutation_scans
+
+
+@pytest.mark.parametrize(
+    ("code", "nesting", "keyed", "handed"),
+    [
+        # Read where it stands: an item, a test, a loop, a builtin that copies or counts.
+        ("x = T[0]\nif T:\n  pass\nfor v in T:\n  print(v, len(T))\n", 0, False, False),
+        # Read by a call that only iterates it, its items not containers.
+        ("S = list(zip(T, U))\n", 0, False, False),
+        ("C = jtu.sample_product(dtype=T, n=[1])\n", 0, False, False),
+        ("C = itertools.product(T, repeat=2)\nD = f(*T)\n", 0, False, False),
+        ("S = list(zip(a == b, T))\n", 0, False, False),
+        # Handed on: bound to another name, given to a call, held by a display.
+        ("U = T\nU.append(1)\n", 0, False, True),
+        ("U = T\nf(U)\n", 0, False, True),
+        ("U = T\nprint(U[0])\n", 0, False, False),  # another name, only read
+        ("f(T)\n", 0, False, True),
+        ("H = [T]\n", 0, False, True),
+        ("S = list(zip(T, f(T)))\n", 0, False, True),
+        ("g(key=lambda: T)\n", 0, False, True),
+        # A table of tables: an item bound to a name counts only if that name is changed or
+        # handed on; a loop over a dict gives its keys.
+        ("def f(k):\n  cfg = T[k]\n  return cfg['a'], cfg['b']\n", 1, True, False),
+        ("def f(k):\n  cfg = T[k]\n  cfg['a'] = 1\n", 1, True, True),
+        ("def f(k):\n  cfg = T[k]\n  return cfg\n", 1, True, True),
+        ("for cfg in T:\n  print(cfg['a'])\n", 1, False, False),
+        ("for cfg in T:\n  cfg['a'] = 1\n", 1, False, True),
+        ("for k in T:\n  print(T[k]['a'])\n", 1, True, False),
+        ("for x in T:\n  f(x)\n", 1, False, True),  # a list's items: its tables
+        ("x = T[0]['a']\n", 1, False, False),  # below every container
+        ("class C:\n  table = T[0]\nC.table['a'] = 1\n", 1, False, True),
+    ],
+)
+def test_what_hands_a_global_on(code: str, nesting: int, keyed: bool, handed: bool) -> None:
+    assert passed_on(code, "T", Handing(nesting, keyed)) is handed
+
+
+def test_the_names_whose_uses_an_answer_read() -> None:
+    # An edit naming one of them may change the answer (the language server's full lint).
+    consulted: set[str] = set()
+    code = "def f(k):\n  cfg = T[k]\n  return cfg['a']\n"
+    assert not passed_on(code, "T", Handing(1, True), consulted=consulted)
+    assert consulted == {"T", "cfg"}

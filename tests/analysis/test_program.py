@@ -232,6 +232,37 @@ def test_a_dtype_constant_of_another_module(tmp_path: Path) -> None:
     assert where(check(root, "run_test.py")) == [("MMA101", "kernels.py", MMA_ROW)]
 
 
+@pytest.mark.parametrize(
+    ("other", "expect"),
+    [
+        # Another module only reads the table: the literal stands.
+        ("import config\n\nSIZE = len(config.ACC_FOR)\nKEYS = list(config.ACC_FOR)\n",
+         [("MMA101", "kernels.py", MMA_ROW)]),
+        # ... or changes it under another name: int32 in Python, unknown here (was MMA101).
+        ("import config\n\nT = config.ACC_FOR\nT['acc'] = jnp.int32\n", []),
+        ("from config import ACC_FOR as T\n\nT['acc'] = jnp.int32\n", []),
+        ("import config\n\ndef fix(d):\n  d['acc'] = jnp.int32\n\nfix(config.ACC_FOR)\n", []),
+    ],
+)
+def test_a_table_of_another_module_handed_on_by_an_importer(
+        tmp_path: Path, other: str, expect: list[tuple[str, str, int]]) -> None:
+    root = project(tmp_path, {
+        "config.py": "import jax.numpy as jnp\n\nACC_FOR = {'acc': jnp.float32}\n",
+        "kernels.py": KERNELS,
+        "other.py": "import jax.numpy as jnp\n" + other,
+        "run_test.py": """
+            import jax.numpy as jnp
+            import config
+            from kernels import tile_mma
+
+
+            def test_it():
+              tile_mma(jnp.int8, config.ACC_FOR['acc'])
+        """,
+    })
+    assert where(check(root, "run_test.py")) == expect
+
+
 def test_a_project_file_named_jax_does_not_hide_jax(tmp_path: Path) -> None:
     root = project(tmp_path, {
         "jax.py": "numpy = None\nexperimental = None\n",

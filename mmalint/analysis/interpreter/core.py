@@ -20,20 +20,24 @@ from mmalint.analysis import by_root, reads
 from mmalint.analysis.budget import Budget, BudgetExceeded, CallTooLong
 from mmalint.analysis.calls import ApiUse, Context, Entry, MmaSite
 from mmalint.analysis.host import Args, Diverges
-from mmalint.analysis.mutations import AUGMENTED_OP, code_of, mutation_words, names_in, passed_on
+from mmalint.analysis.interpreter.handing import BY_NAME, changed_elsewhere, holds_a_container
+from mmalint.analysis.mutations import (
+    AUGMENTED_OP,
+    code_of,
+    mutation_words,
+    names_in,
+    passed_on,
+)
 from mmalint.analysis.source import Block, BlockParseError, SourceFile
 from mmalint.analysis.values import (
     UNKNOWN,
     Api,
     ClassVal,
-    DictVal,
     Func,
     MapVal,
     ProjectModule,
     SetVal,
-    TupleVal,
     Value,
-    changes_in_place,
     join,
 )
 
@@ -286,10 +290,12 @@ class Machine(ABC):
                 if value is not None:
                     if name in module.attribute_stored and not _is_module_value(value):
                         return UNKNOWN
+                    if changed_elsewhere(module.source, name, value, self.program):
+                        return UNKNOWN
                     return value
         cached = module.globals.get(name)
         if cached is not None:
-            return cached
+            return UNKNOWN if changed_elsewhere(module.source, name, cached, self.program) else cached
         if name in module.rebound:
             return UNKNOWN
         blocks = source.bindings.get(name)
@@ -317,6 +323,8 @@ class Machine(ABC):
             result = UNKNOWN  # an object whose attributes some statement sets, in an unknown order
         if all(id(b) in module.executed for b in blocks):
             module.globals[name] = result
+        if changed_elsewhere(module.source, name, result, self.program):
+            return UNKNOWN
         return result
 
     def _note_read(self, name: str, source: SourceFile) -> None:
@@ -352,7 +360,7 @@ class Machine(ABC):
         if done != upto:
             return UNKNOWN  # out of turn, stopped half-way, or a later statement ran already
         value = module.frame.env.get(name, UNKNOWN)
-        if _holds_a_container(value):
+        if holds_a_container(value):
             # A list or dict inside the table may be changed under another name the text does
             # not tie to it (`ints = T.setdefault("int", [])`, `T["int"] = ints = []`).
             return UNKNOWN
@@ -679,7 +687,7 @@ def _settling_chain(source: SourceFile, name: str, mutated: bool) -> Chain | Non
     augmented = re.compile(r"[ \t]*" + re.escape(name) + r"[ \t]*" + AUGMENTED_OP)
     if not mutated and not all(augmented.match(b.first_line) for b in bindings[1:]):
         return None  # bound again, not changed: which binding a function sees is not known
-    if _BY_NAME.search(code_of(source.text)):
+    if BY_NAME.search(code_of(source.text)):
         return None  # `globals()["T"]`, `vars()`, `exec(...)`: changed where no name says so
     word = re.compile(r"(?<![\w.])" + re.escape(name) + r"\b")
     binding_ids = {id(b) for b in bindings}
@@ -712,8 +720,6 @@ def _settling_chain(source: SourceFile, name: str, mutated: bool) -> Chain | Non
     return Chain(tuple(blocks), tuple(b.start_line for b in blocks), after_import)
 
 
-# Code that names a global by a string, or runs text as code.
-_BY_NAME = re.compile(r"(?<![\w.])(?:globals|vars|locals|exec|eval|__import__)[ \t]*\(")
 _MAY_SKIP = re.compile(r"(?<![\w.])(?:try|with|lambda)\b")
 _MAIN_GUARD = re.compile(r"if[ \t(]+__name__[ \t]*==|if[ \t(]+[\"']__main__[\"'][ \t]*==")
 
@@ -722,19 +728,6 @@ def _text(source: SourceFile, block: Block) -> str:
     """A block's rows, not read as the block's (`Block.text`): the scans here are the whole
     module's, which `reads.mutation_scan` notes."""
     return "".join(source.lines[block.start_line - 1 : block.end_line])
-
-
-def _holds_a_container(value: Value) -> bool:
-    """Whether a table holds a list, dict or set among its items (not the table itself)."""
-    if isinstance(value, MapVal):
-        items = [part for entry in value.items for part in entry]
-    elif isinstance(value, DictVal):
-        items = [v for _, v in value.items]
-    elif isinstance(value, TupleVal | SetVal):
-        items = list(value.items)
-    else:
-        return False
-    return any(changes_in_place(item) or _holds_a_container(item) for item in items)
 
 
 def _runs_nothing(source: SourceFile, block: Block) -> bool:

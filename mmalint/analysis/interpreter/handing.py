@@ -1,0 +1,234 @@
+"""Which module globals' objects other code may change under another name: a list, dict or
+set, or an object of a class of the module, that the module (or a file of the tree importing
+it) hands on (`f(T)`, `U = T` then `U[k] = v`, `T.fix()`), reaches by a string (`globals()`),
+or got back from a function of its own that keeps it (`T = register(Cfg())`). The interpreter
+takes such a global as unknown rather than as the value its binding made (`core.global_value`).
+
+Text scans of the module (`mutations.passed_on`), as the mutation scan is: each answer notes
+which names' uses it read (`reads.uses`), so that an edit naming none of them keeps it.
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from typing import TYPE_CHECKING
+
+from mmalint.analysis import reads
+from mmalint.analysis.mutations import (
+    ASSIGN_OP,
+    MUTATING_CALL,
+    Handing,
+    code_of,
+    mutation_words,
+    names_in,
+    passed_on,
+)
+from mmalint.analysis.values import (
+    Api,
+    ClassVal,
+    DictVal,
+    Instance,
+    MapVal,
+    SetVal,
+    TupleVal,
+    Value,
+    changes_in_place,
+)
+
+if TYPE_CHECKING:
+    from mmalint.analysis.program import Program
+    from mmalint.analysis.source import SourceFile
+
+_MAX_BASES = 12  # how deep a chain of base classes is read
+
+
+def changed_elsewhere(source: SourceFile, name: str, value: Value, program: Program | None) -> bool:
+    """Whether the global `name` of `source`, bound to `value` (a container Python changes in
+    place, or an object of a class), may be changed under another name: its module or a
+    module importing it hands the object on, or reaches it by a string."""
+    attributes, calls_keep, methods = None, False, frozenset[str]()
+    if isinstance(value, Instance):
+        attributes = frozenset(k for k, v in value.attrs.items() if _mutable(v))
+        if not attributes and _frozen(value.cls):
+            # Nothing of it can change but by `object.__setattr__`.
+            reads.uses(("__setattr__",))
+            return "__setattr__" in source.text or (
+                program is not None and program.mentioned_by_importers(source, "__setattr__"))
+        calls_keep = _methods_keep_attributes(value.cls)
+        methods = frozenset() if calls_keep else _method_names(value.cls)
+    nesting = _nesting(value)
+    if not (nesting or attributes is not None or changes_in_place(value)):
+        return False
+    objects = any(_kept_object(item) for item in _innermost(value, nesting)) if nesting else False
+    how = Handing(nesting, isinstance(value, DictVal | MapVal), attributes, calls_keep, methods, objects)
+    if handed_on(source, name, how):
+        return True
+    return program is not None and program.handed_on_by_importers(source, name, how)
+
+
+def handed_on(source: SourceFile, name: str, how: Handing) -> bool:
+    """Whether the module's code hands the object of its global `name` to other code (or a
+    container in it), outside its imports, or may reach its globals by a string."""
+    reads.mutation_scan()
+    found = _HANDED_ON.setdefault(source, {})
+    key = (name, how)
+    if key not in found:
+        consulted: set[str] = set()
+        answer = _by_name(source) or _kept_by_a_call(source, name) or passed_on(source.text, name, how, consulted=consulted)
+        found[key] = (answer, frozenset(consulted | _BY_NAME_WORDS | {name}))
+    answer, names = found[key]
+    reads.uses(names)
+    return answer
+
+
+_HANDED_ON: weakref.WeakKeyDictionary[SourceFile, dict[tuple[str, Handing], tuple[bool, frozenset[str]]]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _by_name(source: SourceFile) -> bool:
+    """Whether the module's code may reach its globals by a string (`globals()["T"]`, `vars()`,
+    `sys.modules[__name__].T`, `exec`): any object of them may be changed there."""
+    found = _REACHED_BY_NAME.get(source)
+    if found is None:
+        code = code_of(source.text)
+        found = _REACHED_BY_NAME[source] = bool(BY_NAME.search(code) or _SYS_MODULES.search(code))
+    return found
+
+
+# Code that names a global by a string, or runs text as code.
+BY_NAME = re.compile(r"(?<![\w.])(?:globals|vars|locals|exec|eval|__import__)[ \t]*\(")
+_BY_NAME_WORDS = frozenset({"globals", "vars", "locals", "exec", "eval", "__import__", "modules"})
+_SYS_MODULES = re.compile(r"(?<![\w.])sys[ \t]*\.[ \t]*modules\b")
+_REACHED_BY_NAME: weakref.WeakKeyDictionary[SourceFile, bool] = weakref.WeakKeyDictionary()
+
+
+def _kept_by_a_call(source: SourceFile, name: str) -> bool:
+    """Whether the global is bound to what a function of the module returned, where that
+    function changes a global of the module (`CFG = register("k", Cfg())`: `_REGISTRY[k] =
+    cfg` keeps the object, which `get(k)` hands out) or is cached (one object, every call)."""
+    for binding in source.bindings.get(name, ()):
+        if binding.parent is not None or binding.kind != "stmt":
+            continue
+        called = _BOUND_TO_A_CALL.match(binding.first_line)
+        if called is None or called.group(1) != name:
+            continue
+        for block in source.bindings.get(called.group(2), ()):
+            if block.kind != "def":
+                continue
+            text = "".join(source.lines[block.start_line - 1 : block.end_line])
+            if block.first_line.lstrip().startswith("@") or names_in(mutation_words(text)[0]) & source.bindings.keys():
+                return True
+    return False
+
+
+_BOUND_TO_A_CALL = re.compile(r"[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(\w+)[ \t]*\(")
+
+
+def _frozen(cls: ClassVal) -> bool:
+    """Whether the class is a frozen dataclass (`@dataclasses.dataclass(frozen=True)`): its
+    objects' attributes cannot be set (`object.__setattr__` aside)."""
+    if cls.block is None:
+        return False
+    head = []
+    for row in cls.block.text.splitlines():
+        if re.match(r"[ \t]*class\b", row):
+            break  # the decorators end at the class statement
+        head.append(row)
+    return bool(_FROZEN.search(code_of("\n".join(head))))
+
+
+_FROZEN = re.compile(r"@[ \t]*[\w.]*dataclass[ \t]*\([^)]*\bfrozen[ \t]*=[ \t]*True\b")
+
+
+def _methods_keep_attributes(cls: ClassVal, depth: int = 0) -> bool:
+    """Whether no method of a class of the module (nor of its bases, all of the module's)
+    sets an attribute of its object after `__init__` or hands `self` on: calling one leaves
+    the object's attributes as they were."""
+    if cls.block is None or depth > _MAX_BASES:
+        return False
+    for base in cls.bases:
+        if not (isinstance(base, ClassVal) and _methods_keep_attributes(base, depth + 1)) and not (
+                isinstance(base, Api) and base.name in ("object", "builtins.object")):
+            return False
+    text = _INITIALIZER.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), code_of(cls.block.text))
+    text = _SELF_PARAMETER.sub(lambda m: m.group()[: -len("self")], text)
+    return not (_SETS_SELF.search(text) or _SELF_HANDED.search(text))
+
+
+def _method_names(cls: ClassVal, depth: int = 0) -> frozenset[str]:
+    """The names the class (and its bases of the module) defines by `def`."""
+    if cls.block is None or depth > _MAX_BASES:
+        return frozenset()
+    names = set(_DEF_NAME.findall(cls.block.text))
+    for base in cls.bases:
+        if isinstance(base, ClassVal):
+            names |= _method_names(base, depth + 1)
+    return frozenset(names)
+
+
+_DEF_NAME = re.compile(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
+# A method that makes the object (`__init__`, `__post_init__`, `__new__`): its def row and
+# every row indented below it.
+_INITIALIZER = re.compile(
+    r"^([ \t]*)(?:async[ \t]+)?def[ \t]+__(?:init|post_init|new)__\b.*(?:\n(?:\1[ \t]+.*|[ \t]*))*", re.MULTILINE
+)
+_SELF_PARAMETER = re.compile(r"def[ \t]+\w+[ \t]*\([ \t]*self\b")
+_SETS_SELF = re.compile(
+    r"(?<![\w.])self[ \t]*\.[ \t]*\w+(?:[ \t]*\[[^\]\n]*\])*(?:" + ASSIGN_OP + "|[ \t]*" + MUTATING_CALL + ")"
+    r"|(?<![\w.])(?:setattr|delattr|vars)\([ \t]*self\b|(?<![\w.])self[ \t]*\.[ \t]*__dict__|\bdel[ \t]+self\b"
+)
+_SELF_HANDED = re.compile(r"(?<![\w.])self\b(?![ \t]*\.)")
+
+
+def holds_a_container(value: Value) -> bool:
+    """Whether a table holds a list, dict or set among its items (not the table itself)."""
+    return any(changes_in_place(item) or holds_a_container(item) for item in _items(value))
+
+
+def _mutable(value: Value) -> bool:
+    """A list, dict or set, an object of a class, or a table holding one."""
+    return changes_in_place(value) or isinstance(value, Instance) or _nesting(value) > 0
+
+
+def _nesting(value: Value) -> int:
+    """How many subscripts deep a table holds what may change (a container, an object of a
+    class): 0 where none of its items is or holds one (`[{k: v}]`: 1, its dict; `{k: ([v],)}`:
+    2, the list in the tuple; `[Cfg()]`: 1, the object, whose attributes are not items).
+
+    Only objects whose methods set no attribute count (`_methods_keep_attributes`): a loop
+    that calls each of a table's objects (`for h in HEADS.values(): h(x)`, a kernel built once
+    and kept on the object) hands none on; what else changes them, as before, is not seen."""
+    return max(
+        (1 if isinstance(item, Instance) else 1 + _nesting(item) for item in _items(value)
+         if _kept_object(item) or changes_in_place(item) or _nesting(item)),
+        default=0,
+    )
+
+
+def _kept_object(value: Value) -> bool:
+    """An object of a class whose methods set no attribute, which something may change: not
+    a frozen dataclass's holding nothing that changes (`CONFIGS = {"int8": Cfg(...)}`)."""
+    if not isinstance(value, Instance) or not _methods_keep_attributes(value.cls):
+        return False
+    return not _frozen(value.cls) or any(_mutable(v) for v in value.attrs.values())
+
+
+def _innermost(value: Value, levels: int) -> list[Value]:
+    """The items `levels` subscripts down (`T[i][j]` for 2)."""
+    found = [value]
+    for _ in range(levels):
+        found = [item for v in found for item in _items(v)]
+    return found
+
+
+def _items(value: Value) -> list[Value]:
+    """What a table holds: a dict's keys and values, a list's, tuple's or set's items."""
+    if isinstance(value, MapVal):
+        return [part for entry in value.items for part in entry]
+    if isinstance(value, DictVal):
+        return [v for _, v in value.items]
+    if isinstance(value, TupleVal | SetVal):
+        return list(value.items)
+    return []
