@@ -24,10 +24,12 @@ from mmalint.analysis.mutations import (
     names_in,
     passed_on,
 )
+from mmalint.analysis.source import Block
 from mmalint.analysis.values import (
     Api,
     ClassVal,
     DictVal,
+    Func,
     Instance,
     MapVal,
     SetVal,
@@ -41,14 +43,19 @@ if TYPE_CHECKING:
     from mmalint.analysis.source import SourceFile
 
 _MAX_BASES = 12  # how deep a chain of base classes is read
+_MAY_CHANGE = (DictVal, MapVal, SetVal, TupleVal, Instance)  # or hold what does (a tuple)
 
 
 def changed_elsewhere(source: SourceFile, name: str, value: Value, program: Program | None) -> bool:
     """Whether the global `name` of `source`, bound to `value` (a container Python changes in
     place, or an object of a class), may be changed under another name: its module or a
     module importing it hands the object on, or reaches it by a string."""
+    if not isinstance(value, _MAY_CHANGE):
+        return False  # a dtype, a number, a function...: nothing of it changes in place
     attributes, calls_keep, methods = None, False, frozenset[str]()
     if isinstance(value, Instance):
+        if not value.attrs and _only_methods(value.cls):
+            return False  # a sentinel (`UNSPECIFIED = Unspecified()`): its identity is all it has
         attributes = frozenset(k for k, v in value.attrs.items() if _mutable(v))
         if not attributes and _frozen(value.cls):
             # Nothing of it can change but by `object.__setattr__`.
@@ -124,6 +131,23 @@ def _kept_by_a_call(source: SourceFile, name: str) -> bool:
 
 
 _BOUND_TO_A_CALL = re.compile(r"[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(\w+)[ \t]*\(")
+
+
+def _only_methods(cls: ClassVal, depth: int = 0) -> bool:
+    """Whether the class (and each base, of the module) binds nothing but functions: an object
+    of it with no attribute of its own has no value a change could replace."""
+    if depth > _MAX_BASES:
+        return False
+    for name, entry in cls.attrs.items():
+        if name.startswith("__") and name.endswith("__"):
+            continue
+        if not ((isinstance(entry, Block) and entry.kind == "def") or isinstance(entry, Func)):
+            return False
+    return all(
+        (isinstance(base, ClassVal) and _only_methods(base, depth + 1))
+        or (isinstance(base, Api) and base.name in ("object", "builtins.object"))
+        for base in cls.bases
+    )
 
 
 def _frozen(cls: ClassVal) -> bool:
