@@ -86,7 +86,7 @@ _THEN_READ = re.compile(r"\[|\.|(?:==|!=|<=|>=|<(?!<=)|>(?!>=)|\*\*(?!=)|//(?!=)
 _BINDS = re.compile(ASSIGN_OP)
 _BEFORE_READ = re.compile(
     r"(?:(?:^|[^\w.])(?:in|not in|if|elif|while|not|assert)"
-    r"|(?<![\w.])(?:len|sorted|list|tuple|set|frozenset|dict|iter|enumerate|reversed|min|max|any|all|isinstance|bool|str|repr|print)\()\Z"
+    r"|(?<![\w.])(?:len|sorted|list|tuple|set|frozenset|dict|iter|enumerate|reversed|any|all|isinstance|bool|str|repr|print)\()\Z"
 )
 
 
@@ -112,7 +112,10 @@ class Handing(NamedTuple):
     attributes: frozenset[str] | None = None
     calls_keep: bool = False
     methods: frozenset[str] = frozenset()  # of a class whose methods may set attributes
-    objects: bool = False  # a table whose last level holds objects (of classes whose methods set no attribute)
+    # A table whose last level holds objects (of classes whose methods set no attribute): the
+    # names of their attributes that hold containers; None where it holds none.
+    item_attributes: frozenset[str] | None = None
+    copies: bool = True  # `copy.copy(T)` makes a new object (its class does not say otherwise)
 
 
 PLAIN = Handing()  # a list, dict or set of values that are not containers
@@ -146,10 +149,21 @@ def passed_on(
     return _hands_on(text, name, how, qualified, _ALIAS_DEPTH, set() if consulted is None else consulted)
 
 
+def named_by_string(text: str, name: str) -> bool:
+    """Whether `text` may reach a module's global `name` by a string (`getattr(m, "T")`,
+    `vars(m)["T"]`, `m.__dict__["T"]`): the name quoted, and such an access."""
+    return bool(re.search(r"[\"']" + re.escape(name) + r"[\"']", text) and _BY_STRING.search(text))
+
+
+_BY_STRING = re.compile(r"(?<![\w.])(?:getattr|setattr|vars)[ \t]*\(|__dict__")
+
+
 def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int, consulted: set[str]) -> bool:
     """`passed_on` over code already blanked of strings, comments and imports; `aliases`: how
     many plain names bound to it in a row are read before one counts as handed on."""
-    nesting, keyed, attributes, calls_keep, methods, objects = how
+    nesting, keyed, attributes, calls_keep, methods, item_attributes, copies = how
+    objects = item_attributes is not None
+    dunders = attributes is not None and not calls_keep  # `if T:`, `T | U`: a method may set attributes
     consulted.add(name)
     for match in re.finditer(r"(?<!\w)" + re.escape(name) + r"\b", text):
         # Read around the use in place, not through copies of the text before and after it
@@ -168,7 +182,7 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
             # An attribute of the object (`T.a.b`): read, unless called (a method: `self`),
             # stored into, or a container of it goes on.
             if _object_changed(text, after, calls_keep, methods):
-                return True
+                return True  # (`T.__dict__` too)
             chain = _ATTRIBUTE_CHAIN.match(text, after)
             end = _attribute_end(text, chain.end())  # type: ignore[union-attr]
             first = chain.group().split(".")[1].strip()  # type: ignore[union-attr]
@@ -183,29 +197,44 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
         elif nesting:
             at = match.end()
             while level >= 0 and (subscript := _SUBSCRIPT.match(text, at)) is not None:
-                level, at = level - 1, subscript.end()
+                # A slice (`T[:]`) is a new table of the same items: not a level down.
+                level, at = level - (":" not in subscript.group()), subscript.end()
             if level < 0:
                 continue  # an item below every container (a change of one is the scan's)
             if at != match.end():
                 after = _SPACES.match(text, at).end()  # type: ignore[union-attr]
-                if objects and not level and text[after:after + 1] == ".":
-                    # An object the table holds, as such (`T[k].fix()`, `T[k].a = v`: changed;
-                    # `T[k].a`: read).
+                if item_attributes is not None and not level and text[after:after + 1] == ".":
+                    # An object the table holds, as such (`T[k].a = v`, `T[k].opts.update()`:
+                    # changed; `T[k].a`: read, unless a container of it goes on).
                     if _object_changed(text, after, True, frozenset()):
+                        return True
+                    chain = _ATTRIBUTE_CHAIN.match(text, after)
+                    end = _attribute_end(text, chain.end())  # type: ignore[union-attr]
+                    first = chain.group().split(".")[1].strip()  # type: ignore[union-attr]
+                    if first in item_attributes and not _THEN_READ.match(text, end):
                         return True
                     continue
         row = text.rfind("\n", 0, before) + 1
+        clause = _clause_start(text, before)
         loop = _FOR_IN.search(text, row, before)
-        if _BOUND_METHOD.match(text, after):
-            return True  # `u = T.update`: a method that changes it, called elsewhere
-        if text[after:after + 1] in (",", ")", "\n") and _read_by_caller(text, before, level):
+        if _BOUND_METHOD.match(text, after) or _CHANGING_DUNDER.match(text, after):
+            return True  # `u = T.update`: a method that changes it, called elsewhere; `T.__init__(...)`
+        values = _VALUES.match(text, after) if loop is not None else None
+        if values is not None:
+            after = _SPACES.match(text, values.end()).end()  # type: ignore[union-attr]  # `for v in T.values():`
+        if (not dunders and text[after:after + 1] in (",", ")", "\n")
+                and _read_by_caller(text, before, level, not copies)):
             continue
-        if level:
+        if dunders:
+            pass  # only an attribute read, a binding or a name bound to it that is only read
+        elif level:
             # A container that holds containers (`T`, `T[k]` of a deeper table).
             if _ITEM_SAFE_AFTER.match(text, after) or _ITEM_SAFE_BEFORE.search(text, max(0, before - 16), before):
                 continue
             if _MEMBERSHIP.search(text, max(0, before - 4), before) and (
-                    not _LOOPS.search(text, row, before) or (keyed and after == match.end() and loop is not None)):
+                    not _LOOPS.search(text, clause, before)
+                    or (keyed and level == nesting and loop is not None and values is None
+                        and _LOOP_END.match(text, after))):
                 continue  # a test, or a loop over a dict's keys
         elif (_THEN_READ.match(text, after) or _BEFORE_READ.search(text, max(0, before - 16), before)
               or (before and text[before - 1] == "*")):  # `f(*T)`, `[*T]`: its items, not it
@@ -217,9 +246,9 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
             bound = _BOUND_TO.search(text, row, before) if text[after:after + 1] in ("", "\n", ";") else None
             alias, alias_level = (bound.group(1), level) if bound else (loop.group(1), level - 1) if loop else ("", 0)
             if objects and not alias_level and (loop or level < nesting):
-                alias_how = Handing(attributes=frozenset(), calls_keep=True)  # an object the table holds
+                alias_how = Handing(attributes=item_attributes, calls_keep=True)  # an object the table holds
             elif loop:
-                alias_how = Handing(alias_level, objects=objects)
+                alias_how = Handing(alias_level, item_attributes=item_attributes)
             else:
                 alias_how = how._replace(nesting=alias_level, keyed=False)
             if alias:
@@ -239,9 +268,12 @@ def _object_changed(text: str, at: int, calls_keep: bool, methods: frozenset[str
     `methods`), or an attribute stored into (`T.a = v`, `T.a[k] = v`)."""
     chain = _ATTRIBUTE_CHAIN.match(text, at)
     end = _attribute_end(text, chain.end())  # type: ignore[union-attr]
-    if (text[end:end + 1] == "(" and not calls_keep) or _BINDS.match(text, end):
-        return True
-    return chain.group().split(".")[1].strip() in methods  # type: ignore[union-attr]
+    parts = [part.strip() for part in chain.group().split(".")[1:]]  # type: ignore[union-attr]
+    if any(part.startswith("__") and part != "__call__" for part in parts):
+        return True  # `T.__dict__`, `T.__init__(...)`, `T.__setattr__`: past what the text says
+    if text[end:end + 1] == "(" and (not calls_keep or parts[-1] in _CHANGING_METHODS):
+        return True  # a method (it gets `self`), or `T.opts.update(...)`
+    return bool(_BINDS.match(text, end)) or parts[0] in methods
 
 
 def _attribute_end(text: str, at: int) -> int:
@@ -278,6 +310,10 @@ _BOUND_METHOD = re.compile(
     r"\.[ \t]*(?:" + "|".join(sorted(MUTATING_METHODS | SET_MUTATING_METHODS)) + r")\b(?![ \t]*\()"
 )
 _ATTRIBUTE_CHAIN = re.compile(r"(?:[ \t]*\.[ \t]*\w+)+")
+_CHANGING_DUNDER = re.compile(r"\.[ \t]*__(?:init|setitem|delitem|setattr|dict|i[a-z]+)__\b")
+_VALUES = re.compile(r"\.[ \t]*values[ \t]*\([ \t]*\)")
+_CHANGING_METHODS = MUTATING_METHODS | SET_MUTATING_METHODS
+_LOOP_END = re.compile(r":|\)|\]|\n|if\b|for\b")  # the end of a loop's iterable (`for k in T:`)
 _ALIAS_DEPTH = 2  # `cfg = T[k]` then `c = cfg`: read through; a third name counts as handed on
 # `x = ` at a statement's start; `for x in ` (a loop or a comprehension's clause).
 _BOUND_TO = re.compile(r"(?:^|;)[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*\Z", re.MULTILINE)
@@ -308,31 +344,56 @@ def _caller(text: str, at: int) -> str | None:
     return None
 
 
-def _read_by_caller(text: str, at: int, level: int) -> bool:
+def _read_by_caller(text: str, at: int, level: int, self_copies: bool) -> bool:
     """Whether the argument that starts at `at` is one of a call that reads it and keeps
     nothing of it (`copy.deepcopy(T)`) or, for a table whose items are not containers (`level`
     0), keeps only its items (`zip(T, U)`, `itertools.product(T)`, `jtu.sample_product(dtype=T)`,
-    `copy.copy(T)`)."""
+    `copy.copy(T)`). Not `copy`'s where the object's class makes its own copies (`__copy__`
+    may answer with itself: `self_copies`)."""
     callee = _caller(text, at)
     if callee is None:
         return False
-    if callee in ("deepcopy", "copy.deepcopy"):
+    qualified = ".".join(callee.rsplit(".", 2)[-2:])
+    if self_copies and qualified.startswith("copy."):
+        return False
+    if qualified == "copy.deepcopy":
         return True
-    return not level and (callee in _ITERATING_BUILTINS or callee.split(".", 1)[0] in _ITERATING_MODULES)
+    return not level and (callee in _ITERATING_BUILTINS or qualified in _READING_CALLS)
+
+
+def _clause_start(text: str, at: int) -> int:
+    """Where the clause around `at` starts: past the bracket it is in (a comprehension over
+    rows), else its row."""
+    depth = 0
+    for i in range(at - 1, max(0, at - _CALL_REACH) - 1, -1):
+        char = text[i]
+        if char in ")]}":
+            depth += 1
+        elif char in "([{":
+            if not depth:
+                return i + 1  # (the text before it is balanced: only a bracket `at` is in)
+            depth -= 1
+    return text.rfind("\n", 0, at) + 1
 
 
 _CALL_REACH = 400
 _CALLEE = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)[ \t]*\Z")
 _KEYWORD = re.compile(r"[(,][ \t\n]*\w+[ \t]*\Z")
-# Builtins that read what they are given and keep none of it but its items.
+# Builtins that read what they are given and keep none of it but its items (not `min`/`max`,
+# which give back one of their arguments).
 _ITERATING_BUILTINS = frozenset(
-    {"zip", "list", "tuple", "set", "frozenset", "sorted", "reversed", "enumerate", "iter", "len", "min", "max",
-     "sum", "any", "all", "map", "filter"}
+    {"zip", "list", "tuple", "set", "frozenset", "sorted", "reversed", "enumerate", "iter", "len", "sum", "any",
+     "all", "map", "filter"}
 )
-# Modules whose functions iterate their arguments into cases (`itertools.product`,
-# `parameterized.product`, `jtu.sample_product`): a sweep's lists are read, not kept; and
-# `copy`'s copies, `dataclasses.replace`'s.
-_ITERATING_MODULES = frozenset({"itertools", "parameterized", "jtu", "test_util", "copy", "dataclasses"})
+# Calls that iterate their arguments into cases (a sweep's lists are read, not kept), or copy
+# them; by their module's last name and their own (`jax._src.test_util.sample_product`).
+_READING_CALLS = frozenset({
+    "itertools.product", "itertools.permutations", "itertools.combinations", "itertools.combinations_with_replacement",
+    "itertools.chain", "itertools.islice", "itertools.cycle", "itertools.zip_longest",
+    "parameterized.product", "parameterized.parameters", "parameterized.named_parameters",
+    "jtu.sample_product", "jtu.cases_from_list", "test_util.sample_product", "test_util.cases_from_list",
+    "copy.copy", "dataclasses.replace", "dataclasses.asdict", "dataclasses.astuple", "dataclasses.fields",
+})
 
 
 # An import statement (its continuation rows too): it binds names, it hands no object on.

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from mmalint.analysis.imports import import_words, scan_imports, scanned
 from mmalint.analysis.modules import Binding, ModuleRef, Modules, real_path
-from mmalint.analysis.mutations import Handing, passed_on
+from mmalint.analysis.mutations import Handing, named_by_string, passed_on
 from mmalint.analysis.prefilter import triggered
 from mmalint.tree import (
     SCAN_IMPORTS,
@@ -293,7 +293,7 @@ class Program(Modules):
         if found is None:
             found = self._handed_on_by[key] = any(
                 (text := self._text(importer)) is not None and name in text
-                and passed_on(text, name, how, qualified=True)
+                and (passed_on(text, name, how, qualified=True) or named_by_string(text, name))
                 for importer in self._importers(path)
             )
         return found

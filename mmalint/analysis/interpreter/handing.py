@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 
 _MAX_BASES = 12  # how deep a chain of base classes is read
 _MAY_CHANGE = (DictVal, MapVal, SetVal, TupleVal, Instance)  # or hold what does (a tuple)
+_BEHIND_FROZEN = ("__setattr__", "__dict__")
 
 
 def changed_elsewhere(source: SourceFile, name: str, value: Value, program: Program | None) -> bool:
@@ -53,25 +54,37 @@ def changed_elsewhere(source: SourceFile, name: str, value: Value, program: Prog
     if not isinstance(value, _MAY_CHANGE):
         return False  # a dtype, a number, a function...: nothing of it changes in place
     attributes, calls_keep, methods = None, False, frozenset[str]()
+    importers = program is not None
     if isinstance(value, Instance):
+        if _hands_self(value.cls):
+            return True  # `_ALL.append(self)` in `__init__`: every object of it is held elsewhere
         if not value.attrs and _only_methods(value.cls):
-            return False  # a sentinel (`UNSPECIFIED = Unspecified()`): its identity is all it has
+            # A sentinel (`UNSPECIFIED = Unspecified()`): only an attribute set on it through
+            # another name could change it; its module is read, not the files importing it
+            # (jax's `named_sharding.UNSPECIFIED`: 606 of them, in every run).
+            importers = False
         attributes = frozenset(k for k, v in value.attrs.items() if _mutable(v))
         if not attributes and _frozen(value.cls):
-            # Nothing of it can change but by `object.__setattr__`.
-            reads.uses(("__setattr__",))
-            return "__setattr__" in source.text or (
-                program is not None and program.mentioned_by_importers(source, "__setattr__"))
+            # Nothing of it can change but by `object.__setattr__` or its `__dict__`.
+            reads.uses(_BEHIND_FROZEN)
+            return any(word in source.text for word in _BEHIND_FROZEN) or (
+                program is not None and any(program.mentioned_by_importers(source, w) for w in _BEHIND_FROZEN))
         calls_keep = _methods_keep_attributes(value.cls)
         methods = frozenset() if calls_keep else _method_names(value.cls)
     nesting = _nesting(value)
     if not (nesting or attributes is not None or changes_in_place(value)):
         return False
-    objects = any(_kept_object(item) for item in _innermost(value, nesting)) if nesting else False
-    how = Handing(nesting, isinstance(value, DictVal | MapVal), attributes, calls_keep, methods, objects)
+    item_attributes = None
+    if nesting:
+        objects = [item for item in _innermost(value, nesting) if _kept_object(item)]
+        if objects:
+            item_attributes = frozenset(
+                k for item in objects if isinstance(item, Instance) for k, v in item.attrs.items() if _mutable(v))
+    copies = not (isinstance(value, Instance) and _copies_itself(value.cls))
+    how = Handing(nesting, isinstance(value, DictVal | MapVal), attributes, calls_keep, methods, item_attributes, copies)
     if handed_on(source, name, how):
         return True
-    return program is not None and program.handed_on_by_importers(source, name, how)
+    return importers and program is not None and program.handed_on_by_importers(source, name, how)
 
 
 def handed_on(source: SourceFile, name: str, how: Handing) -> bool:
@@ -105,8 +118,8 @@ def _by_name(source: SourceFile) -> bool:
 
 
 # Code that names a global by a string, or runs text as code.
-BY_NAME = re.compile(r"(?<![\w.])(?:globals|vars|locals|exec|eval|__import__)[ \t]*\(")
-_BY_NAME_WORDS = frozenset({"globals", "vars", "locals", "exec", "eval", "__import__", "modules"})
+BY_NAME = re.compile(r"(?<![\w.])(?:globals|vars|locals|exec|eval|__import__)[ \t]*\(|\bimport_module[ \t]*\(")
+_BY_NAME_WORDS = frozenset({"globals", "vars", "locals", "exec", "eval", "__import__", "import_module", "modules"})
 _SYS_MODULES = re.compile(r"(?<![\w.])sys[ \t]*\.[ \t]*modules\b")
 _REACHED_BY_NAME: weakref.WeakKeyDictionary[SourceFile, bool] = weakref.WeakKeyDictionary()
 
@@ -122,10 +135,13 @@ def _kept_by_a_call(source: SourceFile, name: str) -> bool:
         if called is None or called.group(1) != name:
             continue
         for block in source.bindings.get(called.group(2), ()):
+            if block.kind == "class" or block.first_line.lstrip().startswith(("import ", "from ")):
+                continue  # a class's own call makes the object (`__init__` is `_hands_self`'s)
             if block.kind != "def":
-                continue
+                return True  # `get = functools.cache(make)`, a closure's function: not read here
             text = "".join(source.lines[block.start_line - 1 : block.end_line])
-            if block.first_line.lstrip().startswith("@") or names_in(mutation_words(text)[0]) & source.bindings.keys():
+            mutated, stored = mutation_words(text)
+            if block.first_line.lstrip().startswith("@") or (names_in(mutated) | stored) & source.bindings.keys():
                 return True
     return False
 
@@ -163,7 +179,7 @@ def _frozen(cls: ClassVal) -> bool:
     return bool(_FROZEN.search(code_of("\n".join(head))))
 
 
-_FROZEN = re.compile(r"@[ \t]*[\w.]*dataclass[ \t]*\([^)]*\bfrozen[ \t]*=[ \t]*True\b")
+_FROZEN = re.compile(r"@[ \t]*[\w.]*dataclass[ \t]*\([^)]*\bfrozen[ \t]*=[ \t]*True[ \t\n]*[,)]")
 
 
 def _methods_keep_attributes(cls: ClassVal, depth: int = 0) -> bool:
@@ -176,9 +192,44 @@ def _methods_keep_attributes(cls: ClassVal, depth: int = 0) -> bool:
         if not (isinstance(base, ClassVal) and _methods_keep_attributes(base, depth + 1)) and not (
                 isinstance(base, Api) and base.name in ("object", "builtins.object")):
             return False
-    text = _INITIALIZER.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), code_of(cls.block.text))
-    text = _SELF_PARAMETER.sub(lambda m: m.group()[: -len("self")], text)
-    return not (_SETS_SELF.search(text) or _SELF_HANDED.search(text))
+    code = code_of(cls.block.text)
+    if "__setattr__" in code or "__dict__" in code:
+        return False  # `super().__setattr__(...)`, `self.__dict__[k] = v`
+    text = _INITIALIZER.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), code)
+    return not any(_changes_self(text, this) for this in set(_FIRST_PARAMETER.findall(text)) | {"self"})
+
+
+def _changes_self(text: str, this: str) -> bool:
+    """Whether methods whose first parameter is `this` set an attribute of it or hand it on."""
+    word = re.escape(this)
+    text = _FIRST_PARAMETER_OF(this).sub(lambda m: m.group()[: -len(this)] + " " * len(this), text)
+    return bool(re.search(_SETS_SELF.pattern.replace("self", word), text)
+                or re.search(_SELF_HANDED.pattern.replace("self", word), text))
+
+
+def _copies_itself(cls: ClassVal) -> bool:
+    """Whether the class (or a base) may make its own copies (`__copy__`, `__deepcopy__`,
+    `__reduce__`): `copy.copy` of an object of it may give the object back."""
+    if cls.block is None:
+        return True
+    return bool(re.search(r"__(?:copy|deepcopy|reduce|reduce_ex|getstate)__", cls.block.text)) or any(
+        (not isinstance(base, ClassVal) and not (isinstance(base, Api) and base.name in ("object", "builtins.object")))
+        or (isinstance(base, ClassVal) and _copies_itself(base)) for base in cls.bases)
+
+
+def _hands_self(cls: ClassVal, depth: int = 0) -> bool:
+    """Whether a method of the class, `__init__` too, hands `self` to other code (`_ALL.append(
+    self)`): an object of it may be reached under another name from the moment it is made."""
+    if cls.block is None or depth > _MAX_BASES:
+        return False
+    code = _FIRST_PARAMETER_OF("self").sub(lambda m: m.group()[: -len("self")], code_of(cls.block.text))
+    code = _SETS_OWN.sub(" ", code)
+    return bool(_SELF_HANDED.search(code)) or any(
+        isinstance(base, ClassVal) and _hands_self(base, depth + 1) for base in cls.bases)
+
+
+def _FIRST_PARAMETER_OF(name: str) -> re.Pattern[str]:
+    return re.compile(r"def[ \t]+\w+[ \t]*\([ \t]*" + re.escape(name) + r"\b")
 
 
 def _method_names(cls: ClassVal, depth: int = 0) -> frozenset[str]:
@@ -198,7 +249,9 @@ _DEF_NAME = re.compile(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
 _INITIALIZER = re.compile(
     r"^([ \t]*)(?:async[ \t]+)?def[ \t]+__(?:init|post_init|new)__\b.*(?:\n(?:\1[ \t]+.*|[ \t]*))*", re.MULTILINE
 )
-_SELF_PARAMETER = re.compile(r"def[ \t]+\w+[ \t]*\([ \t]*self\b")
+_FIRST_PARAMETER = re.compile(r"def[ \t]+\w+[ \t]*\([ \t]*(\w+)")
+# What an initializer does with `self` that hands it to nobody: sets its own attributes.
+_SETS_OWN = re.compile(r"(?:object|super\(\))[ \t]*\.[ \t]*__setattr__\([ \t]*(?:self[ \t]*,)?|setattr\([ \t]*self\b")
 _SETS_SELF = re.compile(
     r"(?<![\w.])self[ \t]*\.[ \t]*\w+(?:[ \t]*\[[^\]\n]*\])*(?:" + ASSIGN_OP + "|[ \t]*" + MUTATING_CALL + ")"
     r"|(?<![\w.])(?:setattr|delattr|vars)\([ \t]*self\b|(?<![\w.])self[ \t]*\.[ \t]*__dict__|\bdel[ \t]+self\b"

@@ -1,0 +1,166 @@
+"""Cases a review wrote against the scan for module globals changed under another name
+(`interpreter/handing.py`, `mutations.passed_on`): each ran with stubbed jax to know its
+accumulator. A table or object changed through another name must be unknown (int32 in Python:
+a finding is a false positive); the controls, only read or copied, keep their finding. The
+routes the text does not follow yet are strict xfails (they pass the day one is followed)."""
+
+from __future__ import annotations
+
+import pytest
+from _analysis_lint import check
+from test_control_flow import V, _pallas
+
+_CHANGED = [
+    # for cfg in CONFIGS[:]: cfg['acc'] = int32 (a slice copy holds the same dicts)
+    ('CONFIGS = [{"acc": jnp.float32}, {"acc": jnp.float32}]\nfor cfg in CONFIGS[:]:\n  cfg["acc"] = jnp.int32\n',
+     'CONFIGS[0]["acc"]'),
+    # for cfg in reversed(CONFIGS[:]): cfg['acc'] = int32
+    ('CONFIGS = [{"acc": jnp.float32}]\nfor cfg in reversed(CONFIGS[:]):\n  cfg["acc"] = jnp.int32\n',
+     'CONFIGS[0]["acc"]'),
+    # for cfg in ACC_FOR.values(): cfg['acc'] = int32
+    ('ACC_FOR = {"int8": {"acc": jnp.float32}, "fp8": {"acc": jnp.float32}}\nfor cfg in ACC_FOR.values():\n  cfg["acc"] = jnp.int32\n',
+     'ACC_FOR["int8"]["acc"]'),
+    # for cfg in ACC_FOR.get('int8', ()): cfg['acc'] = int32
+    ('ACC_FOR = {"int8": [{"acc": jnp.float32}]}\nfor cfg in ACC_FOR.get("int8", ()):\n  cfg["acc"] = jnp.int32\n',
+     'ACC_FOR["int8"][0]["acc"]'),
+    # rows = [cfg for cfg / in CONFIGS] split over two rows; for r in rows: r['acc'] = int32 ('in CONFIGS' row has no 'for')
+    ('CONFIGS = [{"acc": jnp.float32}]\nrows = [cfg for cfg\n        in CONFIGS]\nfor r in rows:\n  r["acc"] = jnp.int32\n',
+     'CONFIGS[0]["acc"]'),
+    # for d in itertools.repeat(TABLE, 1): d['acc'] = int32 (repeat yields TABLE itself)
+    ('import itertools\nTABLE = {"acc": jnp.float32}\nfor d in itertools.repeat(TABLE, 1):\n  d["acc"] = jnp.int32\n',
+     'TABLE["acc"]'),
+    # best = max(T['small'], T['large'], key=...) returns one of the dicts; best['acc'] = int32
+    ('ACC_FOR = {"small": {"acc": jnp.float32, "tile": 64}, "large": {"acc": jnp.float32, "tile": 128}}\nbest = max(ACC_FOR["small"], ACC_FOR["large"], key=lambda c: c["tile"])\nbest["acc"] = jnp.int32\n',
+     'ACC_FOR["large"]["acc"]'),
+    # chosen = max(DEFAULT, OTHER, key=...) returns DEFAULT; chosen.acc = int32
+    ('class AccCfg:\n  def __init__(self, acc, prio):\n    self.acc = acc\n    self.prio = prio\nDEFAULT = AccCfg(jnp.float32, 1)\nOTHER = AccCfg(jnp.float32, 0)\nchosen = max(DEFAULT, OTHER, key=lambda c: c.prio)\nchosen.acc = jnp.int32\n',
+     'DEFAULT.acc'),
+    # Holder dataclass field(default=CFG) shares CFG; Holder().cfg.acc = int32
+    ('import dataclasses\nclass AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\n@dataclasses.dataclass\nclass Holder:\n  cfg: AccCfg = dataclasses.field(default=CFG)\nHolder().cfg.acc = jnp.int32\n',
+     'CFG.acc'),
+    # copy.copy(CFG) where __copy__ returns self; mine.acc = int32
+    ('import copy\nclass AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def __copy__(self):\n    return self\nCFG = AccCfg()\nmine = copy.copy(CFG)\nmine.acc = jnp.int32\n',
+     'CFG.acc'),
+    # d = CFG.__dict__; d['acc'] = int32
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\nd = CFG.__dict__\nd["acc"] = jnp.int32\n',
+     'CFG.acc'),
+    # frozen dataclass: d = CFG.__dict__; d['acc'] = int32
+    ('import dataclasses\n@dataclasses.dataclass(frozen=True)\nclass AccCfg:\n  acc: object = jnp.float32\nCFG = AccCfg()\nd = CFG.__dict__\nd["acc"] = jnp.int32\n',
+     'CFG.acc'),
+    # @dataclass(frozen=True if <False> else False): regex sees frozen=True; c = CFG; c.acc = int32
+    ('import dataclasses\n@dataclasses.dataclass(frozen=True if jnp.int8 is None else False)\nclass AccCfg:\n  acc: object = jnp.float32\nCFG = AccCfg()\nc = CFG\nc.acc = jnp.int32\n',
+     'CFG.acc'),
+    # frozen dataclass whose method writes self.__dict__['acc']
+    ('import dataclasses\n@dataclasses.dataclass(frozen=True)\nclass AccCfg:\n  acc: object = jnp.float32\n  def widen(self):\n    self.__dict__["acc"] = jnp.int32\nCFG = AccCfg()\nCFG.widen()\n',
+     'CFG.acc'),
+    # sentinel-like object (class of only methods, no attrs); p = POLICY; p.acc = lambda: int32
+    ('class AccPolicy:\n  def acc(self):\n    return jnp.float32\nPOLICY = AccPolicy()\np = POLICY\np.acc = lambda: jnp.int32\n',
+     'POLICY.acc()'),
+    # method `def use_int(this): this.acc = int32` (first param not named self); CFG.use_int()
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def use_int(this):\n    this.acc = jnp.int32\nCFG = AccCfg()\nCFG.use_int()\n',
+     'CFG.acc'),
+    # method sets the attribute by super().__setattr__('acc', int32); CFG.use_int()
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def use_int(self):\n    super().__setattr__("acc", jnp.int32)\nCFG = AccCfg()\nCFG.use_int()\n',
+     'CFG.acc'),
+    # method aliases d = self.opts then d['acc'] = int32; CFG.use_int()  [not reported]
+    ('class AccCfg:\n  def __init__(self):\n    self.opts = {"acc": jnp.float32}\n  def use_int(self):\n    d = self.opts\n    d["acc"] = jnp.int32\nCFG = AccCfg()\nCFG.use_int()\n',
+     'CFG.opts["acc"]'),
+    # method sets self.inner.acc = int32; CFG.use_int()  [not reported]
+    ('class Inner:\n  def __init__(self):\n    self.acc = jnp.float32\nclass AccCfg:\n  def __init__(self):\n    self.inner = Inner()\n  def use_int(self):\n    self.inner.acc = jnp.int32\nCFG = AccCfg()\nCFG.use_int()\n',
+     'CFG.inner.acc'),
+    # o = TABLE['int8'].opts; o['acc'] = int32 (object held by a table, container attribute)
+    ('class AccCfg:\n  def __init__(self):\n    self.opts = {"acc": jnp.float32}\nTABLE = {"int8": AccCfg()}\no = TABLE["int8"].opts\no["acc"] = jnp.int32\n',
+     'TABLE["int8"].opts["acc"]'),
+    # cfg = TABLE['int8']; cfg.opts.update(acc=int32)
+    ('class AccCfg:\n  def __init__(self):\n    self.opts = {"acc": jnp.float32}\nTABLE = {"int8": AccCfg()}\ncfg = TABLE["int8"]\ncfg.opts.update(acc=jnp.int32)\n',
+     'TABLE["int8"].opts["acc"]'),
+    # AccCfg.__init__ does _ALL.append(self); for c in _ALL: c.acc = int32
+    ('_ALL = []\nclass AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n    _ALL.append(self)\nCFG = AccCfg()\nfor c in _ALL:\n  c.acc = jnp.int32\n',
+     'CFG.acc'),
+    # register() keeps cfg by _STATE.last = cfg (attribute store); _STATE.last.acc = int32
+    ('class _State:\n  def __init__(self):\n    self.last = None\n_STATE = _State()\ndef register(cfg):\n  _STATE.last = cfg\n  return cfg\nclass AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = register(AccCfg())\n_STATE.last.acc = jnp.int32\n',
+     'CFG.acc'),
+    # register, all_cfgs = _make_registry() (closure list); for c in all_cfgs(): c.acc = int32
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\ndef _make_registry():\n  items = []\n  def register(cfg):\n    items.append(cfg)\n    return cfg\n  def all_cfgs():\n    return items\n  return register, all_cfgs\nregister, all_cfgs = _make_registry()\nCFG = register(AccCfg())\nfor c in all_cfgs():\n  c.acc = jnp.int32\n',
+     'CFG.acc'),
+    # get_cfg = functools.cache(_make) (call form, no @): CFG = get_cfg(); get_cfg().acc = int32
+    ('import functools\nclass AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\ndef _make():\n  return AccCfg()\nget_cfg = functools.cache(_make)\nCFG = get_cfg()\nget_cfg().acc = jnp.int32\n',
+     'CFG.acc'),
+    # _self = importlib.import_module(__name__); _self.ACC_FOR['acc'] = int32
+    ('import importlib\nACC_FOR = {"acc": jnp.float32}\n_self = importlib.import_module(__name__)\n_self.ACC_FOR["acc"] = jnp.int32\n',
+     'ACC_FOR["acc"]'),
+    # `if CFG:` runs __bool__, which sets self.acc
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n    self.ready = False\n  def __bool__(self):\n    self.acc = jnp.int32\n    return True\nCFG = AccCfg()\nif CFG:\n  pass\n',
+     'CFG.acc'),
+    # CFG | {'acc': int32} with a fluent __or__ that setattr()s self
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def __or__(self, overrides):\n    for k, v in overrides.items():\n      setattr(self, k, v)\n    return self\nCFG = AccCfg()\n_ = CFG | {"acc": jnp.int32}\n',
+     'CFG.acc'),
+    # cfg = ACC_FOR['int8']; cfg.__init__(acc=int32) (dict.__init__ updates in place)
+    ('ACC_FOR = {"int8": {"acc": jnp.float32}}\ncfg = ACC_FOR["int8"]\ncfg.__init__(acc=jnp.int32)\n',
+     'ACC_FOR["int8"]["acc"]'),
+]
+
+_GAPS = [
+    # frozen dataclass, acc a plain class attribute: kind = type(CFG); kind.acc = int32
+    ('import dataclasses\n@dataclasses.dataclass(frozen=True)\nclass AccCfg:\n  acc = jnp.float32\n  tile: int = 64\nCFG = AccCfg()\nkind = type(CFG)\nkind.acc = jnp.int32\n',
+     'CFG.acc'),
+    # class-level dict attr read through the object: o = CFG.opts; o['acc'] = int32
+    ('class AccCfg:\n  opts = {"acc": jnp.float32}\n  def names(self):\n    return list(self.opts)\nCFG = AccCfg()\no = CFG.opts\no["acc"] = jnp.int32\n',
+     'CFG.opts["acc"]'),
+    # TABLE = {'int8': AccCfg()} with a setter method; cfg = TABLE['int8']; cfg.set_acc(int32)
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def set_acc(self, acc):\n    self.acc = acc\nTABLE = {"int8": AccCfg()}\ncfg = TABLE["int8"]\ncfg.set_acc(jnp.int32)\n',
+     'TABLE["int8"].acc'),
+    # enable(*CONFIGS), CONFIGS a tuple of objects whose class has a setter; enable calls set_acc
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def set_acc(self, v):\n    self.acc = v\nCONFIGS = (AccCfg(),)\ndef enable(*cfgs):\n  for c in cfgs:\n    c.set_acc(jnp.int32)\nenable(*CONFIGS)\n',
+     'CONFIGS[0].acc'),
+    # ACC_FOR = {'int8': Int8Acc} (a class); cls = ACC_FOR['int8']; cls.acc = int32
+    ('class Int8Acc:\n  acc = jnp.float32\nACC_FOR = {"int8": Int8Acc}\ncls = ACC_FOR["int8"]\ncls.acc = jnp.int32\n',
+     'ACC_FOR["int8"].acc'),
+]
+
+_READ = [
+    # loop only reads
+    ('CONFIGS = [{"acc": jnp.float32}]\nfor cfg in CONFIGS:\n  print(cfg["acc"])\n',
+     'CONFIGS[0]["acc"]'),
+    # keys loop + alias only read
+    ('ACC_FOR = {"int8": {"acc": jnp.float32}}\nfor k in ACC_FOR:\n  print(k)\ncfg = ACC_FOR["int8"]\nprint(cfg["acc"])\n',
+     'ACC_FOR["int8"]["acc"]'),
+    # itertools.product sweep
+    ('import itertools\nTABLE = {"acc": jnp.float32}\nfor a, b in itertools.product(TABLE, [1]):\n  pass\n',
+     'TABLE["acc"]'),
+    # deepcopy changed
+    ('import copy\nACC_FOR = {"int8": {"acc": jnp.float32}}\nc = copy.deepcopy(ACC_FOR)\nc["int8"]["acc"] = jnp.int32\n',
+     'ACC_FOR["int8"]["acc"]'),
+    # object attribute read + non-setting method
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def describe(self):\n    return str(self.acc)\nCFG = AccCfg()\nprint(CFG.describe(), CFG.acc)\n',
+     'CFG.acc'),
+    # frozen dataclass, replace makes a copy
+    ('import dataclasses\n@dataclasses.dataclass(frozen=True)\nclass AccCfg:\n  acc: object = jnp.float32\nCFG = AccCfg()\nother = dataclasses.replace(CFG, acc=jnp.int32)\n',
+     'CFG.acc'),
+    # zip/len read
+    ('CONFIGS = [{"acc": jnp.float32}, {"acc": jnp.float32}]\nnames = list(zip(["a", "b"], [len(c) for c in CONFIGS]))\n',
+     'CONFIGS[0]["acc"]'),
+    # a dict() copy of the alias changed
+    ('ACC_FOR = {"int8": {"acc": jnp.float32}}\ncfg = ACC_FOR["int8"]\nother = dict(cfg)\nother["acc"] = jnp.int32\n',
+     'ACC_FOR["int8"]["acc"]'),
+    # values loop only reads
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nTABLE = {"int8": AccCfg()}\nfor cfg in TABLE.values():\n  print(cfg.acc)\n',
+     'TABLE["int8"].acc'),
+]
+
+
+@pytest.mark.parametrize(("prelude", "acc"), _CHANGED)
+def test_changed_under_another_name_is_unknown(prelude: str, acc: str) -> None:
+    check(_pallas("DT = jnp.int8\n" + prelude, acc), [], target_jax=V, known=False)
+
+
+@pytest.mark.xfail(strict=True, reason="a class attribute, or an object of a class whose methods set attributes, "
+                   "held by a table, or a change in another module's function: not followed yet")
+@pytest.mark.parametrize(("prelude", "acc"), _GAPS)
+def test_routes_not_followed_yet(prelude: str, acc: str) -> None:
+    check(_pallas("DT = jnp.int8\n" + prelude, acc), [], target_jax=V, known=False)
+
+
+@pytest.mark.parametrize(("prelude", "acc"), _READ)
+def test_only_read_or_copied_keeps_the_finding(prelude: str, acc: str) -> None:
+    check(_pallas("DT = jnp.int8\n" + prelude, acc), ["MMA101"], target_jax=V)
