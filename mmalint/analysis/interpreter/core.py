@@ -440,6 +440,15 @@ class Machine(ABC):
             self.context, self._stack, self._uncertainty, self._step_limit = saved
 
     @contextmanager
+    def guarded(self) -> Iterator[None]:
+        """Running a `try` or `with` body, or the branch under `if TYPE_CHECKING` (`_guarded`)."""
+        self._guarded += 1
+        try:
+            yield
+        finally:
+            self._guarded -= 1
+
+    @contextmanager
     def with_context(self, **changes: object) -> Iterator[None]:
         saved = self.context
         self.context = replace(saved, **changes)  # type: ignore[arg-type]

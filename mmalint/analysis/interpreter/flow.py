@@ -112,11 +112,8 @@ class FlowControl(Machine):
             # Both run for real at some point (type checker / interpreter); names bound only in
             # the runtime branch stay visible, and the typed branch wins where both bind.
             self.exec_block(else_body, frame, block)
-            self._guarded += 1  # the typed branch: only a type checker reads it
-            try:
+            with self.guarded():  # the typed branch: only a type checker reads it
                 return self.exec_block(body_of(stmt.body), frame, block)
-            finally:
-                self._guarded -= 1
         if truth is True:
             return self.exec_block(body_of(stmt.body), frame, block)
         if truth is False:
@@ -317,22 +314,16 @@ class FlowControl(Machine):
             value = self.eval(expr, frame, block)
             if item.asname is not None:
                 self.assign(item.asname.name, UNKNOWN if not isinstance(value, Unknown) else value, frame, block)
-        self._guarded += 1  # a context manager may swallow what its body raises
-        try:
+        with self.guarded():  # a context manager may swallow what its body raises
             if expected is not None:
                 with self.with_context(expected_failure=expected):
                     flow = self.exec_block(body_of(stmt.body), frame, block)
                 return Flow.NORMAL if flow is Flow.RAISE else flow
             return self.exec_block(body_of(stmt.body), frame, block)
-        finally:
-            self._guarded -= 1
 
     def exec_try(self, stmt: cst.Try, frame: Frame, block: Block) -> Flow:
-        self._guarded += 1  # what raises in the body, or is assumed not to, skips the rest
-        try:
+        with self.guarded():  # what raises in the body, or is assumed not to, skips the rest
             return self._exec_try(stmt, frame, block)
-        finally:
-            self._guarded -= 1
 
     def _exec_try(self, stmt: cst.Try, frame: Frame, block: Block) -> Flow:
         handled: set[str] = set()
