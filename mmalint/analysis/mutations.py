@@ -27,7 +27,8 @@ MUTATING_METHODS = frozenset(
 SET_MUTATING_METHODS = frozenset(
     {"add", "discard", "difference_update", "intersection_update", "symmetric_difference_update"}
 )
-MUTATING_CALL = r"\.(?:" + "|".join(sorted(MUTATING_METHODS | SET_MUTATING_METHODS)) + r")\("
+_CHANGING_METHODS = MUTATING_METHODS | SET_MUTATING_METHODS
+MUTATING_CALL = r"\.(?:" + "|".join(sorted(_CHANGING_METHODS)) + r")\("
 _MUTATIONS: tuple[tuple[re.Pattern[str], re.Pattern[str] | None], ...] = (
     (re.compile(r"^[ \t\f]*global[ \t]+([\w, \t]+)", re.MULTILINE), None),  # `global X` in a function
     (re.compile(r"(?<![\w.])(\w+)(?:[ \t]*\[[^\]\n]*\])+" + ASSIGN_OP), re.compile(r"\]" + ASSIGN_OP)),
@@ -133,11 +134,11 @@ def passed_on(
     a class (`attributes`: the names of its attributes that hold containers), which a method
     call hands on too (`T.fix()` gives `self`, unless `calls_keep`: no method of its class sets
     an attribute; else a method of `methods` named, not called, is handed on bound to it),
-    as does a store into an attribute (`T.a = v`, `T.a[k] = v`) or a container
-    attribute going on (`u = T.names`); a table whose last level holds objects whose methods
-    set no attribute (`objects`), as one of those where it is subscripted (`T[0].a = v`). A
-    plain name bound to it (`cfg = T[k]`, `for cfg in
-    T:`) that nothing changes or hands on does not hand it on. Imports are not uses.
+    as does a store into an attribute (`T.a = v`, `T.a[k] = v`) or a container attribute going
+    on (`u = T.names`); a table whose last level holds objects whose methods set no attribute
+    (`item_attributes`), as one of those where it is subscripted (`T[0].a = v`). A plain name
+    bound to it (`cfg = T[k]`, `for cfg in T:`) that nothing changes or hands on does not hand
+    it on. Imports are not uses.
     `qualified`: the text imports the global's module, so `m.T` (any `a.b.T`) is a use too,
     and `import ... T as U` hands it on. `consulted` gets the names whose uses the answer
     read (the global's, and the names bound to it): an edit naming none leaves it as it is."""
@@ -183,10 +184,8 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
             # stored into, or a container of it goes on.
             if _object_changed(text, after, calls_keep, methods):
                 return True  # (`T.__dict__` too)
-            chain = _ATTRIBUTE_CHAIN.match(text, after)
-            end = _attribute_end(text, chain.end())  # type: ignore[union-attr]
-            first = chain.group().split(".")[1].strip()  # type: ignore[union-attr]
-            if (first not in attributes or _THEN_READ.match(text, end)
+            parts, end = _attributes(text, after)
+            if (parts[0] not in attributes or _THEN_READ.match(text, end)
                     or _ITEM_SAFE_BEFORE.search(text, max(0, before - 16), before)):
                 continue
             return True
@@ -208,10 +207,8 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
                     # changed; `T[k].a`: read, unless a container of it goes on).
                     if _object_changed(text, after, True, frozenset()):
                         return True
-                    chain = _ATTRIBUTE_CHAIN.match(text, after)
-                    end = _attribute_end(text, chain.end())  # type: ignore[union-attr]
-                    first = chain.group().split(".")[1].strip()  # type: ignore[union-attr]
-                    if first in item_attributes and not _THEN_READ.match(text, end):
+                    parts, end = _attributes(text, after)
+                    if parts[0] in item_attributes and not _THEN_READ.match(text, end):
                         return True
                     continue
         row = text.rfind("\n", 0, before) + 1
@@ -266,9 +263,7 @@ def _object_changed(text: str, at: int, calls_keep: bool, methods: frozenset[str
     """Whether the attributes read from `at` (`.a.b`, after an object) change the object: a
     method called (it gets `self`, unless `calls_keep`) or named (`f = T.fix`, one of
     `methods`), or an attribute stored into (`T.a = v`, `T.a[k] = v`)."""
-    chain = _ATTRIBUTE_CHAIN.match(text, at)
-    end = _attribute_end(text, chain.end())  # type: ignore[union-attr]
-    parts = [part.strip() for part in chain.group().split(".")[1:]]  # type: ignore[union-attr]
+    parts, end = _attributes(text, at)
     if any(part.startswith("__") and part != "__call__" for part in parts):
         return True  # `T.__dict__`, `T.__init__(...)`, `T.__setattr__`: past what the text says
     if text[end:end + 1] == "(" and (not calls_keep or parts[-1] in _CHANGING_METHODS):
@@ -276,12 +271,15 @@ def _object_changed(text: str, at: int, calls_keep: bool, methods: frozenset[str
     return bool(_BINDS.match(text, end)) or parts[0] in methods
 
 
-def _attribute_end(text: str, at: int) -> int:
-    """Past the subscripts after an attribute (`T.a[k][j]`), and the blanks after them."""
-    end = _SPACES.match(text, at).end()  # type: ignore[union-attr]
+def _attributes(text: str, at: int) -> tuple[list[str], int]:
+    """The attribute names read from `at` (`.a.b` after an object: `["a", "b"]`), and where
+    what follows them starts: past the subscripts after the last (`T.a[k][j]`) and blanks."""
+    chain = _ATTRIBUTE_CHAIN.match(text, at)
+    assert chain is not None  # `at` is a `.`
+    end = _SPACES.match(text, chain.end()).end()  # type: ignore[union-attr]
     while (subscript := _SUBSCRIPT.match(text, end)) is not None:
         end = _SPACES.match(text, subscript.end()).end()  # type: ignore[union-attr]
-    return end
+    return [part.strip() for part in chain.group().split(".")[1:]], end
 
 
 def _changed(text: str, name: str) -> bool:
@@ -306,13 +304,10 @@ def _words_of(text: str) -> tuple[frozenset[str], frozenset[str]]:
 
 
 # `T.update` not called where it is named: the method, bound to the object, handed on.
-_BOUND_METHOD = re.compile(
-    r"\.[ \t]*(?:" + "|".join(sorted(MUTATING_METHODS | SET_MUTATING_METHODS)) + r")\b(?![ \t]*\()"
-)
+_BOUND_METHOD = re.compile(r"\.[ \t]*(?:" + "|".join(sorted(_CHANGING_METHODS)) + r")\b(?![ \t]*\()")
 _ATTRIBUTE_CHAIN = re.compile(r"(?:[ \t]*\.[ \t]*\w+)+")
 _CHANGING_DUNDER = re.compile(r"\.[ \t]*__(?:init|setitem|delitem|setattr|dict|i[a-z]+)__\b")
 _VALUES = re.compile(r"\.[ \t]*values[ \t]*\([ \t]*\)")
-_CHANGING_METHODS = MUTATING_METHODS | SET_MUTATING_METHODS
 _LOOP_END = re.compile(r":|\)|\]|\n|if\b|for\b")  # the end of a loop's iterable (`for k in T:`)
 _ALIAS_DEPTH = 2  # `cfg = T[k]` then `c = cfg`: read through; a third name counts as handed on
 # `x = ` at a statement's start; `for x in ` (a loop or a comprehension's clause).

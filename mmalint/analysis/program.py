@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -275,15 +275,12 @@ class Program(Modules):
         found = self._named_by.get(key)
         if found is None:
             word = re.compile(r"(?<!\w)" + re.escape(name) + r"\b")
-            found = self._named_by[key] = any(
-                (text := self._text(importer)) is not None and word.search(text) is not None
-                for importer in self._importers(path)
-            )
+            found = self._named_by[key] = self._an_importer(path, lambda text: word.search(text) is not None)
         return found
 
     def handed_on_by_importers(self, source: SourceFile, name: str, how: Handing) -> bool:
         """Whether a file of the tree that imports the module (directly or not) hands the
-        object of its global `name` (or a container in it: `how`, as `interpreter.core.handed_on`) to other code, which may
+        object of its global `name` (or a container in it: `how`, as `handing.handed_on`) to other code, which may
         change it under another name (`mutations.passed_on`)."""
         path = self.path_of(source)
         if path is None:
@@ -291,20 +288,19 @@ class Program(Modules):
         key = (path, name, how)
         found = self._handed_on_by.get(key)
         if found is None:
-            found = self._handed_on_by[key] = any(
-                (text := self._text(importer)) is not None and name in text
-                and (passed_on(text, name, how, qualified=True) or named_by_string(text, name))
-                for importer in self._importers(path)
-            )
+            found = self._handed_on_by[key] = self._an_importer(path, lambda text: name in text and (
+                passed_on(text, name, how, qualified=True) or named_by_string(text, name)))
         return found
 
     def mentioned_by_importers(self, source: SourceFile, word: str) -> bool:
         """Whether a file of the tree that imports the module (directly or not) has `word` in
         its text (`object.__setattr__`, which may set an attribute of any object)."""
         path = self.path_of(source)
-        return path is not None and any(
-            (text := self._text(importer)) is not None and word in text for importer in self._importers(path)
-        )
+        return path is not None and self._an_importer(path, lambda text: word in text)
+
+    def _an_importer(self, path: str, says: Callable[[str], bool]) -> bool:
+        """Whether the text of some file importing `path` (`_importers`, nearest first) `says`."""
+        return any((text := self._text(importer)) is not None and says(text) for importer in self._importers(path))
 
     def _importers(self, target: str) -> list[str]:
         """The files of the tree that import `target`, directly or through up to
