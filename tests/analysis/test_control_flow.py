@@ -1245,3 +1245,39 @@ def test_code_after_import_reads_a_table_filled_at_import_when_nothing_read_it_h
         prelude: str, expect: list[str] | None) -> None:
     report = check(_LIBRARY_KERNEL.format(prelude=prelude), expect or [], target_jax=V, known=False)
     assert report.known_calls == (0 if expect is None else 1)
+
+
+_READ_IN_A_GUARD = '''
+import contextlib
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+M, N, K = 128, 64, 64
+DT = jnp.int8
+ACCS = []
+ACCS.append({acc})
+
+def test_it():
+  def body(a_ref, b_ref, o_ref):
+    acc = plgpu.layout_cast(jnp.zeros((M, N), ACCS[0]), plgpu.Layout.MMA_ACC(DT))
+    a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(DT))
+    b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(DT))
+    o_ref[...] = plgpu.mma(acc, a, b).astype(o_ref.dtype)
+{guard}
+    out = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), jnp.float32))(
+        jnp.zeros((M, K), DT), jnp.zeros((N, K), DT))
+{after}'''
+
+
+@pytest.mark.parametrize(
+    ("guard", "after"),
+    [("  with contextlib.suppress(Exception):", ""), ("  try:", "  except Exception:\n    pass\n"),
+     ("  if True:", "")],
+)
+@pytest.mark.parametrize(("acc", "expect"), [("jnp.float32", ["MMA101"]), ("jnp.int32", [])])
+def test_a_table_filled_at_import_read_first_inside_a_try_or_with(
+        guard: str, after: str, acc: str, expect: list[str]) -> None:
+    # Module-level code runs as at import, whatever its first reader was doing: the fill is
+    # a fact even where that reader is inside a `try` or `with` body (it was lost there).
+    check(_READ_IN_A_GUARD.format(acc=acc, guard=guard, after=after), expect, target_jax=V)

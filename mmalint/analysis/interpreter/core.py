@@ -418,14 +418,15 @@ class Machine(ABC):
         """Running code that whichever root asks first runs for all (`_lazy_code`): module-level
         code, a class member's value. It runs as it runs at import, whatever its reader was
         doing: in no world or call of the reader's, not under the reader's branch that may not
-        run (its stores are facts), nor within the step limit of the other module's helper that
-        read it (which is cut short when it goes on, if past it); what it makes is every root's
-        (`by_root.module_code`). Cut short anyway (the budget, the recursion guard), it is cut
-        where its reader was: another reader may not be (`by_root.impure`). `block`: the
-        top-level block whose code this is (`lazy_block`), if of the checked file."""
-        saved = self.context, self._stack, self._uncertainty, self._step_limit
+        run nor in its `try` or `with` body (its stores are facts), nor within the step limit
+        of the other module's helper that read it (which is cut short when it goes on, if past
+        it); what it makes is every root's (`by_root.module_code`). Cut short anyway (the
+        budget, the recursion guard), it is cut where its reader was: another reader may not be
+        (`by_root.impure`). `block`: the top-level block whose code this is (`lazy_block`), if
+        of the checked file."""
+        saved = self.context, self._stack, self._uncertainty, self._guarded, self._step_limit
         saved_block = self.lazy_block
-        self.context, self._stack, self._uncertainty, self._step_limit = Context(), [], 0, sys.maxsize
+        self.context, self._stack, self._uncertainty, self._guarded, self._step_limit = Context(), [], 0, 0, sys.maxsize
         self.lazy_block = block if block is not None and block.parent is None and block.source is self.source else None
         self._lazy_code += 1
         try:
@@ -437,7 +438,7 @@ class Machine(ABC):
         finally:
             self._lazy_code -= 1
             self.lazy_block = saved_block
-            self.context, self._stack, self._uncertainty, self._step_limit = saved
+            self.context, self._stack, self._uncertainty, self._guarded, self._step_limit = saved
 
     @contextmanager
     def guarded(self) -> Iterator[None]:
