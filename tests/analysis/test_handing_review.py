@@ -98,6 +98,11 @@ _CHANGED = [
     # cfg = ACC_FOR['int8']; cfg.__init__(acc=int32) (dict.__init__ updates in place)
     ('ACC_FOR = {"int8": {"acc": jnp.float32}}\ncfg = ACC_FOR["int8"]\ncfg.__init__(acc=jnp.int32)\n',
      'ACC_FOR["int8"]["acc"]'),
+    # `__init__` whose first parameter is not named `self` hands the object on: _ALL.append(this)
+    ('_ALL = []\nclass AccCfg:\n  def __init__(this):\n    this.acc = jnp.float32\n    _ALL.append(this)\nCFG = AccCfg()\nfor c in _ALL:\n  c.acc = jnp.int32\n',
+     'CFG.acc'),
+    ('_ALL = {}\nclass AccCfg:\n  acc = jnp.float32\n  def register(me, key):\n    _ALL[key] = me\nCFG = AccCfg()\nCFG.register("int8")\n_ALL["int8"].acc = jnp.int32\n',
+     'CFG.acc'),
 ]
 
 _GAPS = [
@@ -146,6 +151,12 @@ _READ = [
     # values loop only reads
     ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nTABLE = {"int8": AccCfg()}\nfor cfg in TABLE.values():\n  print(cfg.acc)\n',
      'TABLE["int8"].acc'),
+    # a class method's or a static method's first parameter is not the object: `cls()` hands none on
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  @classmethod\n  def default(cls):\n    return cls()\n  @staticmethod\n  def pick(c):\n    return max([c])\nCFG = AccCfg()\n',
+     'CFG.acc'),
+    # nor a function's nested in a method
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def names(self):\n    def key(n):\n      return sorted([n])\n    return key(self.acc)\nCFG = AccCfg()\n',
+     'CFG.acc'),
 ]
 
 

@@ -10,9 +10,10 @@ which names' uses it read (`reads.uses`), so that an edit naming none of them ke
 
 from __future__ import annotations
 
+import functools
 import re
 import weakref
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from mmalint.analysis import reads
 from mmalint.analysis.mutations import (
@@ -149,21 +150,39 @@ def _kept_by_a_call(source: SourceFile, name: str) -> bool:
 _BOUND_TO_A_CALL = re.compile(r"[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(\w+)[ \t]*\(")
 
 
-def _only_methods(cls: ClassVal, depth: int = 0) -> bool:
+class _Lineage(NamedTuple):
+    """A class and its bases of the module, depth first (within `_MAX_BASES`)."""
+
+    classes: tuple[ClassVal, ...]
+    closed: bool  # every base is of the module or `object`, within `_MAX_BASES`
+
+
+def _lineage(cls: ClassVal) -> _Lineage:
+    classes: list[ClassVal] = []
+    closed = True
+    pending = [(cls, 0)]
+    while pending:
+        current, depth = pending.pop()
+        if depth > _MAX_BASES:
+            closed = False
+            continue
+        classes.append(current)
+        for base in reversed(current.bases):
+            if isinstance(base, ClassVal):
+                pending.append((base, depth + 1))
+            elif not (isinstance(base, Api) and base.name in ("object", "builtins.object")):
+                closed = False
+    return _Lineage(tuple(classes), closed)
+
+
+def _only_methods(cls: ClassVal) -> bool:
     """Whether the class (and each base, of the module) binds nothing but functions: an object
     of it with no attribute of its own has no value a change could replace."""
-    if depth > _MAX_BASES:
-        return False
-    for name, entry in cls.attrs.items():
-        if name.startswith("__") and name.endswith("__"):
-            continue
-        if not ((isinstance(entry, Block) and entry.kind == "def") or isinstance(entry, Func)):
-            return False
-    return all(
-        (isinstance(base, ClassVal) and _only_methods(base, depth + 1))
-        or (isinstance(base, Api) and base.name in ("object", "builtins.object"))
-        for base in cls.bases
-    )
+    lineage = _lineage(cls)
+    return lineage.closed and all(
+        (name.startswith("__") and name.endswith("__"))
+        or (isinstance(entry, Block) and entry.kind == "def") or isinstance(entry, Func)
+        for c in lineage.classes for name, entry in c.attrs.items())
 
 
 def _frozen(cls: ClassVal) -> bool:
@@ -182,65 +201,98 @@ def _frozen(cls: ClassVal) -> bool:
 _FROZEN = re.compile(r"@[ \t]*[\w.]*dataclass[ \t]*\([^)]*\bfrozen[ \t]*=[ \t]*True[ \t\n]*[,)]")
 
 
-def _methods_keep_attributes(cls: ClassVal, depth: int = 0) -> bool:
+def _methods_keep_attributes(cls: ClassVal) -> bool:
     """Whether no method of a class of the module (nor of its bases, all of the module's)
     sets an attribute of its object after `__init__` or hands `self` on: calling one leaves
     the object's attributes as they were."""
-    if cls.block is None or depth > _MAX_BASES:
-        return False
-    for base in cls.bases:
-        if not (isinstance(base, ClassVal) and _methods_keep_attributes(base, depth + 1)) and not (
-                isinstance(base, Api) and base.name in ("object", "builtins.object")):
-            return False
-    code = code_of(cls.block.text)
+    lineage = _lineage(cls)
+    return lineage.closed and all(c.block is not None and not _changes_itself(c.block) for c in lineage.classes)
+
+
+def _changes_itself(block: Block) -> bool:
+    """Whether a method of the class's own text but the initializers sets an attribute of its
+    first parameter (any method's: a class method's `cls.acc = ...` too) or hands it on."""
+    code = code_of(block.text)
     if "__setattr__" in code or "__dict__" in code:
-        return False  # `super().__setattr__(...)`, `self.__dict__[k] = v`
+        return True  # `super().__setattr__(...)`, `self.__dict__[k] = v`
     text = _INITIALIZER.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), code)
-    return not any(_changes_self(text, this) for this in set(_FIRST_PARAMETER.findall(text)) | {"self"})
-
-
-def _changes_self(text: str, this: str) -> bool:
-    """Whether methods whose first parameter is `this` set an attribute of it or hand it on."""
-    word = re.escape(this)
-    text = _FIRST_PARAMETER_OF(this).sub(lambda m: m.group()[: -len(this)] + " " * len(this), text)
-    return bool(re.search(_SETS_SELF.pattern.replace("self", word), text)
-                or re.search(_SELF_HANDED.pattern.replace("self", word), text))
+    for this in set(_FIRST_PARAMETER.findall(text)) | {"self"}:
+        patterns = _patterns(this)
+        text_of_this = patterns.parameter.sub(r"\g<1>" + " " * len(this), text)
+        if patterns.sets.search(text_of_this) or patterns.handed.search(text_of_this):
+            return True
+    return False
 
 
 def _copies_itself(cls: ClassVal) -> bool:
     """Whether the class (or a base) may make its own copies (`__copy__`, `__deepcopy__`,
     `__reduce__`): `copy.copy` of an object of it may give the object back."""
-    if cls.block is None:
-        return True
-    return bool(re.search(r"__(?:copy|deepcopy|reduce|reduce_ex|getstate)__", cls.block.text)) or any(
-        (not isinstance(base, ClassVal) and not (isinstance(base, Api) and base.name in ("object", "builtins.object")))
-        or (isinstance(base, ClassVal) and _copies_itself(base)) for base in cls.bases)
+    lineage = _lineage(cls)
+    return not lineage.closed or any(c.block is None or _COPIES.search(c.block.text) for c in lineage.classes)
 
 
-def _hands_self(cls: ClassVal, depth: int = 0) -> bool:
-    """Whether a method of the class, `__init__` too, hands `self` to other code (`_ALL.append(
-    self)`): an object of it may be reached under another name from the moment it is made."""
-    if cls.block is None or depth > _MAX_BASES:
-        return False
-    code = _FIRST_PARAMETER_OF("self").sub(lambda m: m.group()[: -len("self")], code_of(cls.block.text))
-    code = _SETS_OWN.sub(" ", code)
-    return bool(_SELF_HANDED.search(code)) or any(
-        isinstance(base, ClassVal) and _hands_self(base, depth + 1) for base in cls.bases)
+_COPIES = re.compile(r"__(?:copy|deepcopy|reduce|reduce_ex|getstate)__")
 
 
-def _FIRST_PARAMETER_OF(name: str) -> re.Pattern[str]:
-    return re.compile(r"def[ \t]+\w+[ \t]*\([ \t]*" + re.escape(name) + r"\b")
+def _hands_self(cls: ClassVal) -> bool:
+    """Whether a method of the class, `__init__` too, hands its object to other code
+    (`_ALL.append(self)`, under any name of the first parameter): an object of it may be
+    reached under another name from the moment it is made."""
+    for c in _lineage(cls).classes:
+        if c.block is None:
+            continue
+        code = code_of(c.block.text)
+        for this in _object_parameters(code) | {"self"}:
+            patterns = _patterns(this)
+            text = patterns.parameter.sub(r"\g<1>", code)
+            if patterns.handed.search(patterns.sets_own.sub(" ", text)):
+                return True
+    return False
 
 
-def _method_names(cls: ClassVal, depth: int = 0) -> frozenset[str]:
+def _object_parameters(code: str) -> set[str]:
+    """The first parameters' names of the class's methods that are given the object: not a
+    class or static method's, nor `__new__`'s, nor a function's nested in a method."""
+    methods = [m for m in _METHOD.finditer(code)]
+    indent = min((len(m.group("indent")) for m in methods), default=0)
+    return {m.group("first") for m in methods if len(m.group("indent")) == indent
+            and m.group("name") not in _CLASS_METHODS and not _NOT_OF_THE_OBJECT.search(m.group("decorators"))}
+
+
+_METHOD = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<decorators>(?:@[^\n]*\n(?P=indent))*)(?:async[ \t]+)?def[ \t]+(?P<name>\w+)[ \t]*"
+    r"\([ \t]*(?P<first>\w+)", re.MULTILINE)
+_CLASS_METHODS = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
+_NOT_OF_THE_OBJECT = re.compile(r"@[ \t]*(?:\w+[ \t]*\.[ \t]*)*(?:classmethod|staticmethod)\b")
+
+
+class _Patterns(NamedTuple):
+    """What a method does with its first parameter `this`, as text."""
+
+    parameter: re.Pattern[str]  # `def f(this`: the parameter itself, after group 1
+    sets: re.Pattern[str]  # `this.x = v`, `this.items.append(v)`, `setattr(this, ...)`, `del this`
+    handed: re.Pattern[str]  # `this` itself, not an attribute of it: `_ALL.append(this)`, `return this`
+    sets_own: re.Pattern[str]  # `object.__setattr__(this, ...`, `setattr(this`: hands it to nobody
+
+
+@functools.cache
+def _patterns(this: str) -> _Patterns:
+    word = re.escape(this)
+    return _Patterns(
+        re.compile(r"(def[ \t]+\w+[ \t]*\([ \t]*)" + word + r"\b"),
+        re.compile(
+            r"(?<![\w.])" + word + r"[ \t]*\.[ \t]*\w+(?:[ \t]*\[[^\]\n]*\])*(?:" + ASSIGN_OP + "|[ \t]*"
+            + MUTATING_CALL + r")|(?<![\w.])(?:setattr|delattr|vars)\([ \t]*" + word + r"\b|(?<![\w.])" + word
+            + r"[ \t]*\.[ \t]*__dict__|\bdel[ \t]+" + word + r"\b"),
+        re.compile(r"(?<![\w.])" + word + r"\b(?![ \t]*\.)"),
+        re.compile(r"(?:object|super\(\))[ \t]*\.[ \t]*__setattr__\([ \t]*(?:" + word + r"[ \t]*,)?|setattr\([ \t]*"
+                   + word + r"\b"),
+    )
+
+
+def _method_names(cls: ClassVal) -> frozenset[str]:
     """The names the class (and its bases of the module) defines by `def`."""
-    if cls.block is None or depth > _MAX_BASES:
-        return frozenset()
-    names = set(_DEF_NAME.findall(cls.block.text))
-    for base in cls.bases:
-        if isinstance(base, ClassVal):
-            names |= _method_names(base, depth + 1)
-    return frozenset(names)
+    return frozenset(name for c in _lineage(cls).classes if c.block is not None for name in _DEF_NAME.findall(c.block.text))
 
 
 _DEF_NAME = re.compile(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
@@ -250,13 +302,6 @@ _INITIALIZER = re.compile(
     r"^([ \t]*)(?:async[ \t]+)?def[ \t]+__(?:init|post_init|new)__\b.*(?:\n(?:\1[ \t]+.*|[ \t]*))*", re.MULTILINE
 )
 _FIRST_PARAMETER = re.compile(r"def[ \t]+\w+[ \t]*\([ \t]*(\w+)")
-# What an initializer does with `self` that hands it to nobody: sets its own attributes.
-_SETS_OWN = re.compile(r"(?:object|super\(\))[ \t]*\.[ \t]*__setattr__\([ \t]*(?:self[ \t]*,)?|setattr\([ \t]*self\b")
-_SETS_SELF = re.compile(
-    r"(?<![\w.])self[ \t]*\.[ \t]*\w+(?:[ \t]*\[[^\]\n]*\])*(?:" + ASSIGN_OP + "|[ \t]*" + MUTATING_CALL + ")"
-    r"|(?<![\w.])(?:setattr|delattr|vars)\([ \t]*self\b|(?<![\w.])self[ \t]*\.[ \t]*__dict__|\bdel[ \t]+self\b"
-)
-_SELF_HANDED = re.compile(r"(?<![\w.])self\b(?![ \t]*\.)")
 
 
 def holds_a_container(value: Value) -> bool:
