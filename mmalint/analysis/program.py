@@ -66,6 +66,7 @@ class Program(Modules):
         self._seeds: dict[str, frozenset[tuple[int, int]]] = {}
         self._named_by: dict[tuple[str, str], bool] = {}  # (module, global) -> `named_by_importers`
         self._handed_on_by: dict[tuple[str, str, Handing], bool] = {}  # -> `handed_on_by_importers`
+        self._mentioned_by: dict[tuple[str, str], bool] = {}  # (module, word) -> `mentioned_by_importers`
 
     def _forget(self, path: str) -> None:
         """What was derived from a file's text when it changes: its imports, and which names
@@ -78,6 +79,7 @@ class Program(Modules):
         self._cannot_reach.clear()
         self._named_by.clear()
         self._handed_on_by.clear()
+        self._mentioned_by.clear()
 
     # ------------------------------------------------------------------ which files name an MMA API
 
@@ -296,7 +298,13 @@ class Program(Modules):
         """Whether a file of the tree that imports the module (directly or not) has `word` in
         its text (`object.__setattr__`, which may set an attribute of any object)."""
         path = self.path_of(source)
-        return path is not None and self._an_importer(path, lambda text: word in text)
+        if path is None:
+            return False
+        key = (path, word)
+        found = self._mentioned_by.get(key)
+        if found is None:
+            found = self._mentioned_by[key] = self._an_importer(path, lambda text: word in text)
+        return found
 
     def _an_importer(self, path: str, says: Callable[[str], bool]) -> bool:
         """Whether the text of some file importing `path` (`_importers`, nearest first) `says`."""
