@@ -179,6 +179,8 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
         while before > 0 and text[before - 1] in " \t":
             before -= 1
         level = nesting
+        if text[after:after + 1] == "." and _ATTRIBUTE_CHAIN.match(text, after) is None:
+            continue  # `T.{` in an f-string's text (`f"<T.{x}>"`): not code
         if attributes is not None and text[after:after + 1] == ".":
             # An attribute of the object (`T.a.b`): read, unless called (a method: `self`),
             # stored into, or a container of it goes on.
@@ -202,7 +204,8 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
                 continue  # an item below every container (a change of one is the scan's)
             if at != match.end():
                 after = _SPACES.match(text, at).end()  # type: ignore[union-attr]
-                if item_attributes is not None and not level and text[after:after + 1] == ".":
+                if (item_attributes is not None and not level and text[after:after + 1] == "."
+                        and _ATTRIBUTE_CHAIN.match(text, after) is not None):
                     # An object the table holds, as such (`T[k].a = v`, `T[k].opts.update()`:
                     # changed; `T[k].a`: read, unless a container of it goes on).
                     if _object_changed(text, after, True, frozenset()):

@@ -69,6 +69,14 @@ def test_what_hands_a_global_on(code: str, nesting: int, keyed: bool, handed: bo
     assert passed_on(code, "T", Handing(nesting, keyed)) is handed
 
 
+def test_a_global_in_an_f_string_s_text_is_not_code() -> None:
+    # `f"<T.{x}>"`: the name, a dot and a field (tokamax's `MatmulDimension.__repr__`); the
+    # scan read `T.` as an attribute and stopped on an assertion.
+    code = "x = f'<T.{y}>'\n"
+    assert not passed_on(code, "T", Handing(attributes=frozenset()))
+    assert not passed_on(code, "T", Handing(1, item_attributes=frozenset({"a"})))
+
+
 def test_the_names_whose_uses_an_answer_read() -> None:
     # An edit naming one of them may change the answer (the language server's full lint).
     consulted: set[str] = set()
