@@ -215,6 +215,9 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
                         return True
                     continue
         row = text.rfind("\n", 0, before) + 1
+        if (_CLASS_STATEMENT.match(text, row, before) or _TYPE_TEST.search(text, row, before)
+                or _in_annotation(text, row, before) or _a_base(text, before)):
+            continue  # `class T:` defines it; `class U(T):`, `isinstance(x, T)`, `x: T` read it
         clause = _clause_start(text, before)
         loop = _FOR_IN.search(text, row, before)
         if _BOUND_METHOD.match(text, after) or _CHANGING_DUNDER.match(text, after):
@@ -314,6 +317,10 @@ _VALUES = re.compile(r"\.[ \t]*values[ \t]*\([ \t]*\)")
 _LOOP_END = re.compile(r":|\)|\]|\n|if\b|for\b")  # the end of a loop's iterable (`for k in T:`)
 _ALIAS_DEPTH = 2  # `cfg = T[k]` then `c = cfg`: read through; a third name counts as handed on
 # `x = ` at a statement's start; `for x in ` (a loop or a comprehension's clause).
+# A class statement up to a name: its own (`class T`), or a base's (`class U(Base, T`).
+_CLASS_STATEMENT = re.compile(r"[ \t]*class(?:[ \t]+\w+[ \t]*\([^)=]*)?\Z")
+# A class as the second argument of a type test: `isinstance(x, T)`, `issubclass(U, (S, T)`.
+_TYPE_TEST = re.compile(r"(?<![\w.])(?:isinstance|issubclass)[ \t]*\([^(),]*,[ \t]*(?:\([^()]*)?\Z")
 _BOUND_TO = re.compile(r"(?:^|;)[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*\Z", re.MULTILINE)
 _FOR_IN = re.compile(r"(?<![\w.])for[ \t]+([A-Za-z_]\w*)[ \t]+in[ \t]*\Z")
 
@@ -357,6 +364,37 @@ def _read_by_caller(text: str, at: int, level: int, self_copies: bool) -> bool:
     if qualified == "copy.deepcopy":
         return True
     return not level and (callee in _ITERATING_BUILTINS or qualified in _READING_CALLS)
+
+
+def _a_base(text: str, at: int) -> bool:
+    """Whether the name at `at` is a base of a class statement over several rows (`class U(`
+    / `T, metaclass=M` / `):`), or a keyword's value there."""
+    clause = _clause_start(text, at)
+    return text[clause - 1:clause] == "(" and bool(_CLASS_HEAD.search(text, max(0, clause - 200), clause - 1))
+
+
+_CLASS_HEAD = re.compile(r"(?<![\w.])class[ \t]+\w+[ \t]*\Z")
+
+
+def _in_annotation(text: str, row: int, at: int) -> bool:
+    """Whether the name at `at` is (in) an annotation: `-> T`, a parameter's `x: T` or
+    `x: Optional[T]`, a variable's `cfg: T = ...` (not a dict's `{k: T}`, nor `lambda c: T`)."""
+    if _RETURNS.search(text, row, at):
+        return True
+    colon = _ANNOTATED.search(text, row, at)
+    if colon is None:
+        return False
+    clause = _clause_start(text, colon.start())
+    if clause == row:
+        return bool(_VARIABLE_ANNOTATED.match(text, row, colon.end()))  # no bracket around it
+    return text[clause - 1] == "(" and bool(_DEF_HEAD.search(text, max(0, clause - 200), clause - 1))
+
+
+_GENERIC = r"(?:[\w.]+[ \t]*\[[^\]=\n]*)?"  # `Optional[`, `dict[str, `
+_RETURNS = re.compile(r"->[ \t]*" + _GENERIC + r"\Z")
+_ANNOTATED = re.compile(r":[ \t]*" + _GENERIC + r"\Z")
+_VARIABLE_ANNOTATED = re.compile(r"[ \t]*(?!(?:else|try|finally)[ \t]*:)[\w.]+[ \t]*:")
+_DEF_HEAD = re.compile(r"\bdef[ \t]+\w+[ \t]*\Z")
 
 
 def _clause_start(text: str, at: int) -> int:

@@ -69,6 +69,35 @@ def test_what_hands_a_global_on(code: str, nesting: int, keyed: bool, handed: bo
     assert passed_on(code, "T", Handing(nesting, keyed)) is handed
 
 
+_CLASS = Handing(attributes=frozenset({"opts"}), calls_keep=True, copies=False)  # how a class's name is read
+
+
+@pytest.mark.parametrize(
+    ("code", "handed"),
+    [
+        # Read: defined, subclassed (on one row or several), tested, annotated, made, its
+        # attributes read.
+        ("class T:\n  acc = 1\n", False),
+        ("class U(Base, T):\n  pass\nclass V(\n    T, metaclass=M,\n):\n  pass\n", False),
+        ("ok = isinstance(x, T) and issubclass(U, (S, T))\n", False),
+        ("def f(x, cfg: T, other: Optional[T] = None) -> T:\n  pass\n", False),
+        ("def f(\n    x,\n    cfg: T,\n):\n  pass\ncfg: T = T()\n", False),
+        ("cfg = T()\nprint(T.acc)\nok = T.opts['a'] == 1\n", False),
+        # Handed on: a store into it, held by a display (a dict's value on its own row too),
+        # given to a call, returned by a lambda, a container attribute going on.
+        ("T.acc = 1\n", True),
+        ("K = {'int8': T}\n", True),
+        ("K = {\n  int8: T,\n}\n", True),
+        ("override(T, acc=1)\n", True),
+        ("g(key=lambda c: T)\n", True),
+        ("else: use(T)\n", True),
+        ("o = T.opts\no['a'] = 1\n", True),
+    ],
+)
+def test_what_hands_a_class_on(code: str, handed: bool) -> None:
+    assert passed_on(code, "T", _CLASS) is handed
+
+
 def test_a_global_in_an_f_string_s_text_is_not_code() -> None:
     # `f"<T.{x}>"`: the name, a dot and a field (tokamax's `MatmulDimension.__repr__`); the
     # scan read `T.` as an attribute and stopped on an assertion.

@@ -16,6 +16,7 @@ from mmalint.analysis.interpreter.core import (
     Machine,
     walk_statements,
 )
+from mmalint.analysis.interpreter.handing import class_changed_elsewhere
 from mmalint.analysis.scopes import dotted_name as _dotted
 from mmalint.analysis.source import Block, BlockParseError
 from mmalint.analysis.values import (
@@ -61,9 +62,12 @@ class Classes(Machine):
                 attrs[name] = UNKNOWN  # guards recursion while the member runs
                 value = self._class_member_value(klass, entry, name)
                 attrs[name] = value
-                return value
-            assert isinstance(entry, Value)
-            return entry
+            else:
+                assert isinstance(entry, Value)
+                value = entry
+            if not isinstance(value, Func) and value.known and class_changed_elsewhere(cls, self.program):
+                return UNKNOWN  # `type(cfg).acc = v`, `override(Cfg, acc=v)`: not ordered
+            return value
         return None
 
     def _metaclass_attrs(self, cls: ClassVal) -> dict[str, Value]:

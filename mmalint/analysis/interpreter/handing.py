@@ -3,6 +3,9 @@ set, or an object of a class of the module, that the module (or a file of the tr
 it) hands on (`f(T)`, `U = T` then `U[k] = v`, `T.fix()`), reaches by a string (`globals()`),
 or got back from a function of its own that keeps it (`T = register(Cfg())`). The interpreter
 takes such a global as unknown rather than as the value its binding made (`core.global_value`).
+Likewise a class whose attributes code may set out of the statements' order (`override(Cfg,
+acc=v)`, `KINDS = {"int8": Cfg}`, `type(cfg).acc = v`, a decorator of the project): what its
+body binds is unknown, read through the class or any object of it (`classes.class_attr`).
 
 Text scans of the module (`mutations.passed_on`), as the mutation scan is: each answer notes
 which names' uses it read (`reads.uses`), so that an edit naming none of them keeps it.
@@ -64,7 +67,11 @@ def changed_elsewhere(source: SourceFile, name: str, value: Value, program: Prog
             # another name could change it; its module is read, not the files importing it
             # (jax's `named_sharding.UNSPECIFIED`: 606 of them, in every run).
             importers = False
-        attributes = frozenset(k for k, v in value.attrs.items() if _mutable(v))
+        shared = _class_members(value.cls) - value.attrs.keys()  # read from the class
+        if shared and _class_reached(source, name, program):
+            return True  # `kind = type(CFG); kind.acc = v`: the class under another name
+        attributes = frozenset(k for k, v in value.attrs.items() if _mutable(v)) | (
+            shared & _class_members(value.cls, containers=True))  # `o = CFG.opts` of `opts = {...}`
         if not attributes and _frozen(value.cls):
             # Nothing of it can change but by `object.__setattr__` or its `__dict__`.
             reads.uses(_BEHIND_FROZEN)
@@ -86,6 +93,143 @@ def changed_elsewhere(source: SourceFile, name: str, value: Value, program: Prog
     if handed_on(source, name, how):
         return True
     return importers and program is not None and program.handed_on_by_importers(source, name, how)
+
+
+def class_changed_elsewhere(cls: ClassVal, program: Program | None) -> bool:
+    """Whether code other than the class statements may set or change an attribute the class
+    (or a base of the module) binds in its body: the class handed on (`override(Cfg, acc=v)`,
+    `KINDS = {"int8": Cfg}`, a decorator of the project, `type(obj)` or `obj.__class__` in a
+    method), a class method that sets or hands on `cls`, a store through the name
+    (`Cfg.acc = v`: the interpreter reads class members lazily, out of the statements' order),
+    a container attribute going on (`o = Cfg.opts`), in its module or a file importing it. A
+    class attribute read through the class or any object of it is then unknown."""
+    for c in _lineage(cls).classes:
+        if c.block is None:
+            return True
+        facts = _facts(c.block)
+        reads.uses(facts.decorators)
+        if facts.changes_itself or handed_on(c.block.source, c.name, facts.how) or (
+                program is not None and program.handed_on_by_importers(c.block.source, c.name, facts.how)):
+            return True
+    return False
+
+
+class _ClassFacts(NamedTuple):
+    """What a class statement's own text says."""
+
+    changes_itself: bool  # a decorator of the project, a method reaching its object's class,
+    # a class method setting or handing on `cls`
+    decorators: frozenset[str]  # the names its decorators start with
+    members: frozenset[str]  # the names its body binds but by `def` or `class`
+    how: Handing  # how its name is read (`attributes`: the members that may be containers)
+
+
+def _facts(block: Block) -> _ClassFacts:
+    found = _CLASS_FACTS.get(block)
+    if found is None:
+        code = code_of(block.text)
+        row = _CLASS_ROW.search(code)
+        decorators = frozenset(_DECORATOR.findall(code[: row.start()])) if row is not None else frozenset()
+        changes = (any(_from_the_project(block, name) for name in decorators) or bool(_CHANGES_ITS_CLASS.search(code))
+                   or any(_sets_or_hands_on(code, first) for first in _class_parameters(code)))
+        members = frozenset(n for m in block.members if m.kind not in ("def", "class") for n in m.bound_names)
+        how = Handing(attributes=_container_members(block), calls_keep=True, copies=False)
+        found = _CLASS_FACTS[block] = _ClassFacts(changes, decorators, members, how)
+    return found
+
+
+_CLASS_FACTS: weakref.WeakKeyDictionary[Block, _ClassFacts] = weakref.WeakKeyDictionary()
+_CLASS_ROW = re.compile(r"^[ \t]*class\b", re.MULTILINE)
+_DECORATOR = re.compile(r"^[ \t]*@[ \t]*(\w+)", re.MULTILINE)
+
+
+def _sets_or_hands_on(code: str, this: str) -> bool:
+    """Whether methods whose first parameter is `this` set an attribute of it or hand it on
+    (`cls.acc = v`, `_ALL.append(cls)`; `cls(...)` makes an object, `cls.x` reads)."""
+    patterns = _patterns(this)
+    code = patterns.parameter.sub(r"\g<1>", code)
+    return bool(patterns.sets.search(code) or patterns.handed_whole.search(code))
+
+
+# A method that reaches its object's class: `type(self).acc = v`, `self.__class__.acc = v`.
+_CHANGES_ITS_CLASS = re.compile(r"__class__|(?<![\w.])type[ \t]*\(")
+
+
+def _from_the_project(block: Block, name: str) -> bool:
+    """Whether a decorator's first name is not bound by an import of a library that sets no
+    attribute of the user's class (`dataclasses.dataclass`, `jtu.with_config`): it gets the
+    class, and may set its attributes."""
+    bindings = block.source.bindings.get(name, ())
+    return not bindings or any(_LIBRARY_IMPORT.match(b.first_line) is None for b in bindings)
+
+
+_LIBRARY_IMPORT = re.compile(
+    r"[ \t]*(?:from[ \t]+|import[ \t]+)(?:jax|jaxlib|absl|pytest|functools|dataclasses|typing|typing_extensions"
+    r"|enum|abc|unittest|contextlib|numpy|chex|flax|parameterized)\b")
+
+
+def _class_parameters(code: str) -> set[str]:
+    """The first parameters' names of the class's class methods (`cls`)."""
+    methods = list(_METHOD.finditer(code))
+    indent = min((len(m.group("indent")) for m in methods), default=0)
+    return {m.group("first") for m in methods if len(m.group("indent")) == indent
+            and _CLASS_METHOD.search(m.group("decorators"))}
+
+
+_CLASS_METHOD = re.compile(r"@[ \t]*(?:\w+[ \t]*\.[ \t]*)*classmethod\b")
+
+
+def _container_members(block: Block) -> frozenset[str]:
+    """The names the class body binds to what may be a container or an object: a literal
+    holding brackets (`opts = {...}`, `[...]`), a container's constructor (`dict(...)`,
+    `field(default_factory=list)`), a call of the module's own or of a project's function or
+    class (`cache = make()`); not a name, an attribute of one, a number, a string, or what a
+    library's function makes (`jnp.dtype("float16")`)."""
+    found: set[str] = set()
+    for member in block.members:
+        if member.kind == "def" or member.kind == "class":
+            continue
+        value = _MEMBER_VALUE.match(code_of(member.text).strip())
+        if value is None or _may_be_a_container(block, value.group(1)):
+            found |= member.bound_names
+    return frozenset(found)
+
+
+def _may_be_a_container(block: Block, value: str) -> bool:
+    if "[" in value or "{" in value or _CONTAINER_CALL.match(value):
+        return True
+    called = _CALLED.match(value)  # a builtin's (`tuple(...)`, `frozenset(...)`): not bound here
+    return called is not None and called.group(1) in block.source.bindings and _from_the_project(
+        block, called.group(1))
+
+
+_MEMBER_VALUE = re.compile(r"\w+[ \t]*(?::[^=\n]*)?=(?!=)[ \t]*(.*)\Z", re.DOTALL)
+_CONTAINER_CALL = re.compile(
+    r"(?:\w+[ \t]*\.[ \t]*)*(?:dict|list|set|defaultdict|OrderedDict|Counter|deque|bytearray|SimpleNamespace)[ \t]*\("
+    r"|(?:\w+[ \t]*\.[ \t]*)?field[ \t]*\([^)]*default_factory")
+_CALLED = re.compile(r"(\w+)(?:[ \t]*\.[ \t]*\w+)*[ \t]*\(")
+
+
+def _class_members(cls: ClassVal, containers: bool = False) -> frozenset[str]:
+    """The names the class body (or a base's of the module) binds but by `def` or `class`;
+    with `containers`, those bound to what may be a container or an object."""
+    found: set[str] = set()
+    for c in _lineage(cls).classes:
+        if c.block is not None:
+            facts = _facts(c.block)
+            found |= facts.how.attributes or frozenset() if containers else facts.members
+    return frozenset(found)
+
+
+def _class_reached(source: SourceFile, name: str, program: Program | None) -> bool:
+    """Whether the module (or a file importing it) reaches the class of its global `name`
+    through the object: `type(CFG)`, `CFG.__class__`."""
+    reads.uses((name, "type", "__class__"))
+    if re.search(r"(?<![\w.])type[ \t]*\([ \t]*" + re.escape(name) + r"[ \t]*\)|(?<![\w.])" + re.escape(name)
+                 + r"[ \t]*\.[ \t]*__class__\b", code_of(source.text)):
+        return True
+    return program is not None and (program.mentioned_by_importers(source, "__class__") or program.mentioned_by_importers(
+        source, f"type({name})"))
 
 
 def handed_on(source: SourceFile, name: str, how: Handing) -> bool:
@@ -114,7 +258,8 @@ def _by_name(source: SourceFile) -> bool:
     found = _REACHED_BY_NAME.get(source)
     if found is None:
         code = code_of(source.text)
-        found = _REACHED_BY_NAME[source] = bool(BY_NAME.search(code) or _SYS_MODULES.search(code))
+        found = _REACHED_BY_NAME[source] = bool(BY_NAME.search(code) or any(
+            not _MEMBERSHIP_OF.search(code, max(0, m.start() - 12), m.start()) for m in _SYS_MODULES.finditer(code)))
     return found
 
 
@@ -122,6 +267,7 @@ def _by_name(source: SourceFile) -> bool:
 BY_NAME = re.compile(r"(?<![\w.])(?:globals|vars|locals|exec|eval|__import__)[ \t]*\(|\bimport_module[ \t]*\(")
 _BY_NAME_WORDS = frozenset({"globals", "vars", "locals", "exec", "eval", "__import__", "import_module", "modules"})
 _SYS_MODULES = re.compile(r"(?<![\w.])sys[ \t]*\.[ \t]*modules\b")
+_MEMBERSHIP_OF = re.compile(r"(?<![\w.])in[ \t]+\Z")  # `"pytest" in sys.modules`: a test, not a module's globals
 _REACHED_BY_NAME: weakref.WeakKeyDictionary[SourceFile, bool] = weakref.WeakKeyDictionary()
 
 
@@ -211,15 +357,18 @@ def _methods_keep_attributes(cls: ClassVal) -> bool:
 
 def _changes_itself(block: Block) -> bool:
     """Whether a method of the class's own text but the initializers sets an attribute of its
-    first parameter (any method's: a class method's `cls.acc = ...` too) or hands it on."""
+    first parameter (any method's: a class method's `cls.acc = ...` too) or hands it on (a
+    class method's `cls(...)` makes an object: not its own)."""
     code = code_of(block.text)
     if "__setattr__" in code or "__dict__" in code:
         return True  # `super().__setattr__(...)`, `self.__dict__[k] = v`
     text = _INITIALIZER.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), code)
+    objects = _object_parameters(text) | {"self"}
     for this in set(_FIRST_PARAMETER.findall(text)) | {"self"}:
         patterns = _patterns(this)
         text_of_this = patterns.parameter.sub(r"\g<1>" + " " * len(this), text)
-        if patterns.sets.search(text_of_this) or patterns.handed.search(text_of_this):
+        handed = patterns.handed if this in objects else patterns.handed_whole  # `cls()` makes one
+        if patterns.sets.search(text_of_this) or handed.search(text_of_this):
             return True
     return False
 
@@ -273,6 +422,7 @@ class _Patterns(NamedTuple):
     sets: re.Pattern[str]  # `this.x = v`, `this.items.append(v)`, `setattr(this, ...)`, `del this`
     handed: re.Pattern[str]  # `this` itself, not an attribute of it: `_ALL.append(this)`, `return this`
     sets_own: re.Pattern[str]  # `object.__setattr__(this, ...`, `setattr(this`: hands it to nobody
+    handed_whole: re.Pattern[str]  # `this` itself, neither an attribute of it nor called: `_ALL.append(cls)`
 
 
 @functools.cache
@@ -287,6 +437,7 @@ def _patterns(this: str) -> _Patterns:
         re.compile(r"(?<![\w.])" + word + r"\b(?![ \t]*\.)"),
         re.compile(r"(?:object|super\(\))[ \t]*\.[ \t]*__setattr__\([ \t]*(?:" + word + r"[ \t]*,)?|setattr\([ \t]*"
                    + word + r"\b"),
+        re.compile(r"(?<![\w.])" + word + r"\b(?![ \t]*[.(])(?!\w)"),
     )
 
 
