@@ -610,15 +610,20 @@ def _is_parameter(function: cst.FunctionDef | cst.Lambda, name: str) -> bool:
 
 
 # The methods `Calls.fill_in_place` follows.
-_FILLS = frozenset({"append", "extend", "update", "setdefault"})
+_FILLS = frozenset({"append", "extend", "insert", "update", "setdefault"})
 
 
 def _filled(calls: Calls, receiver: Value, name: str, args: Args) -> Value:
-    """What a list's `append`/`extend`, or a dict's `update` (from a known dict) or `setdefault`,
-    leaves the container; UNKNOWN where that is not known."""
+    """What a list's `append`/`extend`/`insert`, or a dict's `update` (from a known dict) or
+    `setdefault`, leaves the container; UNKNOWN where that is not known."""
     if not args.complete:
         return UNKNOWN
     plain = args.positional
+    if (name == "insert" and isinstance(receiver, TupleVal) and receiver.is_list and not args.keywords
+            and len(plain) == 2 and isinstance(plain[0], Const) and type(plain[0].value) is int):
+        listed = list(receiver.items)
+        listed.insert(plain[0].value, plain[1])  # Python's own rule for an index past either end
+        return TupleVal(tuple(listed), True)
     if isinstance(receiver, TupleVal) and receiver.is_list and not args.keywords and len(plain) == 1:
         if name == "append":
             return TupleVal((*receiver.items, plain[0]), True)
