@@ -353,7 +353,7 @@ def _read_by_caller(text: str, at: int, level: int, self_copies: bool) -> bool:
     """Whether the argument that starts at `at` is one of a call that reads it and keeps
     nothing of it (`copy.deepcopy(T)`) or, for a table whose items are not containers (`level`
     0), keeps only its items (`zip(T, U)`, `itertools.product(T)`, `jtu.sample_product(dtype=T)`,
-    `copy.copy(T)`). Not `copy`'s where the object's class makes its own copies (`__copy__`
+    `copy.copy(T)`, `U.update(T)` of a dict the text makes). Not `copy`'s where the object's class makes its own copies (`__copy__`
     may answer with itself: `self_copies`)."""
     callee = _caller(text, at)
     if callee is None:
@@ -363,7 +363,13 @@ def _read_by_caller(text: str, at: int, level: int, self_copies: bool) -> bool:
         return False
     if qualified == "copy.deepcopy":
         return True
+    if not level and (copied := _COPIED_INTO.fullmatch(callee)) is not None and re.search(
+            r"(?<![\w.])" + copied.group(1) + r"[ \t]*(?::[^=\n]*)?=[ \t]*(?:\{|\[|dict[ \t]*\(|list[ \t]*\()", text):
+        return True  # `U.update(T)`, `U.extend(T)` of a dict or list the text makes: its items
     return not level and (callee in _ITERATING_BUILTINS or qualified in _READING_CALLS)
+
+
+_COPIED_INTO = re.compile(r"(\w+)\.(?:update|extend)")
 
 
 def _a_base(text: str, at: int) -> bool:

@@ -399,6 +399,9 @@ def test_a_table_only_read_keeps_its_literal(prelude: str, acc: str) -> None:
         ("ACC_FOR = {jnp.int8: jnp.int32}\nACC_FOR[jnp.int8] = jnp.float32\n", "ACC_FOR[DT]", ["MMA101"]),
         ("CONFIG = {'acc': jnp.int32}\nCONFIG.update(acc=jnp.float32)\n", "CONFIG['acc']", ["MMA101"]),
         ("ACC_FOR = {jnp.float16: jnp.float32}\nACC_FOR |= {jnp.int8: jnp.float32}\n", "ACC_FOR[DT]", ["MMA101"]),
+        # Filled from another table, which is only read so.
+        ("DEFAULTS = {jnp.int8: jnp.float32}\nACC_FOR = {}\nACC_FOR[jnp.int8] = jnp.int32\nACC_FOR.update(DEFAULTS)\n",
+         "ACC_FOR[DT]", ["MMA101"]),
         # A list's `insert`, at either end and past it (Python's clamp).
         ("ACCS = [jnp.int32]\nACCS.insert(0, jnp.float32)\n", "ACCS[0]", ["MMA101"]),
         ("ACCS = [jnp.float32]\nACCS.insert(-1, jnp.int32)\n", "ACCS[0]", []),

@@ -44,6 +44,11 @@ def test_each_run_of_a_module_gets_the_same_answer_and_records_that_it_asked() -
         ("C = jtu.sample_product(dtype=T, n=[1])\n", 0, False, False),
         ("C = itertools.product(T, repeat=2)\nD = f(*T)\n", 0, False, False),
         ("S = list(zip(a == b, T))\n", 0, False, False),
+        # Its items copied into a dict or list the text makes (not into what else: a method
+        # of another object may keep it; nor a table of containers, which the copy shares).
+        ("U = {}\nU.update(T)\nL: list = []\nL.extend(T)\n", 0, False, False),
+        ("U.update(T)\n", 0, False, True),
+        ("U = {}\nU.update(T)\n", 1, True, True),
         # Handed on: bound to another name, given to a call, held by a display.
         ("U = T\nU.append(1)\n", 0, False, True),
         ("U = T\nf(U)\n", 0, False, True),
