@@ -150,6 +150,15 @@ def passed_on(
     return _hands_on(text, name, how, qualified, _ALIAS_DEPTH, set() if consulted is None else consulted)
 
 
+def changed_or_handed_on(text: str, name: str) -> bool:
+    """Whether `text`, which imports the global `name`'s module, may change its object: an
+    item or attribute stored, a mutating method, `m.T` (any attribute of that name: not told
+    apart), handed on (`passed_on`), or reached by a string."""
+    code = _IMPORT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), code_of(text))
+    return (re.search(r"\.[ \t]*" + re.escape(name) + r"\b", code) is not None or _changed(code, name)
+            or passed_on(text, name, qualified=True) or named_by_string(text, name))
+
+
 def named_by_string(text: str, name: str) -> bool:
     """Whether `text` may reach a module's global `name` by a string (`getattr(m, "T")`,
     `vars(m)["T"]`, `m.__dict__["T"]`): the name quoted, and such an access."""

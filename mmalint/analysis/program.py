@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from mmalint.analysis.imports import import_words, scan_imports, scanned
 from mmalint.analysis.modules import Binding, ModuleRef, Modules, real_path
-from mmalint.analysis.mutations import Handing, named_by_string, passed_on
+from mmalint.analysis.mutations import Handing, changed_or_handed_on, named_by_string, passed_on
 from mmalint.analysis.prefilter import triggered
 from mmalint.tree import (
     SCAN_IMPORTS,
@@ -64,7 +64,7 @@ class Program(Modules):
         self._api_seen: dict[str, bool] = {}
         # Per checked file, the blocks its callers are looked for toward (`callers`).
         self._seeds: dict[str, frozenset[tuple[int, int]]] = {}
-        self._named_by: dict[tuple[str, str], bool] = {}  # (module, global) -> `named_by_importers`
+        self._named_by: dict[tuple[str, str], bool] = {}  # (module, global) -> `changed_by_importers`
         self._handed_on_by: dict[tuple[str, str, Handing], bool] = {}  # -> `handed_on_by_importers`
         self._mentioned_by: dict[tuple[str, str], bool] = {}  # (module, word) -> `mentioned_by_importers`
 
@@ -266,10 +266,12 @@ class Program(Modules):
                 found.append((caller, roots))
         return found
 
-    def named_by_importers(self, source: SourceFile, name: str) -> bool:
-        """Whether a file of the tree that imports the module (directly or not) names its global
-        `name` (`from m import T`, `m.T`, a star import's `T`): it may change it, which the
-        module's own text does not show (a table filled at import: `core.settling_chain`)."""
+    def changed_by_importers(self, source: SourceFile, name: str) -> bool:
+        """Whether a file of the tree that imports the module (directly or not) may change its
+        global `name`, which the module's own text does not show (a table filled at import:
+        `core.settling_chain`): stores into it, a mutating method, `m.T` (any attribute of that
+        name), hands it on, or names it by a string. One that only reads it (`from m import T`,
+        `T["int8"]`, a star import's `T`) does not."""
         path = self.path_of(source)
         if path is None:
             return False
@@ -277,7 +279,8 @@ class Program(Modules):
         found = self._named_by.get(key)
         if found is None:
             word = re.compile(r"(?<!\w)" + re.escape(name) + r"\b")
-            found = self._named_by[key] = self._an_importer(path, lambda text: word.search(text) is not None)
+            found = self._named_by[key] = self._an_importer(
+                path, lambda text: word.search(text) is not None and changed_or_handed_on(text, name))
         return found
 
     def handed_on_by_importers(self, source: SourceFile, name: str, how: Handing) -> bool:

@@ -276,7 +276,7 @@ class Machine(ABC):
             # (One bound again by `T |= ...` only, which code after import cannot take from
             # the chain, is the join of its bindings, as before.)
             if chain is not None and (mutated or current is not None or chain.after_import) and (
-                    self.program is None or not self.program.named_by_importers(source, name)):
+                    self.program is None or not self.program.changed_by_importers(source, name)):
                 return self._settled(name, module, chain, current)
         if current is not None and name in current.bound_names and name in env:
             return env[name]
@@ -342,7 +342,7 @@ class Machine(ABC):
         code running now (`current`) leave it, run each in its turn; for code that runs after
         import (`current` None), as the whole module does, where nothing may have read it
         half-filled. Unknown where a statement ran out of its turn or stopped half-way. No
-        module of the tree that imports this one names it (`Program.named_by_importers`)."""
+        module of the tree that imports this one may change it (`Program.changed_by_importers`)."""
         if current is None and not chain.after_import:
             return UNKNOWN
         upto = len(chain.blocks) if current is None else bisect.bisect_left(chain.starts, current.start_line)
