@@ -113,10 +113,11 @@ class Handing(NamedTuple):
     attributes: frozenset[str] | None = None
     calls_keep: bool = False
     methods: frozenset[str] = frozenset()  # of a class whose methods may set attributes
-    # A table whose last level holds objects (of classes whose methods set no attribute): the
-    # names of their attributes that hold containers; None where it holds none.
+    # A table whose last level holds objects: the names of their attributes that hold
+    # containers; None where it holds none.
     item_attributes: frozenset[str] | None = None
     copies: bool = True  # `copy.copy(T)` makes a new object (its class does not say otherwise)
+    item_calls_keep: bool = True  # no method of those objects' classes sets an attribute
 
 
 PLAIN = Handing()  # a list, dict or set of values that are not containers
@@ -135,8 +136,8 @@ def passed_on(
     call hands on too (`T.fix()` gives `self`, unless `calls_keep`: no method of its class sets
     an attribute; else a method of `methods` named, not called, is handed on bound to it),
     as does a store into an attribute (`T.a = v`, `T.a[k] = v`) or a container attribute going
-    on (`u = T.names`); a table whose last level holds objects whose methods set no attribute
-    (`item_attributes`), as one of those where it is subscripted (`T[0].a = v`). A plain name
+    on (`u = T.names`); a table whose last level holds objects (`item_attributes`), as one of
+    those where it is subscripted (`T[0].a = v`; `T[0].fix()` unless `item_calls_keep`). A plain name
     bound to it (`cfg = T[k]`, `for cfg in T:`) that nothing changes or hands on does not hand
     it on. Imports are not uses.
     `qualified`: the text imports the global's module, so `m.T` (any `a.b.T`) is a use too,
@@ -171,7 +172,7 @@ _BY_STRING = re.compile(r"(?<![\w.])(?:getattr|setattr|vars)[ \t]*\(|__dict__")
 def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int, consulted: set[str]) -> bool:
     """`passed_on` over code already blanked of strings, comments and imports; `aliases`: how
     many plain names bound to it in a row are read before one counts as handed on."""
-    nesting, keyed, attributes, calls_keep, methods, item_attributes, copies = how
+    nesting, keyed, attributes, calls_keep, methods, item_attributes, copies, item_calls_keep = how
     objects = item_attributes is not None
     dunders = attributes is not None and not calls_keep  # `if T:`, `T | U`: a method may set attributes
     consulted.add(name)
@@ -217,12 +218,14 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
                         and _ATTRIBUTE_CHAIN.match(text, after) is not None):
                     # An object the table holds, as such (`T[k].a = v`, `T[k].opts.update()`:
                     # changed; `T[k].a`: read, unless a container of it goes on).
-                    if _object_changed(text, after, True, frozenset()):
+                    if _object_changed(text, after, item_calls_keep, frozenset()):
                         return True
                     parts, end = _attributes(text, after)
                     if parts[0] in item_attributes and not _THEN_READ.match(text, end):
                         return True
                     continue
+                if item_attributes is not None and not level and item_calls_keep and text[after:after + 1] == "(":
+                    continue  # `T[k](x)`: its `__call__`, which sets no attribute
         row = text.rfind("\n", 0, before) + 1
         if (_CLASS_STATEMENT.match(text, row, before) or _TYPE_TEST.search(text, row, before)
                 or _in_annotation(text, row, before) or _a_base(text, before)):
@@ -232,6 +235,9 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
         if _BOUND_METHOD.match(text, after) or _CHANGING_DUNDER.match(text, after):
             return True  # `u = T.update`: a method that changes it, called elsewhere; `T.__init__(...)`
         values = _VALUES.match(text, after) if loop is not None else None
+        if loop is None and (pair := _FOR_PAIR_IN.search(text, row, before)) is not None:
+            values = _ITEMS.match(text, after)  # `for k, v in T.items():`: `v` as `.values()` gives it
+            loop = pair if values is not None else None
         if values is not None:
             after = _SPACES.match(text, values.end()).end()  # type: ignore[union-attr]  # `for v in T.values():`
         if (not dunders and text[after:after + 1] in (",", ")", "\n")
@@ -258,15 +264,19 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
             bound = _BOUND_TO.search(text, row, before) if text[after:after + 1] in ("", "\n", ";") else None
             alias, alias_level = (bound.group(1), level) if bound else (loop.group(1), level - 1) if loop else ("", 0)
             if objects and not alias_level and (loop or level < nesting):
-                alias_how = Handing(attributes=item_attributes, calls_keep=True)  # an object the table holds
+                alias_how = Handing(attributes=item_attributes, calls_keep=item_calls_keep)  # an object the table holds
             elif loop:
-                alias_how = Handing(alias_level, item_attributes=item_attributes)
+                alias_how = Handing(alias_level, item_attributes=item_attributes, item_calls_keep=item_calls_keep)
             else:
                 alias_how = how._replace(nesting=alias_level, keyed=False)
             if alias:
                 consulted.add(alias)
-            if alias and alias != name and alias_level >= 0 and not _changed(text, alias) and not _hands_on(
-                    text, alias, alias_how, False, aliases - 1, consulted):
+            # A local of the function around the loop or binding (its text alone), or a global
+            # (the whole text but functions whose own local shares its name).
+            span = _function_span(text, row) if alias else None
+            scope = text[span[0]:span[1]] if span is not None else _locals_blanked(text, alias) if alias else text
+            if alias and alias != name and alias_level >= 0 and not _changed(scope, alias) and not _hands_on(
+                    scope, alias, alias_how, False, aliases - 1, consulted):
                 continue
         # Anything else hands it on; the name alone on its row too, which may continue a
         # statement above (`U = (` / `T` / `)`, found by reading the change again).
@@ -323,6 +333,8 @@ _BOUND_METHOD = re.compile(r"\.[ \t]*(?:" + "|".join(sorted(_CHANGING_METHODS)) 
 _ATTRIBUTE_CHAIN = re.compile(r"(?:[ \t]*\.[ \t]*\w+)+")
 _CHANGING_DUNDER = re.compile(r"\.[ \t]*__(?:init|setitem|delitem|setattr|dict|i[a-z]+)__\b")
 _VALUES = re.compile(r"\.[ \t]*values[ \t]*\([ \t]*\)")
+_ITEMS = re.compile(r"\.[ \t]*items[ \t]*\([ \t]*\)")
+_FOR_PAIR_IN = re.compile(r"(?<![\w.])for[ \t]+\(?[ \t]*[A-Za-z_]\w*[ \t]*,[ \t]*([A-Za-z_]\w*)[ \t]*\)?[ \t]+in[ \t]*\Z")
 _LOOP_END = re.compile(r":|\)|\]|\n|if\b|for\b")  # the end of a loop's iterable (`for k in T:`)
 _ALIAS_DEPTH = 2  # `cfg = T[k]` then `c = cfg`: read through; a third name counts as handed on
 # `x = ` at a statement's start; `for x in ` (a loop or a comprehension's clause).
@@ -379,6 +391,65 @@ def _read_by_caller(text: str, at: int, level: int, self_copies: bool) -> bool:
 
 
 _COPIED_INTO = re.compile(r"(\w+)\.(?:update|extend)")
+
+
+def _locals_blanked(text: str, name: str) -> str:
+    """`text` with the functions that bind `name` (a `def`, an assignment, a loop, `with ...
+    as`, a parameter) blanked, newlines kept: their uses of it are their local's."""
+    spans: list[tuple[int, int]] = []
+    for bound in _BINDS_LOCALLY(name).finditer(text):
+        span = _function_span(text, text.rfind("\n", 0, bound.start()) + 1)
+        if span is not None:
+            spans.append(span)
+    for head in _PARAMETER_OF(name).finditer(text):
+        own = len(head.group(1))
+        below = _DEDENT_TO(own).search(text, text.find("\n", head.end()) + 1 or len(text))
+        spans.append((head.start(), below.start() if below is not None else len(text)))
+    for start, end in spans:
+        if not re.search(r"\b(?:global|nonlocal)[ \t]+[\w, \t]*\b" + re.escape(name) + r"\b", text[start:end]):
+            text = text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
+    return text
+
+
+def _function_span(text: str, row: int) -> tuple[int, int] | None:
+    """Where the function whose body holds the row starting at `row` starts and ends (its
+    `def` row to the last row indented under it); None at module level."""
+    indent = len(text[row:]) - len(text[row:].lstrip(" \t"))
+    for head in reversed(list(_DEF_ROW.finditer(text, 0, row))):
+        own = len(head.group(1))
+        if own < indent:
+            end = _DEDENT_TO(own).search(text, head.end())
+            stop = end.start() if end is not None else len(text)
+            if stop > row:
+                return head.start(), stop
+            indent = own  # ended above the row: only a block less indented may hold it
+        if own == 0:
+            break
+    return None
+
+
+_DEF_ROW = re.compile(r"^([ \t]*)(?:async[ \t]+)?def[ \t]", re.MULTILINE)
+
+
+@functools.cache
+def _DEDENT_TO(indent: int) -> re.Pattern[str]:
+    """A row of code indented `indent` columns or fewer (the end of a block at that depth)."""
+    return re.compile(r"^[ \t]{0,%s}(?=[^ \t\n])" % indent, re.MULTILINE)  # noqa: UP031
+
+
+@functools.cache
+def _BINDS_LOCALLY(name: str) -> re.Pattern[str]:
+    word = re.escape(name)
+    return re.compile(
+        r"^[ \t]*(?:async[ \t]+)?def[ \t]+" + word + r"\b|^[ \t]*" + word + r"[ \t]*(?::[^=\n]*)?=(?!=)"
+        r"|(?<![\w.])for[ \t]+[\w, \t()]*\b" + word + r"\b[\w, \t()]*\bin\b|\bas[ \t]+" + word + r"\b", re.MULTILINE)
+
+
+@functools.cache
+def _PARAMETER_OF(name: str) -> re.Pattern[str]:
+    """A `def` row with `name` among its parameters (on the row)."""
+    return re.compile(r"^([ \t]*)(?:async[ \t]+)?def[ \t]+\w+[ \t]*\([^)\n]*(?<![\w.=])" + re.escape(name)
+                      + r"\b(?![ \t]*\.)", re.MULTILINE)
 
 
 def _a_base(text: str, at: int) -> bool:

@@ -68,6 +68,14 @@ def test_each_run_of_a_module_gets_the_same_answer_and_records_that_it_asked() -
         ("for x in T:\n  f(x)\n", 1, False, True),  # a list's items: its tables
         ("x = T[0]['a']\n", 1, False, False),  # below every container
         ("class C:\n  table = T[0]\nC.table['a'] = 1\n", 1, False, True),
+        # A name bound to an item is read where it is a name: a function's local in that
+        # function, a global in the module but in functions with a local of that name.
+        ("def f():\n  for cfg in T:\n    print(cfg['a'])\ndef g(cfg):\n  cfg['a'] = 1\n", 1, False, False),
+        ("for cfg in T:\n  print(cfg['a'])\ndef g():\n  cfg = {}\n  cfg['a'] = 1\n", 1, False, False),
+        ("for cfg in T:\n  print(cfg['a'])\ndef g():\n  global cfg\n  cfg = {}\n  cfg['a'] = 1\n", 1, False, True),
+        ("for cfg in T:\n  print(cfg['a'])\ndef g():\n  cfg['a'] = 1\n", 1, False, True),
+        ("for k, cfg in T.items():\n  print(k, cfg['a'])\n", 1, True, False),
+        ("for k, cfg in T.items():\n  cfg['a'] = 1\n", 1, True, True),
     ],
 )
 def test_what_hands_a_global_on(code: str, nesting: int, keyed: bool, handed: bool) -> None:

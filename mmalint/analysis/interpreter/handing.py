@@ -82,14 +82,17 @@ def changed_elsewhere(source: SourceFile, name: str, value: Value, program: Prog
     nesting = _nesting(value)
     if not (nesting or attributes is not None or changes_in_place(value)):
         return False
-    item_attributes = None
+    item_attributes, item_calls_keep = None, True
     if nesting:
-        objects = [item for item in _innermost(value, nesting) if _kept_object(item)]
+        objects = [item for item in _innermost(value, nesting) if isinstance(item, Instance) and _kept_object(item)]
         if objects:
-            item_attributes = frozenset(
-                k for item in objects if isinstance(item, Instance) for k, v in item.attrs.items() if _mutable(v))
+            item_attributes = frozenset(k for item in objects for k, v in item.attrs.items() if _mutable(v))
+            # `TABLE["int8"].set_acc(v)`, `for c in TABLE.values(): c.set_acc(v)`: a method that
+            # sets an attribute, called on an object the table holds.
+            item_calls_keep = all(_methods_keep_attributes(item.cls) for item in objects)
     copies = not (isinstance(value, Instance) and _copies_itself(value.cls))
-    how = Handing(nesting, isinstance(value, DictVal | MapVal), attributes, calls_keep, methods, item_attributes, copies)
+    how = Handing(nesting, isinstance(value, DictVal | MapVal), attributes, calls_keep, methods, item_attributes, copies,
+                  item_calls_keep)
     if handed_on(source, name, how):
         return True
     return importers and program is not None and program.handed_on_by_importers(source, name, how)
@@ -357,16 +360,18 @@ def _methods_keep_attributes(cls: ClassVal) -> bool:
 
 def _changes_itself(block: Block) -> bool:
     """Whether a method of the class's own text but the initializers sets an attribute of its
-    first parameter (any method's: a class method's `cls.acc = ...` too) or hands it on (a
-    class method's `cls(...)` makes an object: not its own)."""
+    first parameter (a class method's `cls.acc = ...` too) or hands it on (a class method's
+    `cls(...)` makes an object: not its own); a cache it fills once aside."""
     code = code_of(block.text)
     if "__setattr__" in code or "__dict__" in code:
         return True  # `super().__setattr__(...)`, `self.__dict__[k] = v`
     text = _INITIALIZER.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), code)
     objects = _object_parameters(text) | {"self"}
-    for this in set(_FIRST_PARAMETER.findall(text)) | {"self"}:
+    for this in objects | _class_parameters(text):  # not a static method's, nor a nested function's
         patterns = _patterns(this)
         text_of_this = patterns.parameter.sub(r"\g<1>" + " " * len(this), text)
+        # `if self._fn is None:` / `self._fn = build()`: a cache the object fills once.
+        text_of_this = patterns.fills_once.sub(lambda m: m.group("head") + " " * len(m.group("store")), text_of_this)
         handed = patterns.handed if this in objects else patterns.handed_whole  # `cls()` makes one
         if patterns.sets.search(text_of_this) or handed.search(text_of_this):
             return True
@@ -423,6 +428,7 @@ class _Patterns(NamedTuple):
     handed: re.Pattern[str]  # `this` itself, not an attribute of it: `_ALL.append(this)`, `return this`
     sets_own: re.Pattern[str]  # `object.__setattr__(this, ...`, `setattr(this`: hands it to nobody
     handed_whole: re.Pattern[str]  # `this` itself, neither an attribute of it nor called: `_ALL.append(cls)`
+    fills_once: re.Pattern[str]  # `if this._fn is None:` then `this._fn = ...` (groups `head`, `store`)
 
 
 @functools.cache
@@ -438,6 +444,9 @@ def _patterns(this: str) -> _Patterns:
         re.compile(r"(?:object|super\(\))[ \t]*\.[ \t]*__setattr__\([ \t]*(?:" + word + r"[ \t]*,)?|setattr\([ \t]*"
                    + word + r"\b"),
         re.compile(r"(?<![\w.])" + word + r"\b(?![ \t]*[.(])(?!\w)"),
+        re.compile(r"(?P<head>^[ \t]*if[ \t]+(?:" + word + r"[ \t]*\.[ \t]*(?P<a>\w+)[ \t]+is[ \t]+None|not[ \t]+" + word
+                   + r"[ \t]*\.[ \t]*(?P<b>\w+))[ \t]*:[ \t]*(?:\n[ \t]+)?)(?P<store>" + word
+                   + r"[ \t]*\.[ \t]*(?:(?P=a)|(?P=b))[ \t]*=(?!=))", re.MULTILINE),
     )
 
 
@@ -452,7 +461,6 @@ _DEF_NAME = re.compile(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
 _INITIALIZER = re.compile(
     r"^([ \t]*)(?:async[ \t]+)?def[ \t]+__(?:init|post_init|new)__\b.*(?:\n(?:\1[ \t]+.*|[ \t]*))*", re.MULTILINE
 )
-_FIRST_PARAMETER = re.compile(r"def[ \t]+\w+[ \t]*\([ \t]*(\w+)")
 
 
 def holds_a_container(value: Value) -> bool:
@@ -470,9 +478,10 @@ def _nesting(value: Value) -> int:
     class): 0 where none of its items is or holds one (`[{k: v}]`: 1, its dict; `{k: ([v],)}`:
     2, the list in the tuple; `[Cfg()]`: 1, the object, whose attributes are not items).
 
-    Only objects whose methods set no attribute count (`_methods_keep_attributes`): a loop
-    that calls each of a table's objects (`for h in HEADS.values(): h(x)`, a kernel built once
-    and kept on the object) hands none on; what else changes them, as before, is not seen."""
+    Every object counts but a frozen dataclass's holding nothing that changes; a call of a
+    method of one that sets an attribute changes it (`item_calls_keep`), but for a cache the
+    object fills once (`if self._fn is None: self._fn = build()`: `for h in HEADS.values():
+    h(x)`, a kernel built once and kept on the object, hands none on)."""
     return max(
         (1 if isinstance(item, Instance) else 1 + _nesting(item) for item in _items(value)
          if _kept_object(item) or changes_in_place(item) or _nesting(item)),
@@ -481,9 +490,9 @@ def _nesting(value: Value) -> int:
 
 
 def _kept_object(value: Value) -> bool:
-    """An object of a class whose methods set no attribute, which something may change: not
-    a frozen dataclass's holding nothing that changes (`CONFIGS = {"int8": Cfg(...)}`)."""
-    if not isinstance(value, Instance) or not _methods_keep_attributes(value.cls):
+    """An object of a class, which something may change: not a frozen dataclass's holding
+    nothing that changes (`CONFIGS = {"int8": Cfg(...)}`)."""
+    if not isinstance(value, Instance):
         return False
     return not _frozen(value.cls) or any(_mutable(v) for v in value.attrs.values())
 
