@@ -181,6 +181,9 @@ _READ = [
     # a table of objects a loop calls, each filling a cache of its own once (`HEADS`)
     ('class Head:\n  def __init__(self):\n    self.acc = jnp.float32\n    self._fn = None\n  def __call__(self, x):\n    if self._fn is None:\n      self._fn = print\n    return self._fn(x)\nHEADS = {"a": Head(), "b": Head()}\nfor h in HEADS.values():\n  h(1)\nHEADS["a"](2)\n',
      'HEADS["a"].acc'),
+    # a class attribute of a class whose methods name its class to read it or make an object of it
+    ('class AccCfg:\n  acc = jnp.float32\n  def __repr__(self):\n    return type(self).__name__ + self.__class__.__qualname__\n  def copy(self):\n    return type(self)()\nCFG = AccCfg()\n',
+     'CFG.acc'),
 ]
 
 

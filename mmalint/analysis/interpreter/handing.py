@@ -154,8 +154,11 @@ def _sets_or_hands_on(code: str, this: str) -> bool:
     return bool(patterns.sets.search(code) or patterns.handed_whole.search(code))
 
 
-# A method that reaches its object's class: `type(self).acc = v`, `self.__class__.acc = v`.
-_CHANGES_ITS_CLASS = re.compile(r"__class__|(?<![\w.])type[ \t]*\(")
+# A method that reaches its object's class (`type(self).acc = v`, `k = self.__class__`), but
+# to read its name, test it or make an object of it (`type(self).__name__`, `type(self)(...)`).
+_CHANGES_ITS_CLASS = re.compile(
+    r"(?:__class__|(?<![\w.])type[ \t]*\([^()\n]*\))"
+    r"(?![ \t]*(?:\.[ \t]*__(?:name|qualname|module)__\b|is\b|[=!]=|\())")
 
 
 def _from_the_project(block: Block, name: str) -> bool:
@@ -228,11 +231,26 @@ def _class_reached(source: SourceFile, name: str, program: Program | None) -> bo
     """Whether the module (or a file importing it) reaches the class of its global `name`
     through the object: `type(CFG)`, `CFG.__class__`."""
     reads.uses((name, "type", "__class__"))
-    if re.search(r"(?<![\w.])type[ \t]*\([ \t]*" + re.escape(name) + r"[ \t]*\)|(?<![\w.])" + re.escape(name)
-                 + r"[ \t]*\.[ \t]*__class__\b", code_of(source.text)):
-        return True
-    return program is not None and (program.mentioned_by_importers(source, "__class__") or program.mentioned_by_importers(
-        source, f"type({name})"))
+    found = _CLASS_REACHED.setdefault(source, {})
+    if name not in found:
+        found[name] = bool(re.search(r"(?<![\w.])type[ \t]*\([ \t]*" + re.escape(name) + r"[ \t]*\)|(?<![\w.])"
+                                     + re.escape(name) + r"[ \t]*\.[ \t]*__class__\b", _code(source)))
+    return found[name] or (program is not None and (
+        program.mentioned_by_importers(source, "__class__") or program.mentioned_by_importers(source, f"type({name})")))
+
+
+_CLASS_REACHED: weakref.WeakKeyDictionary[SourceFile, dict[str, bool]] = weakref.WeakKeyDictionary()
+
+
+def _code(source: SourceFile) -> str:
+    """The module's code (`code_of`: comments and plain strings blanked), once a module."""
+    found = _CODE.get(source)
+    if found is None:
+        found = _CODE[source] = code_of(source.text)
+    return found
+
+
+_CODE: weakref.WeakKeyDictionary[SourceFile, str] = weakref.WeakKeyDictionary()
 
 
 def handed_on(source: SourceFile, name: str, how: Handing) -> bool:
@@ -260,7 +278,7 @@ def _by_name(source: SourceFile) -> bool:
     `sys.modules[__name__].T`, `exec`): any object of them may be changed there."""
     found = _REACHED_BY_NAME.get(source)
     if found is None:
-        code = code_of(source.text)
+        code = _code(source)
         found = _REACHED_BY_NAME[source] = bool(BY_NAME.search(code) or any(
             not _MEMBERSHIP_OF.search(code, max(0, m.start() - 12), m.start()) for m in _SYS_MODULES.finditer(code)))
     return found
@@ -426,9 +444,15 @@ class _Patterns(NamedTuple):
     parameter: re.Pattern[str]  # `def f(this`: the parameter itself, after group 1
     sets: re.Pattern[str]  # `this.x = v`, `this.items.append(v)`, `setattr(this, ...)`, `del this`
     handed: re.Pattern[str]  # `this` itself, not an attribute of it: `_ALL.append(this)`, `return this`
+    # (not as what `type(this)`, `isinstance(this, C)` only read)
     sets_own: re.Pattern[str]  # `object.__setattr__(this, ...`, `setattr(this`: hands it to nobody
     handed_whole: re.Pattern[str]  # `this` itself, neither an attribute of it nor called: `_ALL.append(cls)`
     fills_once: re.Pattern[str]  # `if this._fn is None:` then `this._fn = ...` (groups `head`, `store`)
+
+
+# Builtins that read the object they are given and keep nothing of it: `type(self).__name__`,
+# `isinstance(self, C)`, `id(self)` hand it to nobody.
+_ONLY_READ_BY = "".join(rf"(?<!\b{f}\()" for f in ("type", "isinstance", "id", "repr", "str", "hash", "len"))
 
 
 @functools.cache
@@ -440,10 +464,10 @@ def _patterns(this: str) -> _Patterns:
             r"(?<![\w.])" + word + r"[ \t]*\.[ \t]*\w+(?:[ \t]*\[[^\]\n]*\])*(?:" + ASSIGN_OP + "|[ \t]*"
             + MUTATING_CALL + r")|(?<![\w.])(?:setattr|delattr|vars)\([ \t]*" + word + r"\b|(?<![\w.])" + word
             + r"[ \t]*\.[ \t]*__dict__|\bdel[ \t]+" + word + r"\b"),
-        re.compile(r"(?<![\w.])" + word + r"\b(?![ \t]*\.)"),
+        re.compile(_ONLY_READ_BY + r"(?<![\w.])" + word + r"\b(?![ \t]*\.)"),
         re.compile(r"(?:object|super\(\))[ \t]*\.[ \t]*__setattr__\([ \t]*(?:" + word + r"[ \t]*,)?|setattr\([ \t]*"
                    + word + r"\b"),
-        re.compile(r"(?<![\w.])" + word + r"\b(?![ \t]*[.(])(?!\w)"),
+        re.compile(_ONLY_READ_BY + r"(?<![\w.])" + word + r"\b(?![ \t]*[.(])(?!\w)"),
         re.compile(r"(?P<head>^[ \t]*if[ \t]+(?:" + word + r"[ \t]*\.[ \t]*(?P<a>\w+)[ \t]+is[ \t]+None|not[ \t]+" + word
                    + r"[ \t]*\.[ \t]*(?P<b>\w+))[ \t]*:[ \t]*(?:\n[ \t]+)?)(?P<store>" + word
                    + r"[ \t]*\.[ \t]*(?:(?P=a)|(?P=b))[ \t]*=(?!=))", re.MULTILINE),
