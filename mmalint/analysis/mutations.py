@@ -243,6 +243,8 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
         if (not dunders and text[after:after + 1] in (",", ")", "\n")
                 and _read_by_caller(text, before, level, not copies)):
             continue
+        if calls_keep and attributes is not None and _PARTIAL_OF.search(text, max(0, before - 40), before):
+            continue  # `functools.partial(T, ...)`: a call of it later, which changes nothing of it
         if dunders:
             pass  # only an attribute read, a binding or a name bound to it that is only read
         elif level:
@@ -509,6 +511,7 @@ _ITERATING_BUILTINS = frozenset(
 )
 # Calls that iterate their arguments into cases (a sweep's lists are read, not kept), or copy
 # them; by their module's last name and their own (`jax._src.test_util.sample_product`).
+_PARTIAL_OF = re.compile(r"(?<![\w.])(?:functools[ \t]*\.[ \t]*)?partial[ \t]*\([ \t]*\Z")
 _READING_CALLS = frozenset({
     "itertools.product", "itertools.permutations", "itertools.combinations", "itertools.combinations_with_replacement",
     "itertools.chain", "itertools.islice", "itertools.cycle", "itertools.zip_longest",

