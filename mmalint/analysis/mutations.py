@@ -153,11 +153,19 @@ def passed_on(
 
 def changed_or_handed_on(text: str, name: str) -> bool:
     """Whether `text`, which imports the global `name`'s module, may change its object: an
-    item or attribute stored, a mutating method, `m.T` (any attribute of that name: not told
-    apart), handed on (`passed_on`), or reached by a string."""
+    item or attribute stored, a mutating method, by its name or through the module's
+    (`m.T[k] = v`, `m.T.insert(0, v)`, `m.T = U`: bound again), handed on (`passed_on`), or
+    reached by a string."""
     code = _IMPORT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), code_of(text))
-    return (re.search(r"\.[ \t]*" + re.escape(name) + r"\b", code) is not None or _changed(code, name)
+    return (_QUALIFIED_CHANGE(name).search(code) is not None or _changed(code, name)
             or passed_on(text, name, qualified=True) or named_by_string(text, name))
+
+
+@functools.cache
+def _QUALIFIED_CHANGE(name: str) -> re.Pattern[str]:
+    """`m.T` stored into, bound again or changed in place (an item, an attribute, a method)."""
+    return re.compile(r"\.[ \t]*" + re.escape(name) + r"\b(?:[ \t]*\[[^\]\n]*\])*(?:" + ASSIGN_OP
+                      + r"|[ \t]*\.[ \t]*\w+(?:[ \t]*\[[^\]\n]*\])*" + ASSIGN_OP + r"|[ \t]*" + MUTATING_CALL + ")")
 
 
 def named_by_string(text: str, name: str) -> bool:

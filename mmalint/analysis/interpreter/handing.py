@@ -54,7 +54,9 @@ _BEHIND_FROZEN = ("__setattr__", "__dict__")
 def changed_elsewhere(source: SourceFile, name: str, value: Value, program: Program | None) -> bool:
     """Whether the global `name` of `source`, bound to `value` (a container Python changes in
     place, or an object of a class), may be changed under another name: its module or a
-    module importing it hands the object on, or reaches it by a string."""
+    module importing it hands the object on, or reaches it by a string; or a module importing
+    it changes it (`m.T.insert(0, v)`, `m.T[k] = v`: the module's own changes are the
+    mutation scan's)."""
     if not isinstance(value, _MAY_CHANGE):
         return False  # a dtype, a number, a function...: nothing of it changes in place
     attributes, calls_keep, methods = None, False, frozenset[str]()
@@ -95,7 +97,8 @@ def changed_elsewhere(source: SourceFile, name: str, value: Value, program: Prog
                   item_calls_keep)
     if handed_on(source, name, how):
         return True
-    return importers and program is not None and program.handed_on_by_importers(source, name, how)
+    return importers and program is not None and (
+        program.handed_on_by_importers(source, name, how) or program.changed_by_importers(source, name))
 
 
 def class_changed_elsewhere(cls: ClassVal, program: Program | None) -> bool:
