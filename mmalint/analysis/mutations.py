@@ -143,12 +143,20 @@ def passed_on(
     `qualified`: the text imports the global's module, so `m.T` (any `a.b.T`) is a use too,
     and `import ... T as U` hands it on. `consulted` gets the names whose uses the answer
     read (the global's, and the names bound to it): an edit naming none leaves it as it is."""
-    text = code_of(text)
+    imports, text = _code_and_imports(text)
     renamed = re.compile(r"(?<![\w.])" + re.escape(name) + r"[ \t\\\n]+as\b")
-    if qualified and any(renamed.search(m.group()) for m in _IMPORT.finditer(text)):
+    if qualified and any(renamed.search(row) for row in imports):
         return True  # `from m import T as U`: uses of U are not read here
-    text = _IMPORT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
     return _hands_on(text, name, how, qualified, _ALIAS_DEPTH, set() if consulted is None else consulted)
+
+
+@functools.lru_cache(maxsize=16)
+def _code_and_imports(text: str) -> tuple[tuple[str, ...], str]:
+    """A module's import statements, and its code (`code_of`) with them blanked: once a text,
+    for every global and class `passed_on` is asked about in it."""
+    code = code_of(text)
+    imports = tuple(m.group() for m in _IMPORT.finditer(code))
+    return imports, _IMPORT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), code)
 
 
 def changed_or_handed_on(text: str, name: str) -> bool:
@@ -156,7 +164,7 @@ def changed_or_handed_on(text: str, name: str) -> bool:
     item or attribute stored, a mutating method, by its name or through the module's
     (`m.T[k] = v`, `m.T.insert(0, v)`, `m.T = U`: bound again), handed on (`passed_on`), or
     reached by a string."""
-    code = _IMPORT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), code_of(text))
+    code = _code_and_imports(text)[1]
     return (_QUALIFIED_CHANGE(name).search(code) is not None or _changed(code, name)
             or passed_on(text, name, qualified=True) or named_by_string(text, name))
 
