@@ -64,7 +64,7 @@ class Program(Modules):
         self._api_seen: dict[str, bool] = {}
         # Per checked file, the blocks its callers are looked for toward (`callers`).
         self._seeds: dict[str, frozenset[tuple[int, int]]] = {}
-        self._named_by: dict[tuple[str, str], bool] = {}  # (module, global) -> `changed_by_importers`
+        self._changed_by: dict[tuple[str, str], bool] = {}  # (module, global) -> `changed_by_importers`
         self._handed_on_by: dict[tuple[str, str, Handing], bool] = {}  # -> `handed_on_by_importers`
         self._mentioned_by: dict[tuple[str, str], bool] = {}  # (module, word) -> `mentioned_by_importers`
 
@@ -77,7 +77,7 @@ class Program(Modules):
         self._closures.clear()
         self._reaches.clear()
         self._cannot_reach.clear()
-        self._named_by.clear()
+        self._changed_by.clear()
         self._handed_on_by.clear()
         self._mentioned_by.clear()
 
@@ -269,17 +269,18 @@ class Program(Modules):
     def changed_by_importers(self, source: SourceFile, name: str) -> bool:
         """Whether a file of the tree that imports the module (directly or not) may change its
         global `name`, which the module's own text does not show (a table filled at import:
-        `core.settling_chain`): stores into it, a mutating method, `m.T` (any attribute of that
-        name), hands it on, or names it by a string. One that only reads it (`from m import T`,
-        `T["int8"]`, a star import's `T`) does not."""
+        `core.settling_chain`, or any container or object: `handing.changed_elsewhere`): stores
+        into it, a mutating method, by its name or the module's (`m.T[k] = v`, `m.T = U`), hands
+        it on, or names it by a string (`mutations.changed_or_handed_on`). One that only reads
+        it (`from m import T`, `m.T["int8"]`, a star import's `T`) does not."""
         path = self.path_of(source)
         if path is None:
             return False
         key = (path, name)
-        found = self._named_by.get(key)
+        found = self._changed_by.get(key)
         if found is None:
             word = re.compile(r"(?<!\w)" + re.escape(name) + r"\b")
-            found = self._named_by[key] = self._an_importer(
+            found = self._changed_by[key] = self._an_importer(
                 path, lambda text: word.search(text) is not None and changed_or_handed_on(text, name))
         return found
 
