@@ -114,19 +114,23 @@ def class_changed_elsewhere(cls: ClassVal, program: Program | None) -> bool:
             return True
         facts = _facts(c.block)
         reads.uses(facts.decorators)
-        if facts.changes_itself or handed_on(c.block.source, c.name, facts.how) or (
+        if facts.changes_the_class or handed_on(c.block.source, c.name, facts.how) or (
                 program is not None and program.handed_on_by_importers(c.block.source, c.name, facts.how)):
             return True
     return False
 
 
 class _ClassFacts(NamedTuple):
-    """What a class statement's own text says."""
+    """What a class statement's own text says (its bases aside), read once a block."""
 
-    changes_itself: bool  # a decorator of the project, a method reaching its object's class,
-    # a class method setting or handing on `cls`
+    changes_the_class: bool  # a decorator of the project, a method reaching its object's
+    # class, a class method setting or handing on `cls`
+    changes_its_objects: bool  # a method but the initializers sets an attribute of its object
+    # or hands it on (`_changes_its_objects`)
+    hands_its_objects_on: bool  # a method, `__init__` too, hands its object on (`_ALL.append(self)`)
     decorators: frozenset[str]  # the names its decorators start with
     members: frozenset[str]  # the names its body binds but by `def` or `class`
+    method_names: frozenset[str]  # the names it defines by `def`
     how: Handing  # how its name is read (`attributes`: the members that may be containers)
 
 
@@ -136,11 +140,14 @@ def _facts(block: Block) -> _ClassFacts:
         code = code_of(block.text)
         row = _CLASS_ROW.search(code)
         decorators = frozenset(_DECORATOR.findall(code[: row.start()])) if row is not None else frozenset()
+        objects, classes = _first_parameters(code)
         changes = (any(_from_the_project(block, name) for name in decorators) or bool(_CHANGES_ITS_CLASS.search(code))
-                   or any(_sets_or_hands_on(code, first) for first in _class_parameters(code)))
+                   or any(_sets_or_hands_on(code, first) for first in classes))
         members = frozenset(n for m in block.members if m.kind not in ("def", "class") for n in m.bound_names)
         how = Handing(attributes=_container_members(block), calls_keep=True, copies=False)
-        found = _CLASS_FACTS[block] = _ClassFacts(changes, decorators, members, how)
+        found = _CLASS_FACTS[block] = _ClassFacts(
+            changes, _changes_its_objects(code), _hands_its_objects_on(code, objects), decorators, members,
+            frozenset(_DEF_NAME.findall(block.text)), how)
     return found
 
 
@@ -175,17 +182,6 @@ def _from_the_project(block: Block, name: str) -> bool:
 _LIBRARY_IMPORT = re.compile(
     r"[ \t]*(?:from[ \t]+|import[ \t]+)(?:jax|jaxlib|absl|pytest|functools|dataclasses|typing|typing_extensions"
     r"|enum|abc|unittest|contextlib|numpy|chex|flax|parameterized)\b")
-
-
-def _class_parameters(code: str) -> set[str]:
-    """The first parameters' names of the class's class methods (`cls`)."""
-    methods = list(_METHOD.finditer(code))
-    indent = min((len(m.group("indent")) for m in methods), default=0)
-    return {m.group("first") for m in methods if len(m.group("indent")) == indent
-            and _CLASS_METHOD.search(m.group("decorators"))}
-
-
-_CLASS_METHOD = re.compile(r"@[ \t]*(?:\w+[ \t]*\.[ \t]*)*classmethod\b")
 
 
 def _container_members(block: Block) -> frozenset[str]:
@@ -381,19 +377,20 @@ def _methods_keep_attributes(cls: ClassVal) -> bool:
     sets an attribute of its object after `__init__` or hands `self` on: calling one leaves
     the object's attributes as they were."""
     lineage = _lineage(cls)
-    return lineage.closed and all(c.block is not None and not _changes_itself(c.block) for c in lineage.classes)
+    return lineage.closed and all(c.block is not None and not _facts(c.block).changes_its_objects
+                                  for c in lineage.classes)
 
 
-def _changes_itself(block: Block) -> bool:
-    """Whether a method of the class's own text but the initializers sets an attribute of its
-    first parameter (a class method's `cls.acc = ...` too) or hands it on (a class method's
-    `cls(...)` makes an object: not its own); a cache it fills once aside."""
-    code = code_of(block.text)
+def _changes_its_objects(code: str) -> bool:
+    """Whether a method in the class's code (`code_of`) but the initializers sets an attribute
+    of its first parameter (a class method's `cls.acc = ...` too) or hands it on (a class
+    method's `cls(...)` makes an object: not its own); a cache it fills once aside."""
     if "__setattr__" in code or "__dict__" in code:
         return True  # `super().__setattr__(...)`, `self.__dict__[k] = v`
     text = _INITIALIZER.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), code)
-    objects = _object_parameters(text) | {"self"}
-    for this in objects | _class_parameters(text):  # not a static method's, nor a nested function's
+    objects, classes = _first_parameters(text)
+    objects |= {"self"}
+    for this in objects | classes:  # not a static method's, nor a nested function's
         patterns = _patterns(this)
         text_of_this = patterns.parameter.sub(r"\g<1>" + " " * len(this), text)
         # `if self._fn is None:` / `self._fn = build()`: a cache the object fills once.
@@ -418,25 +415,29 @@ def _hands_self(cls: ClassVal) -> bool:
     """Whether a method of the class, `__init__` too, hands its object to other code
     (`_ALL.append(self)`, under any name of the first parameter): an object of it may be
     reached under another name from the moment it is made."""
-    for c in _lineage(cls).classes:
-        if c.block is None:
-            continue
-        code = code_of(c.block.text)
-        for this in _object_parameters(code) | {"self"}:
-            patterns = _patterns(this)
-            text = patterns.parameter.sub(r"\g<1>", code)
-            if patterns.handed.search(patterns.sets_own.sub(" ", text)):
-                return True
+    return any(c.block is not None and _facts(c.block).hands_its_objects_on for c in _lineage(cls).classes)
+
+
+def _hands_its_objects_on(code: str, objects: set[str]) -> bool:
+    """`_hands_self` of one class's code (`code_of`), its methods' object parameters given."""
+    for this in objects | {"self"}:
+        patterns = _patterns(this)
+        text = patterns.parameter.sub(r"\g<1>", code)
+        if patterns.handed.search(patterns.sets_own.sub(" ", text)):
+            return True
     return False
 
 
-def _object_parameters(code: str) -> set[str]:
-    """The first parameters' names of the class's methods that are given the object: not a
-    class or static method's, nor `__new__`'s, nor a function's nested in a method."""
-    methods = [m for m in _METHOD.finditer(code)]
+def _first_parameters(code: str) -> tuple[set[str], set[str]]:
+    """The first parameters' names of the class's methods (at the class's own depth, not a
+    function's nested in one): those given the object (not a class or static method's, nor
+    `__new__`'s), and the class methods' (`cls`)."""
+    methods = list(_METHOD.finditer(code))
     indent = min((len(m.group("indent")) for m in methods), default=0)
-    return {m.group("first") for m in methods if len(m.group("indent")) == indent
-            and m.group("name") not in _CLASS_METHODS and not _NOT_OF_THE_OBJECT.search(m.group("decorators"))}
+    own = [m for m in methods if len(m.group("indent")) == indent]
+    return ({m.group("first") for m in own
+             if m.group("name") not in _CLASS_METHODS and not _NOT_OF_THE_OBJECT.search(m.group("decorators"))},
+            {m.group("first") for m in own if _CLASS_METHOD.search(m.group("decorators"))})
 
 
 _METHOD = re.compile(
@@ -444,6 +445,7 @@ _METHOD = re.compile(
     r"\([ \t]*(?P<first>\w+)", re.MULTILINE)
 _CLASS_METHODS = frozenset({"__new__", "__init_subclass__", "__class_getitem__"})
 _NOT_OF_THE_OBJECT = re.compile(r"@[ \t]*(?:\w+[ \t]*\.[ \t]*)*(?:classmethod|staticmethod)\b")
+_CLASS_METHOD = re.compile(r"@[ \t]*(?:\w+[ \t]*\.[ \t]*)*classmethod\b")
 
 
 class _Patterns(NamedTuple):
@@ -484,7 +486,7 @@ def _patterns(this: str) -> _Patterns:
 
 def _method_names(cls: ClassVal) -> frozenset[str]:
     """The names the class (and its bases of the module) defines by `def`."""
-    return frozenset(name for c in _lineage(cls).classes if c.block is not None for name in _DEF_NAME.findall(c.block.text))
+    return frozenset(name for c in _lineage(cls).classes if c.block is not None for name in _facts(c.block).method_names)
 
 
 _DEF_NAME = re.compile(r"^[ \t]+(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
