@@ -355,11 +355,11 @@ _ITEMS = re.compile(r"\.[ \t]*items[ \t]*\([ \t]*\)")
 _FOR_PAIR_IN = re.compile(r"(?<![\w.])for[ \t]+\(?[ \t]*[A-Za-z_]\w*[ \t]*,[ \t]*([A-Za-z_]\w*)[ \t]*\)?[ \t]+in[ \t]*\Z")
 _LOOP_END = re.compile(r":|\)|\]|\n|if\b|for\b")  # the end of a loop's iterable (`for k in T:`)
 _ALIAS_DEPTH = 2  # `cfg = T[k]` then `c = cfg`: read through; a third name counts as handed on
-# `x = ` at a statement's start; `for x in ` (a loop or a comprehension's clause).
 # A class statement up to a name: its own (`class T`), or a base's (`class U(Base, T`).
 _CLASS_STATEMENT = re.compile(r"[ \t]*class(?:[ \t]+\w+[ \t]*\([^)=]*)?\Z")
 # A class as the second argument of a type test: `isinstance(x, T)`, `issubclass(U, (S, T)`.
 _TYPE_TEST = re.compile(r"(?<![\w.])(?:isinstance|issubclass)[ \t]*\([^(),]*,[ \t]*(?:\([^()]*)?\Z")
+# `x = ` at a statement's start; `for x in ` (a loop or a comprehension's clause).
 _BOUND_TO = re.compile(r"(?:^|;)[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*\Z", re.MULTILINE)
 _FOR_IN = re.compile(r"(?<![\w.])for[ \t]+([A-Za-z_]\w*)[ \t]+in[ \t]*\Z")
 
@@ -392,8 +392,8 @@ def _read_by_caller(text: str, at: int, level: int, self_copies: bool) -> bool:
     """Whether the argument that starts at `at` is one of a call that reads it and keeps
     nothing of it (`copy.deepcopy(T)`) or, for a table whose items are not containers (`level`
     0), keeps only its items (`zip(T, U)`, `itertools.product(T)`, `jtu.sample_product(dtype=T)`,
-    `copy.copy(T)`, `U.update(T)` of a dict the text makes). Not `copy`'s where the object's class makes its own copies (`__copy__`
-    may answer with itself: `self_copies`)."""
+    `copy.copy(T)`, `U.update(T)` of a dict the text makes). Not `copy`'s where the object's
+    class makes its own copies (`__copy__` may answer with itself: `self_copies`)."""
     callee = _caller(text, at)
     if callee is None:
         return False
@@ -420,9 +420,7 @@ def _locals_blanked(text: str, name: str) -> str:
         if span is not None:
             spans.append(span)
     for head in _PARAMETER_OF(name).finditer(text):
-        own = len(head.group(1))
-        below = _DEDENT_TO(own).search(text, text.find("\n", head.end()) + 1 or len(text))
-        spans.append((head.start(), below.start() if below is not None else len(text)))
+        spans.append((head.start(), _block_end(text, head)))
     for start, end in spans:
         if not re.search(r"\b(?:global|nonlocal)[ \t]+[\w, \t]*\b" + re.escape(name) + r"\b", text[start:end]):
             text = text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
@@ -436,14 +434,20 @@ def _function_span(text: str, row: int) -> tuple[int, int] | None:
     for head in reversed(list(_DEF_ROW.finditer(text, 0, row))):
         own = len(head.group(1))
         if own < indent:
-            end = _DEDENT_TO(own).search(text, head.end())
-            stop = end.start() if end is not None else len(text)
+            stop = _block_end(text, head)
             if stop > row:
                 return head.start(), stop
             indent = own  # ended above the row: only a block less indented may hold it
         if own == 0:
             break
     return None
+
+
+def _block_end(text: str, head: re.Match[str]) -> int:
+    """Where the block a `def` row (`head`, its indent as group 1) opens ends: the next row of
+    code indented no deeper than the row, or the end of the text."""
+    below = _DEDENT_TO(len(head.group(1))).search(text, head.end())
+    return below.start() if below is not None else len(text)
 
 
 _DEF_ROW = re.compile(r"^([ \t]*)(?:async[ \t]+)?def[ \t]", re.MULTILINE)
@@ -473,11 +477,16 @@ def _PARAMETER_OF(name: str) -> re.Pattern[str]:
 def _a_base(text: str, at: int) -> bool:
     """Whether the name at `at` is a base of a class statement over several rows (`class U(`
     / `T, metaclass=M` / `):`), or a keyword's value there."""
-    clause = _clause_start(text, at)
-    return text[clause - 1:clause] == "(" and bool(_CLASS_HEAD.search(text, max(0, clause - 200), clause - 1))
+    return _parenthesized_after(text, _clause_start(text, at), _CLASS_HEAD)
 
 
 _CLASS_HEAD = re.compile(r"(?<![\w.])class[ \t]+\w+[ \t]*\Z")
+
+
+def _parenthesized_after(text: str, clause: int, head: re.Pattern[str]) -> bool:
+    """Whether the clause starting at `clause` is just inside a `(` that `head` ends before:
+    a `class U(` statement's bases, a `def f(` row's parameters."""
+    return text[clause - 1:clause] == "(" and bool(head.search(text, max(0, clause - 200), clause - 1))
 
 
 def _in_annotation(text: str, row: int, at: int) -> bool:
@@ -491,7 +500,7 @@ def _in_annotation(text: str, row: int, at: int) -> bool:
     clause = _clause_start(text, colon.start())
     if clause == row:
         return bool(_VARIABLE_ANNOTATED.match(text, row, colon.end()))  # no bracket around it
-    return text[clause - 1] == "(" and bool(_DEF_HEAD.search(text, max(0, clause - 200), clause - 1))
+    return _parenthesized_after(text, clause, _DEF_HEAD)
 
 
 _GENERIC = r"(?:[\w.]+[ \t]*\[[^\]=\n]*)?"  # `Optional[`, `dict[str, `
@@ -525,9 +534,10 @@ _ITERATING_BUILTINS = frozenset(
     {"zip", "list", "tuple", "set", "frozenset", "sorted", "reversed", "enumerate", "iter", "len", "sum", "any",
      "all", "map", "filter"}
 )
+# A call whose first argument is what it calls later (`functools.partial(T, ...)`).
+_PARTIAL_OF = re.compile(r"(?<![\w.])(?:functools[ \t]*\.[ \t]*)?partial[ \t]*\([ \t]*\Z")
 # Calls that iterate their arguments into cases (a sweep's lists are read, not kept), or copy
 # them; by their module's last name and their own (`jax._src.test_util.sample_product`).
-_PARTIAL_OF = re.compile(r"(?<![\w.])(?:functools[ \t]*\.[ \t]*)?partial[ \t]*\([ \t]*\Z")
 _READING_CALLS = frozenset({
     "itertools.product", "itertools.permutations", "itertools.combinations", "itertools.combinations_with_replacement",
     "itertools.chain", "itertools.islice", "itertools.cycle", "itertools.zip_longest",
