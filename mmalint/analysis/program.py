@@ -67,6 +67,7 @@ class Program(Modules):
         self._changed_by: dict[tuple[str, str], bool] = {}  # (module, global) -> `changed_by_importers`
         self._handed_on_by: dict[tuple[str, str, Handing], bool] = {}  # -> `handed_on_by_importers`
         self._mentioned_by: dict[tuple[str, str], bool] = {}  # (module, word) -> `mentioned_by_importers`
+        self._asked_of: dict[tuple[str, str], bool] = {}  # (module, question) -> `asked_of_importers`
 
     def _forget(self, path: str) -> None:
         """What was derived from a file's text when it changes: its imports, and which names
@@ -80,6 +81,7 @@ class Program(Modules):
         self._changed_by.clear()
         self._handed_on_by.clear()
         self._mentioned_by.clear()
+        self._asked_of.clear()
 
     # ------------------------------------------------------------------ which files name an MMA API
 
@@ -308,6 +310,18 @@ class Program(Modules):
         found = self._mentioned_by.get(key)
         if found is None:
             found = self._mentioned_by[key] = self._an_importer(path, lambda text: word in text)
+        return found
+
+    def asked_of_importers(self, source: SourceFile, question: str, says: Callable[[str], bool]) -> bool:
+        """Whether the text of a file of the tree that imports the module (directly or not)
+        `says`, a test of the text that `question` names (the answer is kept under it)."""
+        path = self.path_of(source)
+        if path is None:
+            return False
+        key = (path, question)
+        found = self._asked_of.get(key)
+        if found is None:
+            found = self._asked_of[key] = self._an_importer(path, says)
         return found
 
     def _an_importer(self, path: str, says: Callable[[str], bool]) -> bool:

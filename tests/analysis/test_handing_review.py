@@ -136,9 +136,43 @@ _CHANGED = [
     # an object kept by the function a `functools.partial` calls
     ('_ALL = []\ndef register(cfg):\n  _ALL.append(cfg)\n  return cfg\nclass AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nmake = functools.partial(register)\nCFG = make(AccCfg())\n_ALL[0].acc = jnp.int32\n',
      'CFG.acc'),
+    # the class reached through a local object or a parameter, in a function run at import
+    ('class AccCfg:\n  acc = jnp.float32\ndef fix():\n  c = AccCfg()\n  type(c).acc = jnp.int32\nfix()\n',
+     'AccCfg.acc'),
+    ('class AccCfg:\n  acc = jnp.float32\ndef fix():\n  for c in [AccCfg()]:\n    type(c).acc = jnp.int32\nfix()\n',
+     'AccCfg().acc'),
+    ('class AccCfg:\n  acc = jnp.float32\ndef fix(c):\n  c.__class__.acc = jnp.int32\nfix(AccCfg())\n',
+     'AccCfg.acc'),
+    ('class AccCfg:\n  acc = jnp.float32\ndef fix(c):\n  kind = type(c)\n  kind.acc = jnp.int32\nfix(AccCfg())\n',
+     'AccCfg.acc'),
+    # a metaclass of the project setting the attribute, by name or through the namespace
+    ('class Meta(type):\n  def __init__(cls, name, bases, ns):\n    super().__init__(name, bases, ns)\n    cls.acc = jnp.int32\nclass AccCfg(metaclass=Meta):\n  acc = jnp.float32\n',
+     'AccCfg.acc'),
+    ('class Meta(type):\n  def __new__(mcs, name, bases, ns):\n    ns["acc"] = jnp.int32\n    return super().__new__(mcs, name, bases, ns)\nclass AccCfg(metaclass=Meta):\n  acc = jnp.float32\n',
+     'AccCfg().acc'),
+    # `__init_subclass__` of a base (a class method without the decorator)
+    ('class Base:\n  def __init_subclass__(cls, **kw):\n    super().__init_subclass__(**kw)\n    cls.acc = jnp.int32\nclass AccCfg(Base):\n  acc = jnp.float32\n',
+     'AccCfg.acc'),
+    # a metaclass's `__call__` making the objects; `__getattribute__` answering every read
+    ('class Meta(type):\n  def __call__(cls, *a, **k):\n    obj = super().__call__(*a, **k)\n    obj.acc = jnp.int32\n    return obj\nclass AccCfg(metaclass=Meta):\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\n',
+     'CFG.acc'),
+    ('class AccCfg:\n  acc = jnp.float32\n  def __getattribute__(self, k):\n    return jnp.int32\n',
+     'AccCfg().acc'),
 ]
 
 _READ = [
+    # `__getattr__` is asked only for what the object and its class do not have
+    ('class AccCfg:\n  acc = jnp.float32\n  def __getattr__(self, k):\n    return jnp.int32\n',
+     'AccCfg().acc'),
+    # a metaclass setting only another attribute (jax's `lowering_semantics=` keyword)
+    ('class Meta(type):\n  def __new__(mcs, *args, tile=64):\n    cls = super().__new__(mcs, *args)\n    cls.TILE = tile\n    return cls\nclass AccCfg(metaclass=Meta):\n  acc = jnp.float32\n',
+     'AccCfg.acc'),
+    # another attribute stored through an object's class; the class only read by `type()`
+    ('class AccCfg:\n  acc = jnp.float32\n  tile = 64\ndef fix(c):\n  type(c).tile = 128\n  print(f"{type(c)}", type(c).__name__, isinstance(c, type(c)))\nfix(AccCfg())\n',
+     'AccCfg.acc'),
+    # `__init_subclass__` of a base that only reads its class
+    ('class Base:\n  def __init_subclass__(cls, **kw):\n    super().__init_subclass__(**kw)\n    print(cls.__name__)\nclass AccCfg(Base):\n  acc = jnp.float32\n',
+     'AccCfg.acc'),
     # loop only reads
     ('CONFIGS = [{"acc": jnp.float32}]\nfor cfg in CONFIGS:\n  print(cfg["acc"])\n',
      'CONFIGS[0]["acc"]'),

@@ -272,6 +272,36 @@ def test_a_table_of_another_module_handed_on_by_an_importer(
     assert where(check(root, "run_test.py")) == expect
 
 
+@pytest.mark.parametrize(
+    ("other", "expect"),
+    [
+        # An importer sets the class attribute through an object's class: unknown.
+        ("import config\n\ndef fix(c):\n  type(c).acc = jnp.int32\n\nfix(config.Cfg())\n", []),
+        ("import config\n\ndef fix(c):\n  c.__class__.acc = jnp.int32\n\nfix(config.Cfg())\n", []),
+        # ... another attribute, or only reads through `type()`: the class body's value stands.
+        ("import config\n\ndef fix(c):\n  type(c).tile = 128\n  print(type(c).__name__)\n\nfix(config.Cfg())\n",
+         [("MMA101", "kernels.py", MMA_ROW)]),
+    ],
+)
+def test_a_class_attribute_set_by_an_importer_through_an_object(
+        tmp_path: Path, other: str, expect: list[tuple[str, str, int]]) -> None:
+    root = project(tmp_path, {
+        "config.py": "import jax.numpy as jnp\n\nclass Cfg:\n  acc = jnp.float32\n  tile = 64\n",
+        "kernels.py": KERNELS,
+        "other.py": "import jax.numpy as jnp\n" + other,
+        "run_test.py": """
+            import jax.numpy as jnp
+            import config
+            from kernels import tile_mma
+
+
+            def test_it():
+              tile_mma(jnp.int8, config.Cfg.acc)
+        """,
+    })
+    assert where(check(root, "run_test.py")) == expect
+
+
 def test_a_project_file_named_jax_does_not_hide_jax(tmp_path: Path) -> None:
     root = project(tmp_path, {
         "jax.py": "numpy = None\nexperimental = None\n",

@@ -65,7 +65,7 @@ class Classes(Machine):
             else:
                 assert isinstance(entry, Value)
                 value = entry
-            if not isinstance(value, Func) and value.known and class_changed_elsewhere(cls, self.program):
+            if not isinstance(value, Func) and value.known and class_changed_elsewhere(cls, name, self.program):
                 return UNKNOWN  # `type(cfg).acc = v`, `override(Cfg, acc=v)`: not ordered
             return value
         return None
@@ -82,11 +82,7 @@ class Classes(Machine):
         if cached is not None:
             return cached
         self._metaclass_cache[id(cls)] = {}
-        meta: Value | None = None
-        for klass in self.mro(cls):
-            meta = dict(klass.keywords).get("metaclass")
-            if meta is not None:
-                break
+        meta = self._metaclass(cls)
         result: dict[str, Value] = {}
         new = self.class_attr(meta, "__new__") if isinstance(meta, ClassVal) else None
         if isinstance(new, Func) and isinstance(new.node, cst.FunctionDef):
@@ -106,6 +102,23 @@ class Classes(Machine):
                     result[target.attr.value] = keywords.get(value.value, defaults.get(value.value, UNKNOWN))
         self._metaclass_cache[id(cls)] = result
         return result
+
+    def _metaclass(self, cls: ClassVal) -> Value | None:
+        """The `metaclass=` of the class or of its nearest base of the module that names one."""
+        for klass in self.mro(cls):
+            meta = dict(klass.keywords).get("metaclass")
+            if meta is not None:
+                return meta
+        return None
+
+    def reads_its_own_way(self, cls: ClassVal) -> bool:
+        """Whether the class (or a base of the module) defines `__getattribute__`: every
+        attribute of its objects is what that method returns (`__getattr__`, asked only for
+        what is not found, is not)."""
+        found = self._own_getattribute.get(id(cls))
+        if found is None:
+            found = self._own_getattribute[id(cls)] = isinstance(self.class_attr(cls, "__getattribute__"), Func)
+        return found
 
     def mro(self, cls: ClassVal) -> Iterator[ClassVal]:
         seen: set[int] = set()
@@ -176,6 +189,9 @@ class Classes(Machine):
 
     def instantiate(self, cls: ClassVal, args: Args, node: cst.CSTNode) -> Value:
         """`Cls(...)`: a new object, initialised by the module's `__init__` or dataclass fields."""
+        meta = self._metaclass(cls)
+        if isinstance(meta, ClassVal) and isinstance(self.class_attr(meta, "__call__"), Func):
+            return UNKNOWN  # a metaclass's `__call__` makes the object (or not) its own way
         instance = Instance(cls)
         for trace in self._traces:
             trace.made.add(instance)

@@ -206,6 +206,7 @@ class Machine(ABC):
         # code): the reader of what that code reads and runs (`by_root.read`, `entered`).
         self.lazy_block: Block | None = None
         self._metaclass_cache: dict[int, dict[str, Value]] = {}
+        self._own_getattribute: dict[int, bool] = {}  # class -> `classes.reads_its_own_way`
         self._literals: dict[int, Value] = {}  # literal nodes live as long as their blocks
         # > 0 while running a branch or loop body whose running is not certain: stores into
         # shared mutable objects there cannot be taken as facts.
@@ -581,6 +582,8 @@ class Machine(ABC):
     def make_class(self, node: cst.ClassDef, block: Block, frame: Frame) -> ClassVal: ...
     @abstractmethod
     def class_attr(self, cls: ClassVal, name: str) -> Value | None: ...
+    @abstractmethod
+    def reads_its_own_way(self, cls: ClassVal) -> bool: ...
     @abstractmethod
     def mro(self, cls: ClassVal) -> Iterator[ClassVal]: ...
     @abstractmethod

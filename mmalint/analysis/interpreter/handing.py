@@ -101,13 +101,15 @@ def changed_elsewhere(source: SourceFile, name: str, value: Value, program: Prog
         program.handed_on_by_importers(source, name, how) or program.changed_by_importers(source, name))
 
 
-def class_changed_elsewhere(cls: ClassVal, program: Program | None) -> bool:
-    """Whether code other than the class statements may set or change an attribute the class
-    (or a base of the module) binds in its body: the class handed on (`override(Cfg, acc=v)`,
-    `KINDS = {"int8": Cfg}`, a decorator of the project, `type(obj)` or `obj.__class__` in a
-    method), a class method that sets or hands on `cls`, a store through the name
-    (`Cfg.acc = v`: the interpreter reads class members lazily, out of the statements' order),
-    a container attribute going on (`o = Cfg.opts`), in its module or a file importing it. A
+def class_changed_elsewhere(cls: ClassVal, name: str, program: Program | None) -> bool:
+    """Whether code other than the class statements may set or change the attribute `name` the
+    class (or a base of the module) binds in its body: the class handed on (`override(Cfg,
+    acc=v)`, `KINDS = {"int8": Cfg}`, a decorator of the project, `type(obj)` or
+    `obj.__class__` in a method), a class method that sets or hands on `cls` (`__init_subclass__`
+    of a base too), a store through the name (`Cfg.acc = v`: the interpreter reads class
+    members lazily, out of the statements' order), a container attribute going on (`o =
+    Cfg.opts`), a metaclass of the project that may set it, or a store through any object's
+    class (`type(c).acc = v`, `c.__class__.acc = v`), in its module or a file importing it. A
     class attribute read through the class or any object of it is then unknown."""
     for c in _lineage(cls).classes:
         if c.block is None:
@@ -117,7 +119,69 @@ def class_changed_elsewhere(cls: ClassVal, program: Program | None) -> bool:
         if facts.changes_the_class or handed_on(c.block.source, c.name, facts.how) or (
                 program is not None and program.handed_on_by_importers(c.block.source, c.name, facts.how)):
             return True
+        meta = dict(c.keywords).get("metaclass")
+        if isinstance(meta, ClassVal) and _may_set(_set_by_metaclass(meta), name):
+            return True
+        if _may_set(_set_through_objects(_code(c.block.source)), name) or (
+                program is not None and program.asked_of_importers(
+                    c.block.source, f"class attribute {name}", lambda text: _may_set(_set_through_objects_of(text), name))):
+            return True
     return False
+
+
+def _may_set(names: frozenset[str] | None, name: str) -> bool:
+    return names is None or name in names
+
+
+def _set_by_metaclass(meta: ClassVal) -> frozenset[str] | None:
+    """The attributes a metaclass (and its bases of the module) may set on its classes: those
+    its methods store by name (`cls.acc = v`), or None (any) where one stores through a
+    subscript, `setattr` or a namespace's method (`ns["acc"] = v`, `ns.update(...)`)."""
+    found: set[str] = set()
+    for c in _lineage(meta).classes:
+        if c.block is None:
+            return None
+        code = code_of(c.block.text)
+        if _ANY_STORE.search(code):
+            return None
+        found.update(_ATTRIBUTE_STORE.findall(code))
+    return frozenset(found)
+
+
+_ATTRIBUTE_STORE = re.compile(
+    r"(?<![\w.])\w+[ \t]*\.[ \t]*(\w+)(?:[ \t]*\[[^\]\n]*\])*(?:" + ASSIGN_OP + r"|[ \t]*" + MUTATING_CALL + ")")
+_ANY_STORE = re.compile(
+    r"(?<![\w.])(?:setattr|delattr|vars)[ \t]*\(|__dict__|__setattr__|(?<![\w.])\w+(?:[ \t]*\[[^\]\n]*\])+"
+    + ASSIGN_OP + r"|(?<![\w.])\w+[ \t]*" + MUTATING_CALL)
+
+
+def _set_through_objects(code: str) -> frozenset[str] | None:
+    """The class attributes a module's code (`code_of`) stores through an object's class
+    (`type(c).acc = v`, `c.__class__.acc = v`), or None (any) where it binds such a class to a
+    name (`k = type(c)`) or sets one by a string (`setattr(type(c), ...)`); the words read
+    noted (`reads.uses`)."""
+    reads.uses(("type", "__class__"))
+    if "type" not in code and "__class__" not in code:
+        return frozenset()
+    if _ANY_THROUGH_AN_OBJECT.search(code):
+        return None
+    return frozenset(_STORED_THROUGH_AN_OBJECT.findall(code))
+
+
+def _set_through_objects_of(text: str) -> frozenset[str] | None:
+    """`_set_through_objects` of an importer's text."""
+    return _set_through_objects(code_of(text)) if "type" in text or "__class__" in text else frozenset()
+
+
+_AN_OBJECTS_CLASS = r"(?:(?<![\w.])type[ \t]*\([^()\n]*\)|\.[ \t]*__class__\b)"
+_STORED_THROUGH_AN_OBJECT = re.compile(
+    _AN_OBJECTS_CLASS + r"[ \t]*\.[ \t]*(\w+)(?:[ \t]*\[[^\]\n]*\])*(?:" + ASSIGN_OP + r"|[ \t]*" + MUTATING_CALL
+    + ")")
+_ANY_THROUGH_AN_OBJECT = re.compile(
+    r"(?<![\w.])(?:setattr|delattr|vars)[ \t]*\([ \t]*(?:type[ \t]*\(|[\w.]*__class__\b)"
+    + r"|" + _AN_OBJECTS_CLASS + r"[ \t]*\.[ \t]*__dict__"
+    + r"|^[ \t]*\w+[ \t]*(?::[^=\n]*)?=[ \t]*(?:type[ \t]*\([^()\n]*\)|[\w.]+[ \t]*\.[ \t]*__class__)[ \t]*$",
+    re.MULTILINE)
 
 
 class _ClassFacts(NamedTuple):
@@ -437,7 +501,8 @@ def _first_parameters(code: str) -> tuple[set[str], set[str]]:
     own = [m for m in methods if len(m.group("indent")) == indent]
     return ({m.group("first") for m in own
              if m.group("name") not in _CLASS_METHODS and not _NOT_OF_THE_OBJECT.search(m.group("decorators"))},
-            {m.group("first") for m in own if _CLASS_METHOD.search(m.group("decorators"))})
+            {m.group("first") for m in own
+             if m.group("name") in _CLASS_METHODS or _CLASS_METHOD.search(m.group("decorators"))})
 
 
 _METHOD = re.compile(

@@ -78,6 +78,8 @@ class Operators(Machine):
         if isinstance(value, Instance):
             for trace in self._traces:  # an object's attributes change: one made before a
                 trace.read_object(value)  # remembered call may read otherwise later
+            if self.reads_its_own_way(value.cls):
+                return UNKNOWN
             if attr in value.attrs:
                 return value.attrs[attr]
             found = self.class_attr(value.cls, attr)
