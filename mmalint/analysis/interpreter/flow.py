@@ -8,7 +8,8 @@ from collections.abc import Callable, Sequence
 import libcst as cst
 
 from mmalint.analysis.calls import WorldBinding
-from mmalint.analysis.host import REGISTRY
+from mmalint.analysis.host import REGISTRY, Diverges
+from mmalint.analysis.interpreter import guards
 from mmalint.analysis.interpreter.core import (
     MAX_UNROLL,
     Flow,
@@ -118,6 +119,11 @@ class FlowControl(Machine):
             return self.exec_block(body_of(stmt.body), frame, block)
         if truth is False:
             return self.exec_block(else_body, frame, block)
+        if frame.function is not None and guards.skips(stmt) and guards.about_the_kernel(self, stmt.test, frame, block):
+            # `if not supported(dtype): self.skipTest(...)`, undecided: this world may not run at
+            # all, and what its path reaches next is no finding (a guard on the machine is not
+            # about the kernel: the test runs where it asks to).
+            raise Diverges
         return self.exec_branches([body_of(stmt.body), else_body], frame, block)
 
     def exec_match(self, stmt: cst.Match, frame: Frame, block: Block) -> Flow:

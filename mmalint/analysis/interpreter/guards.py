@@ -1,0 +1,196 @@
+"""Skip guards the interpreter cannot decide, and whether they are about the kernel.
+
+`if not supported(dtype, acc): self.skipTest(...)`, with `supported` unknown, may skip the very
+world whose MMA call comes next: a finding there could be a false positive, so the world's path
+ends at the guard (unknown: no finding). A guard on the machine (`if not
+jtu.is_cuda_compute_capability_at_least("9.0"): self.skipTest(...)`, in `setUp` or a helper)
+reads nothing of the kernel: the test runs on the machine it asks for, and the path goes on.
+
+A guard is about the kernel when a part of its condition that is undecided reads a known
+dtype, element type, integer or shape (`supported(dtype)`, `n > max_n()`, `x.dtype in KINDS`
+with `KINDS` unknown). Parts are the operands of `and`, `or` and `not`; a part that calls no
+code of the project is evaluated again to see whether it is decided (`dtype == jnp.int8 and
+not jtu.is_cuda_compute_capability_at_least("10.0")` is about the machine: its first part is
+decided).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+import libcst as cst
+
+from mmalint.analysis.host import REGISTRY, Diverges
+from mmalint.analysis.interpreter.core import body_of
+from mmalint.analysis.scopes import dotted_name as _dotted
+from mmalint.analysis.values import (
+    BoundMethod,
+    ClassVal,
+    Const,
+    DType,
+    DTypeSet,
+    Func,
+    Instance,
+    IrType,
+    Partial,
+    TupleVal,
+    Value,
+)
+
+if TYPE_CHECKING:
+    from mmalint.analysis.interpreter.core import Frame, Machine
+    from mmalint.analysis.source import Block
+
+
+def skips(stmt: cst.If) -> bool:
+    """Whether a branch of the `if` (its `elif`s and `else` too) skips the test at its top:
+    `self.skipTest(...)`, `pytest.skip(...)`, `raise unittest.SkipTest(...)`."""
+    suites: list[cst.BaseSuite] = [stmt.body]
+    orelse = stmt.orelse
+    while orelse is not None:
+        suites.append(orelse.body)
+        orelse = orelse.orelse if isinstance(orelse, cst.If) else None
+    return any(_skip(small) for suite in suites for small in _small_statements(body_of(suite)))
+
+
+def about_the_kernel(machine: Machine, test: cst.BaseExpression, frame: Frame, block: Block) -> bool:
+    """Whether an undecided condition is undecided in a part that reads what the kernel is
+    made of (a dtype, an element type, an integer, a shape)."""
+    try:
+        for part in _parts(test):
+            if not _calls_the_project(machine, part, frame, block) and machine.truth(
+                    machine.eval(part, frame, block)) is not None:
+                continue  # decided: not what leaves the guard open
+            if _reads_the_kernel(machine, part, frame, block, _MAX_ASSIGNMENTS):
+                return True
+    except Diverges:
+        return False  # evaluated once already: what raises here did not then
+    return False
+
+
+_MAX_ASSIGNMENTS = 3  # how many assignments back a local is followed
+
+
+def _reads_the_kernel(machine: Machine, expr: cst.BaseExpression, frame: Frame, block: Block, depth: int) -> bool:
+    """Whether the expression reads a value of the kernel, or a local of the function assigned
+    from one (`ok = supported(dtype)`, then `if not ok:`)."""
+    for read in _data_read(expr):
+        if _of_the_kernel(machine.eval(read, frame, block)):
+            return True
+        if depth and isinstance(read, cst.Name) and isinstance(frame.function, cst.FunctionDef) and (
+                frame.local_names is not None and read.value in frame.local_names):
+            for value in _assignments(frame.function).get(read.value, ()):
+                if _reads_the_kernel(machine, value, frame, block, depth - 1):
+                    return True
+    return False
+
+
+@functools.lru_cache(maxsize=256)
+def _assignments(function: cst.FunctionDef) -> dict[str, list[cst.BaseExpression]]:
+    """The values a function's statements assign to each plain name (nested defs aside; by
+    node identity, as libcst nodes compare)."""
+    found: dict[str, list[cst.BaseExpression]] = {}
+    pending: list[cst.CSTNode] = [function.body]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, cst.FunctionDef | cst.ClassDef | cst.Lambda):
+            continue
+        if isinstance(node, cst.Assign):
+            for target in node.targets:
+                if isinstance(target.target, cst.Name):
+                    found.setdefault(target.target.value, []).append(node.value)
+        elif isinstance(node, cst.AnnAssign | cst.AugAssign | cst.NamedExpr) and isinstance(node.target, cst.Name) and (
+                node.value is not None):
+            found.setdefault(node.target.value, []).append(node.value)
+        pending.extend(node.children)
+    return found
+
+
+def _small_statements(
+        stmts: Sequence[cst.BaseStatement | cst.BaseSmallStatement]) -> Iterator[cst.BaseSmallStatement]:
+    for stmt in stmts:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            yield from stmt.body
+        elif isinstance(stmt, cst.BaseSmallStatement):
+            yield stmt
+
+
+def _skip(small: cst.BaseSmallStatement) -> bool:
+    tests = REGISTRY.tests
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        func = small.value.func
+        return (isinstance(func, cst.Attribute) and func.attr.value in tests.skip_methods
+                and _dotted(func.value) in tests.skip_receivers)
+    if isinstance(small, cst.Raise) and small.exc is not None:
+        raised = small.exc.func if isinstance(small.exc, cst.Call) else small.exc
+        name = _dotted(raised) or ""
+        return name.endswith("SkipTest") or name.endswith("skip.Exception")
+    return False
+
+
+def _parts(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The operands of `and`, `or` and `not`, outermost first."""
+    if isinstance(test, cst.BooleanOperation):
+        yield from _parts(test.left)
+        yield from _parts(test.right)
+    elif isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        yield from _parts(test.expression)
+    else:
+        yield test
+
+
+_PROJECT_CODE = (Func, BoundMethod, ClassVal, Partial, Instance)
+
+
+def _calls_the_project(machine: Machine, part: cst.BaseExpression, frame: Frame, block: Block) -> bool:
+    """Whether the part calls a function, class or object of the project (evaluating it again
+    would run that code again), or holds a lambda or comprehension."""
+    pending: list[cst.CSTNode] = [part]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, cst.Lambda | cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp
+                      | cst.NamedExpr):
+            return True
+        if isinstance(node, cst.Call) and isinstance(machine.eval(node.func, frame, block), _PROJECT_CODE):
+            return True
+        pending.extend(node.children)
+    return False
+
+
+def _data_read(part: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
+    """The names and attribute chains a part reads as data (`dtype`, `cfg.in_dtype`, `x.shape`),
+    not what it calls (`jtu.is_cuda_compute_capability_at_least`), nor inside a lambda."""
+    pending: list[cst.CSTNode] = [part]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, cst.Name | cst.Attribute) and _dotted(node) is not None:
+            yield node
+        elif isinstance(node, cst.Call):
+            pending.extend(arg.value for arg in node.args)
+            if not isinstance(node.func, cst.Name | cst.Attribute) or _dotted(node.func) is None:
+                pending.append(node.func)
+        elif isinstance(node, cst.Arg):
+            pending.append(node.value)
+        elif not isinstance(node, cst.Lambda):
+            pending.extend(node.children)
+
+
+_DTYPE_NAME = re.compile(
+    r"(?:u?int|float|bfloat|f|bf|s|u|i|e)\d+(?:_e\d+m\d+\w*)?|tf32|bool_?|complex\d+")
+
+
+def _of_the_kernel(value: Value) -> bool:
+    """A dtype, an element type, an integer (not a bool), a shape, or what has a dtype."""
+    if isinstance(value, DType | DTypeSet | IrType):
+        return True
+    if isinstance(value, Const):
+        v = value.value
+        if isinstance(v, str):
+            return _DTYPE_NAME.fullmatch(v) is not None
+        return isinstance(v, int) and not isinstance(v, bool)
+    if isinstance(value, TupleVal):
+        return bool(value.items) and all(_of_the_kernel(item) for item in value.items)
+    return isinstance(getattr(value, "dtype", None), DType)
