@@ -101,3 +101,14 @@ def test_a_decided_guard_on_the_kernel_skips_its_worlds_only() -> None:
     guard = "    if dtype == jnp.bfloat16:\n      self.skipTest('int8 only')"
     check(_test(guard), ["MMA101"], target_jax=V)
 
+
+@pytest.mark.parametrize(("stars", "expect"), [
+    # `bytewidth` and `dtype_to_ir_type` come from a library module a model knows: decided.
+    ("from jax.experimental.mosaic.gpu.utils import *\n", ["MMA101"]),
+    # ... unless another star import, of a module not read, may bring them too.
+    ("from jax.experimental.mosaic.gpu.utils import *\nfrom mylib import *\n", []),
+])
+def test_a_guard_on_names_a_library_star_import_brings(stars: str, expect: list[str]) -> None:
+    guard = "    if bytewidth(dtype_to_ir_type(dtype)) == 2 or acc != jnp.float32:\n      self.skipTest('8-bit only')"
+    code = _test(guard).replace("\nM, N, K", stars + "\nM, N, K", 1)
+    check(code, expect, target_jax=V, known=bool(expect))

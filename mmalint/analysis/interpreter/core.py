@@ -128,6 +128,7 @@ class ModuleState:
         self.incomplete: set[int] = set()  # blocks stopped before their end (the budget, a raise)
         self.rebound, self.attribute_stored = _mutated_globals(source)
         self.stars: list[ProjectModule] | None = None  # modules it star-imports (when first asked)
+        self.library_stars: list[str] | None = None  # library modules it star-imports (canonical)
         self._chains: dict[str, Chain | None] = {}
         # Per global filled at import: how many of its statements have run, each in its turn
         # (-1 once one ran out of turn or stopped half-way); each block's place in the chains.

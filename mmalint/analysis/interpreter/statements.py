@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import libcst as cst
 
 from mmalint.analysis import names, reads
-from mmalint.analysis.host import Args, Diverges
+from mmalint.analysis.host import REGISTRY, Args, Diverges
 from mmalint.analysis.imports import scan_imports
 from mmalint.analysis.interpreter.core import (
     Flow,
@@ -253,35 +253,50 @@ class Statements(Machine):
         return None
 
     def star_imported(self, module: ModuleState, name: str) -> Value | None:
-        """A name a module binds only through `from other import *` of a module of the tree."""
-        program = self.program
-        if program is None or name.startswith("_"):
+        """A name a module binds only through `from other import *`: of a module of the tree,
+        or of a library module whose name a model knows (`from jax.experimental.mosaic.gpu.utils
+        import *` brings `bytewidth`), where exactly one such import may bring it."""
+        if name.startswith("_"):
             return None
+        program = self.program
         if module.stars is None:
-            module.stars = []
+            module.stars, module.library_stars = [], []
             reads.word("*")
             if "*" in module.source.text:
                 for block in module.source.blocks:
                     if block.kind != "stmt" or not is_import_block(block) or "*" not in block.text:
                         continue
                     for stmt in scan_imports(block.text):
-                        for binding in program.resolve(module.source, stmt):
-                            if binding.attr == "*":
-                                module.stars.append(ProjectModule(binding.ref.name, binding.ref.path))
-        if not module.stars:
-            return None
-        key = (id(module.source), name)
-        if key in self._starring:
-            return None  # two modules that star-import each other
-        self._starring.add(key)
-        try:
-            for star in module.stars:
-                found = self.project_attribute(star, name)
-                if found is not None:
-                    return found
-        finally:
-            self._starring.discard(key)
-        return None
+                        starred = ("*", None) in stmt.names
+                        if starred and stmt.level == 0 and names.is_library(names.module_for_import(stmt.module)):
+                            module.library_stars.append(names.module_for_import(stmt.module))
+                            continue
+                        count = len(module.stars)
+                        if program is not None:
+                            for binding in program.resolve(module.source, stmt):
+                                if binding.attr == "*":
+                                    module.stars.append(ProjectModule(binding.ref.name, binding.ref.path))
+                        if starred and len(module.stars) == count:
+                            module.library_stars.append("")  # a module neither of the tree nor modelled
+        if module.stars:
+            key = (id(module.source), name)
+            if key in self._starring:
+                return None  # two modules that star-import each other
+            self._starring.add(key)
+            try:
+                for star in module.stars:
+                    found = self.project_attribute(star, name)
+                    if found is not None:
+                        return found
+            finally:
+                self._starring.discard(key)
+            return None  # what a module of the tree binds is not known by name here
+        libraries = module.library_stars or []
+        if "" in libraries:
+            return None  # an unread module may bring any name
+        known = [found for found in (names.attribute(lib, name) for lib in libraries)
+                 if REGISTRY.model_for(found[0]) is not None or REGISTRY.resolve(found[0]) is not None]
+        return self.api_value(*known[0]) if len(known) == 1 else None
 
     def _relative_package(self, level: int, module: cst.Attribute | cst.Name | None) -> str | None:
         """`from . import utils` inside the checked library's own sources (`names.SOURCE_PACKAGE`):
