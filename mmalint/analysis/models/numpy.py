@@ -8,6 +8,7 @@ known only where the file mentions the setting.
 from __future__ import annotations
 
 import itertools
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -120,6 +121,51 @@ def _issubdtype(host: Host, args: Bound, call: Call) -> Value:
         if isinstance(other, DType):
             answer = agreed(d, lambda i: i.name == other.name)
     return UNKNOWN if answer is None else Const(answer)
+
+
+@dataclass(frozen=True)
+class IntInfo(Value):
+    """`np.iinfo(t)` / `jnp.iinfo(t)` of an integer dtype: its `bits`, `min`, `max`, `dtype`."""
+
+    name: str
+
+
+_NUMPY_INTS = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
+# jax's iinfo answers for the sub-byte types of ml_dtypes too; NumPy's raises for them.
+_JAX_INTS = _NUMPY_INTS | {"int2", "uint2", "int4", "uint4"}
+
+
+@model("np.iinfo", signature="(int_type)")
+def _np_iinfo(host: Host, args: Bound, call: Call) -> Value:
+    return _iinfo(args["int_type"], _NUMPY_INTS)
+
+
+@model("jnp.iinfo", signature="(int_type)")
+def _jnp_iinfo(host: Host, args: Bound, call: Call) -> Value:
+    return _iinfo(args["int_type"], _JAX_INTS)
+
+
+def _iinfo(given: Value, names: frozenset[str]) -> Value:
+    d = to_dtype(given.dtype if isinstance(given, Array) else given)
+    return IntInfo(d.name) if isinstance(d, DType) and d.name in names else UNKNOWN
+
+
+@attribute(IntInfo)
+def _iinfo_attribute(host: Host, value: Value, attr: str, node: cst.CSTNode) -> Value:
+    assert isinstance(value, IntInfo)
+    info = DType(value.name).info
+    signed = info.kind == "int"
+    if attr == "bits":
+        return Const(info.bits)
+    if attr == "min":
+        return Const(-(1 << (info.bits - 1)) if signed else 0)
+    if attr == "max":
+        return Const((1 << (info.bits - (1 if signed else 0))) - 1)
+    if attr == "dtype":
+        return DType(value.name, "dtype")
+    if attr == "kind":
+        return Const("i" if signed else "u")
+    return UNKNOWN
 
 
 @model("jax.dtypes.itemsize_bits", "jax.dtypes.bit_width", signature="(dtype)")
