@@ -302,6 +302,20 @@ def test_a_class_attribute_set_by_an_importer_through_an_object(
     assert where(check(root, "run_test.py")) == expect
 
 
+@pytest.mark.parametrize(("script", "expect"), [
+    # A script's main block calls the kernel (blind held-out library sets: `python run.py`).
+    ("if __name__ == '__main__':\n  tile_mma(jnp.int8, ACC)\n", [("MMA101", "kernels.py", MMA_ROW)]),
+    ("if __name__ == '__main__':\n  tile_mma(jnp.int8, jnp.int32)\n", []),
+])
+def test_a_scripts_main_block_calls_the_kernel(
+        tmp_path: Path, script: str, expect: list[tuple[str, str, int]]) -> None:
+    root = project(tmp_path, {
+        "kernels.py": KERNELS,
+        "run.py": "import jax.numpy as jnp\nfrom kernels import tile_mma\n\nACC = jnp.float32\n\n" + script,
+    })
+    assert where(check(root, "kernels.py", "run.py")) == expect
+
+
 def test_a_project_file_named_jax_does_not_hide_jax(tmp_path: Path) -> None:
     root = project(tmp_path, {
         "jax.py": "numpy = None\nexperimental = None\n",

@@ -224,6 +224,9 @@ class Machine(ABC):
         # The module of the root being run, when it is not the checked file's: a caller found
         # elsewhere in the tree, whose runs count only for the calls they reach in this file.
         self._root_source: SourceFile | None = None
+        # A top-level statement of another file run as one of its callers (`roots._run_pass`):
+        # that file runs as a script there, so its `if __name__ == "__main__":` runs.
+        self._script_block: Block | None = None
         self._starring: set[tuple[int, str]] = set()  # star imports being followed
         self._in_main = 0  # calls of the checked file's functions under way
         # The step past which the call under way, of another module's helper, is cut short.

@@ -101,8 +101,9 @@ class FlowControl(Machine):
             # `if __name__ == "__main__":` at the top of a module: the checked file's runs when
             # it is run as a script, which is what running it as a root stands for (undecided,
             # what its code stores on objects was unknown after the store: `self._fn = build()`
-            # then `self._fn(x)` launched nothing); another module's, imported, does not run.
-            truth = block.source is self.source
+            # then `self._fn(x)` launched nothing); another module's, imported, does not run,
+            # but a script's, run as a caller of the checked file (`python run.py` calls it).
+            truth = block.source is self.source or block is self._script_block
         orelse = stmt.orelse
         else_body: Sequence[cst.BaseStatement | cst.BaseSmallStatement] = ()
         if type(orelse) is cst.If:

@@ -66,6 +66,7 @@ class Roots(Machine):
             try:
                 if block.parent is None and block.kind == "stmt":
                     self._enter_root(block, self.budget.share(len(roots) - i, within=window))
+                    self._script_block = block if self._root_source is not None else None
                     self.execute_module_block(block)
                 elif block.kind == "def":
                     self._enter_root(block, self.budget.share(len(roots) - i, within=window, run=False))
@@ -78,6 +79,7 @@ class Roots(Machine):
                 self.context = Context()
                 self._stack = []
                 self._root_source = None
+                self._script_block = None
             if self.budget.stops != stops:
                 unfinished.append(block)
         return unfinished
