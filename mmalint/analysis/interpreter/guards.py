@@ -19,7 +19,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import libcst as cst
 
@@ -61,11 +61,14 @@ def about_the_kernel(machine: Machine, test: cst.BaseExpression, frame: Frame, b
     made of (a dtype, an element type, an integer, a shape)."""
     try:
         for part in _parts(test):
-            if not _calls_the_project(machine, part, frame, block) and machine.truth(
-                    machine.eval(part, frame, block)) is not None:
-                continue  # decided: not what leaves the guard open
-            if _reads_the_kernel(machine, part, frame, block, _MAX_ASSIGNMENTS):
-                return True
+            scan = _scan(part)
+            if not _reads_the_kernel(machine, scan.reads, frame, block, _MAX_ASSIGNMENTS):
+                continue  # reads nothing of the kernel: whatever it is, it is not what we ask
+            if not scan.opaque and not any(
+                    isinstance(machine.eval(func, frame, block), _PROJECT_CODE) for func in scan.called) and (
+                    machine.truth(machine.eval(part, frame, block)) is not None):
+                continue  # decided (evaluated again: it calls no code of the project)
+            return True
     except Diverges:
         return False  # evaluated once already: what raises here did not then
     return False
@@ -74,16 +77,17 @@ def about_the_kernel(machine: Machine, test: cst.BaseExpression, frame: Frame, b
 _MAX_ASSIGNMENTS = 3  # how many assignments back a local is followed
 
 
-def _reads_the_kernel(machine: Machine, expr: cst.BaseExpression, frame: Frame, block: Block, depth: int) -> bool:
-    """Whether the expression reads a value of the kernel, or a local of the function assigned
-    from one (`ok = supported(dtype)`, then `if not ok:`)."""
-    for read in _data_read(expr):
+def _reads_the_kernel(machine: Machine, reads: Sequence[cst.BaseExpression], frame: Frame, block: Block,
+                      depth: int) -> bool:
+    """Whether the names and attribute chains `reads` hold a value of the kernel, or a local of
+    the function assigned from one (`ok = supported(dtype)`, then `if not ok:`)."""
+    for read in reads:
         if _of_the_kernel(machine.eval(read, frame, block)):
             return True
         if depth and isinstance(read, cst.Name) and isinstance(frame.function, cst.FunctionDef) and (
                 frame.local_names is not None and read.value in frame.local_names):
             for value in _assignments(frame.function).get(read.value, ()):
-                if _reads_the_kernel(machine, value, frame, block, depth - 1):
+                if _reads_the_kernel(machine, _scan(value).reads, frame, block, depth - 1):
                     return True
     return False
 
@@ -145,37 +149,37 @@ def _parts(test: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
 _PROJECT_CODE = (Func, BoundMethod, ClassVal, Partial, Instance)
 
 
-def _calls_the_project(machine: Machine, part: cst.BaseExpression, frame: Frame, block: Block) -> bool:
-    """Whether the part calls a function, class or object of the project (evaluating it again
-    would run that code again), or holds a lambda or comprehension."""
+class _Scan(NamedTuple):
+    """What a part of a condition reads and calls, from its text (once a node)."""
+
+    reads: tuple[cst.BaseExpression, ...]  # names and attribute chains read as data (`dtype`,
+    # `cfg.in_dtype`), not what is called (`jtu.is_cuda_compute_capability_at_least`)
+    called: tuple[cst.BaseExpression, ...]  # what its calls call
+    opaque: bool  # a lambda, comprehension or `:=`: not evaluated again
+
+
+@functools.lru_cache(maxsize=1024)
+def _scan(part: cst.BaseExpression) -> _Scan:
+    reads: list[cst.BaseExpression] = []
+    called: list[cst.BaseExpression] = []
+    opaque = False
     pending: list[cst.CSTNode] = [part]
     while pending:
         node = pending.pop()
-        if isinstance(node, cst.Lambda | cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp
-                      | cst.NamedExpr):
-            return True
-        if isinstance(node, cst.Call) and isinstance(machine.eval(node.func, frame, block), _PROJECT_CODE):
-            return True
-        pending.extend(node.children)
-    return False
-
-
-def _data_read(part: cst.BaseExpression) -> Iterator[cst.BaseExpression]:
-    """The names and attribute chains a part reads as data (`dtype`, `cfg.in_dtype`, `x.shape`),
-    not what it calls (`jtu.is_cuda_compute_capability_at_least`), nor inside a lambda."""
-    pending: list[cst.CSTNode] = [part]
-    while pending:
-        node = pending.pop()
+        if isinstance(node, cst.Lambda | cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp | cst.NamedExpr):
+            opaque = True
+            if isinstance(node, cst.Lambda):
+                continue
         if isinstance(node, cst.Name | cst.Attribute) and _dotted(node) is not None:
-            yield node
+            reads.append(node)
         elif isinstance(node, cst.Call):
+            called.append(node.func)
             pending.extend(arg.value for arg in node.args)
             if not isinstance(node.func, cst.Name | cst.Attribute) or _dotted(node.func) is None:
                 pending.append(node.func)
-        elif isinstance(node, cst.Arg):
-            pending.append(node.value)
-        elif not isinstance(node, cst.Lambda):
+        else:
             pending.extend(node.children)
+    return _Scan(tuple(reads), tuple(called), opaque)
 
 
 _DTYPE_NAME = re.compile(

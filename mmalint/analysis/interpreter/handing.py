@@ -122,7 +122,7 @@ def class_changed_elsewhere(cls: ClassVal, name: str, program: Program | None) -
         meta = dict(c.keywords).get("metaclass")
         if isinstance(meta, ClassVal) and _may_set(_set_by_metaclass(meta), name):
             return True
-        if _may_set(_set_through_objects(_code(c.block.source)), name) or (
+        if _may_set(_stored_through_objects(c.block.source), name) or (
                 program is not None and program.asked_of_importers(
                     c.block.source, f"class attribute {name}", lambda text: _may_set(_set_through_objects_of(text), name))):
             return True
@@ -139,13 +139,22 @@ def _set_by_metaclass(meta: ClassVal) -> frozenset[str] | None:
     subscript, `setattr` or a namespace's method (`ns["acc"] = v`, `ns.update(...)`)."""
     found: set[str] = set()
     for c in _lineage(meta).classes:
-        if c.block is None:
+        stored = None if c.block is None else _stored_by_class(c.block)
+        if stored is None:
             return None
-        code = code_of(c.block.text)
-        if _ANY_STORE.search(code):
-            return None
-        found.update(_ATTRIBUTE_STORE.findall(code))
+        found |= stored
     return frozenset(found)
+
+
+def _stored_by_class(block: Block) -> frozenset[str] | None:
+    """The attributes one class's methods store by name, None where any (once a block)."""
+    if block not in _STORED_BY_CLASS:
+        code = code_of(block.text)
+        _STORED_BY_CLASS[block] = None if _ANY_STORE.search(code) else frozenset(_ATTRIBUTE_STORE.findall(code))
+    return _STORED_BY_CLASS[block]
+
+
+_STORED_BY_CLASS: weakref.WeakKeyDictionary[Block, frozenset[str] | None] = weakref.WeakKeyDictionary()
 
 
 _ATTRIBUTE_STORE = re.compile(
@@ -153,6 +162,17 @@ _ATTRIBUTE_STORE = re.compile(
 _ANY_STORE = re.compile(
     r"(?<![\w.])(?:setattr|delattr|vars)[ \t]*\(|__dict__|__setattr__|(?<![\w.])\w+(?:[ \t]*\[[^\]\n]*\])+"
     + ASSIGN_OP + r"|(?<![\w.])\w+[ \t]*" + MUTATING_CALL)
+
+
+def _stored_through_objects(source: SourceFile) -> frozenset[str] | None:
+    """`_set_through_objects` of a module's code, once a module."""
+    reads.uses(("type", "__class__"))
+    if source not in _THROUGH_OBJECTS:
+        _THROUGH_OBJECTS[source] = _set_through_objects(_code(source))
+    return _THROUGH_OBJECTS[source]
+
+
+_THROUGH_OBJECTS: weakref.WeakKeyDictionary[SourceFile, frozenset[str] | None] = weakref.WeakKeyDictionary()
 
 
 def _set_through_objects(code: str) -> frozenset[str] | None:
@@ -168,6 +188,7 @@ def _set_through_objects(code: str) -> frozenset[str] | None:
     return frozenset(_STORED_THROUGH_AN_OBJECT.findall(code))
 
 
+@functools.lru_cache(maxsize=64)
 def _set_through_objects_of(text: str) -> frozenset[str] | None:
     """`_set_through_objects` of an importer's text."""
     return _set_through_objects(code_of(text)) if "type" in text or "__class__" in text else frozenset()
