@@ -107,7 +107,9 @@ def _relevant(
             bare.update(block.bound_names, changed)
             exported.update(block.bound_names, changed)
         elif block.parent is None and block.name:
-            exported.add(block.name)  # a class kept whole
+            exported.add(block.name)  # a class kept whole (`class FusedOp(base.Op): pass`): making
+            classes.add(block.name)  # an object of it, naming it, or a subclass's head leads too
+            bare.add(block.name)
 
     foreign = _FOREIGN.get(source)
     if foreign is None:
@@ -141,6 +143,23 @@ def _relevant(
     seen_built: set[str] = set()
     seen_bare: set[str] = set()
     seen_methods: set[str] = set()
+    # Classes whose bases lead there: an object of one may call an inherited method that does
+    # (`class GeluOp(MatmulOp)` of another module, whose `__call__` launches the kernel).
+    heads = [(b, _base_words(b)) for b in source.all_blocks() if b.kind == "class" and b.members and b.name]
+
+    def inherit(leading: set[str]) -> None:
+        for head, (base_names, base_attributes) in heads:
+            name = head.name
+            if name is None or name in classes:
+                continue
+            if not base_names.isdisjoint(leading) or any(
+                    attr in qualified.get(alias, ()) for alias, attr in base_attributes):
+                classes.add(name)
+                bare.add(name)  # its subclasses' heads, and what names it, likewise
+                if head.parent is None:
+                    exported.add(name)
+
+    inherit(bare | classes)
     while bare or methods or classes - seen_classes or built - seen_built:
         new_classes = classes - seen_classes
         seen_classes |= classes
@@ -150,6 +169,7 @@ def _relevant(
         seen_bare |= bare
         seen_methods |= methods
         bare, methods = set(), set()
+        inherit(seen_bare | seen_classes)
         for block in blocks:
             if id(block) in relevant_ids or is_import(block):
                 continue
@@ -173,6 +193,20 @@ def _relevant(
                             frozenset(seen_bare), frozenset(seen_methods), frozenset(seen_classes)),
         ))
     return Closure(roots, frozenset(exported))
+
+
+def _base_words(block: Block) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
+    """The bare names and `alias.attr` pairs of a class statement's bases (its head's `(...)`)."""
+    first = block.members[0].start_line if block.members else block.end_line + 1
+    head = "".join(block.source.lines[block.start_line - 1 : first - 1])
+    found = _CLASS_BASES.search(head)
+    if found is None:
+        return frozenset(), ()
+    bases = found.group(1)
+    return frozenset(m.group(1) for m in _BARE.finditer(bases)), tuple(_QUALIFIED.findall(bases))
+
+
+_CLASS_BASES = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\((.*?)\)[ \t]*:", re.MULTILINE | re.DOTALL)
 
 
 # The methods that making an object runs: where one leads to an MMA call, so does every `C(`.

