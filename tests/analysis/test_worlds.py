@@ -434,6 +434,42 @@ def test_pytest_parametrize() -> None:
     assert {w["dtype"] for w in diag["worlds"]} == {"jnp.bfloat16", "jnp.float8_e4m3fn"}
 
 
+@pytest.mark.parametrize(("guard", "dtypes"), [
+    ("", {"jnp.bfloat16", "jnp.float8_e4m3fn"}),
+    # A guard on the dtypes' names (`str` of a dtype object is its name).
+    ("  if (str(jnp.dtype(dtype)), str(jnp.dtype(acc_dtype))) not in OK:\n    pytest.skip('unsupported')\n",
+     {"jnp.bfloat16"}),
+])
+def test_pytest_parametrize_over_module_lists(guard: str, dtypes: set[str]) -> None:
+    # Lists bound at module level and handed to `parametrize` are read, not changed (a blind
+    # held-out set; 7b5c1ed had made them unknown).
+    code = """
+import jax
+import jax.numpy as jnp
+import pytest
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+DTYPES = [jnp.bfloat16, jnp.float8_e4m3fn]
+ACCS = [jnp.float32, jnp.float16]
+OK = {("bfloat16", "float32"), ("float8_e4m3fn", "float32"), ("bfloat16", "float16")}
+
+
+@pytest.mark.parametrize("acc_dtype", ACCS)
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_mma(dtype, acc_dtype):
+""" + guard + """  def body(a_ref, b_ref, o_ref):
+    acc = plgpu.layout_cast(jnp.zeros((64, 64), acc_dtype), plgpu.Layout.MMA_ACC(dtype))
+    a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(dtype))
+    b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(dtype))
+    o_ref[...] = plgpu.mma(acc, a, b).astype(jnp.float32)
+
+  f = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((64, 64), jnp.float32))
+  f(jnp.zeros((64, 64), dtype), jnp.zeros((64, 64), dtype))
+"""
+    report = check(code, ["MMA102"], target_jax="0.11")
+    assert {w["dtype"] for w in only(report, "MMA102")["worlds"]} == dtypes
+
+
 def test_pytest_parametrize_multiple_names_with_params() -> None:
     code = '''
     import jax

@@ -20,6 +20,7 @@ from mmalint.analysis.values import (
     Api,
     Const,
     DictVal,
+    DType,
     Func,
     MapVal,
     SetVal,
@@ -261,7 +262,16 @@ def _convert(fn: Callable[[Any], object]) -> Callable[[Host, Bound, Call], Value
 
 model("builtins.int", signature="(x, ...)")(_convert(int))
 model("builtins.float", signature="(x, ...)")(_convert(float))
-model("builtins.str", signature="(x, ...)")(_convert(str))
+@model("builtins.str", signature="(x, ...)")
+def _str(host: Host, args: Bound, call: Call) -> Value:
+    """`str(c)` of a constant; `str(np.dtype(t))`, `str(x.dtype)`: the dtype's name. (Of a
+    scalar type, `str(jnp.int8)` is `"<class 'jax.numpy.int8'>"`, whose module is not known.)"""
+    v = args["x"]
+    if isinstance(v, DType) and v.form == "dtype" and len(args.positional) == 1:
+        return Const(v.name)
+    return _convert(str)(host, args, call)
+
+
 model("builtins.abs", signature="(x, ...)")(_convert(abs))
 
 
