@@ -68,6 +68,7 @@ class Program(Modules):
         self._handed_on_by: dict[tuple[str, str, Handing], bool] = {}  # -> `handed_on_by_importers`
         self._mentioned_by: dict[tuple[str, str], bool] = {}  # (module, word) -> `mentioned_by_importers`
         self._asked_of: dict[tuple[str, str], bool] = {}  # (module, question) -> `asked_of_importers`
+        self._skipping_hooks: dict[str, bool] = {}  # directory -> `skips_by_parameters`
 
     def _forget(self, path: str) -> None:
         """What was derived from a file's text when it changes: its imports, and which names
@@ -82,6 +83,7 @@ class Program(Modules):
         self._handed_on_by.clear()
         self._mentioned_by.clear()
         self._asked_of.clear()
+        self._skipping_hooks.clear()
 
     # ------------------------------------------------------------------ which files name an MMA API
 
@@ -324,6 +326,33 @@ class Program(Modules):
             found = self._asked_of[key] = self._an_importer(path, says)
         return found
 
+    def skips_by_parameters(self, source: SourceFile) -> bool:
+        """Whether a `conftest.py` above the module (up to pytest's rootdir) has a hook that
+        may skip or drop a test by its parameters (`pytest_collection_modifyitems` reading
+        `item.callspec`): which worlds of a sweep run is then not known."""
+        path = self.path_of(source)
+        if path is None:
+            return False
+        directory = os.path.dirname(path)
+        found = self._skipping_hooks.get(directory)
+        if found is None:
+            found = False
+            current = directory
+            for _ in range(_MAX_CONFTEST_LEVELS):
+                conftest = os.path.join(current, "conftest.py")
+                text = self._text(conftest) if self._is_file(conftest) else None
+                if text is not None and "callspec" in text and _SKIPPING_HOOK.search(text):
+                    found = True
+                    break
+                if any(self._is_file(os.path.join(current, marker)) for marker in _ROOTDIR_MARKERS):
+                    break  # pytest's rootdir: no conftest above it is read
+                parent = os.path.dirname(current)
+                if parent == current:
+                    break
+                current = parent
+            self._skipping_hooks[directory] = found
+        return found
+
     def _an_importer(self, path: str, says: Callable[[str], bool]) -> bool:
         """Whether the text of some file importing `path` (`_importers`, nearest first) `says`."""
         return any((text := self._text(importer)) is not None and says(text) for importer in self._importers(path))
@@ -465,6 +494,13 @@ class Program(Modules):
 # hash of each file read): what the callers of a checked file are looked for among.
 _WALKS: dict[tuple[str, tuple[str, ...], bool], list[str]] = {}
 _WORD_INDEXES: dict[tuple[str, tuple[tuple[str, ...], bool]], tuple[dict[str, list[str]], dict[str, str | None]]] = {}
+
+
+_MAX_CONFTEST_LEVELS = 8  # directories above a test whose conftest.py is read
+_ROOTDIR_MARKERS = ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+# A pytest hook that sees each collected test (and may skip or drop it).
+_SKIPPING_HOOK = re.compile(r"^def[ \t]+pytest_(?:collection_modifyitems|runtest_setup|runtest_call|itemcollected)\b",
+                            re.MULTILINE)
 
 
 def _module_word(path: str) -> str | None:

