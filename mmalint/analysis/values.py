@@ -122,6 +122,21 @@ class TupleVal(Value):
 
 
 @dataclass(frozen=True)
+class ParamSet(TupleVal):
+    """`pytest.param(*values, marks=..., id=...)`: its values, and whether a mark skips the
+    case (True), may skip it for a reason about the kernel (None), or does not (False)."""
+
+    skipped: bool | None = False
+
+
+@dataclass(frozen=True)
+class SkipMark(Value):
+    """`pytest.mark.skip(...)`, `pytest.mark.skipif(cond, ...)`: as `ParamSet.skipped`."""
+
+    skips: bool | None
+
+
+@dataclass(frozen=True)
 class SetVal(Value):
     """A set or frozenset of known items, as the right side of `in` and `not in` reads it
     (`dt not in {jnp.float16, ...}` guarding a skip), and the set operators. Nothing else

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from mmalint.analysis.calls import WorldBinding
-from mmalint.analysis.values import Api, Const, DictVal, TupleVal, Value
+from mmalint.analysis.values import Api, Const, DictVal, ParamSet, TupleVal, Value
 
 if TYPE_CHECKING:
     from mmalint.analysis.interpreter.core import Frame, Machine
@@ -276,6 +276,13 @@ def _pytest(positional: Sequence[Value], keywords: dict[str, Value]) -> list[Wor
     worlds: list[World] = []
     for item in items:
         values: Sequence[Value]
+        if isinstance(item, ParamSet):
+            if item.skipped is not False:
+                continue  # `pytest.param(..., marks=pytest.mark.skip)`, or a skip not known not to
+            if len(names) == 1:
+                if len(item.items) != 1:
+                    return [World(complete=False)]
+                item = item.items[0]  # `pytest.param(jnp.int8, id="s8")`: the value itself
         if len(names) == 1:
             values = [item]
         else:

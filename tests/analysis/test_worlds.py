@@ -470,6 +470,42 @@ def test_mma(dtype, acc_dtype):
     assert {w["dtype"] for w in only(report, "MMA102")["worlds"]} == dtypes
 
 
+def test_pytest_param_marks() -> None:
+    # A blind held-out set's sweep: `pytest.param(v, id=...)` is v; a case a mark skips is no
+    # world (`skip`, a `skipif` that holds, or one undecided about the kernel's types); a
+    # `skipif` on the machine runs where the test asks to.
+    code = """
+import jax
+import jax.numpy as jnp
+import pytest
+from jax._src import test_util as jtu
+from jax.experimental.pallas import mosaic_gpu as plgpu
+from somewhere import supported
+
+DTYPES = [
+    pytest.param(jnp.int8, id="s8"),
+    pytest.param(jnp.int4, marks=pytest.mark.skipif(not jtu.is_cuda_compute_capability_at_least("9.0"), reason="")),
+    pytest.param(jnp.uint8, marks=pytest.mark.skip),
+    pytest.param(jnp.uint4, marks=[pytest.mark.skipif(not supported(jnp.uint4), reason="")]),
+    pytest.param(jnp.float8_e4m3fn, marks=pytest.mark.skipif(True, reason="")),
+]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_mma(dtype):
+  def body(a_ref, b_ref, o_ref):
+    acc = plgpu.layout_cast(jnp.zeros((64, 64), jnp.float16), plgpu.Layout.MMA_ACC(dtype))
+    a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(dtype))
+    b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(dtype))
+    o_ref[...] = plgpu.mma(acc, a, b).astype(jnp.float32)
+
+  f = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((64, 64), jnp.float32))
+  f(jnp.zeros((64, 64), dtype), jnp.zeros((64, 64), dtype))
+"""
+    report = check(code, ["MMA101"], target_jax="0.11")
+    assert {w["dtype"] for w in only(report, "MMA101")["worlds"]} == {"jnp.int8", "jnp.int4"}
+
+
 def test_pytest_parametrize_multiple_names_with_params() -> None:
     code = '''
     import jax

@@ -4,14 +4,55 @@ and parameter helpers (the worlds of `worlds.py` read what they build)."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING, cast
+
+import libcst as cst
 
 from mmalint.analysis.host import REGISTRY, Bound, Call, Host, TestIdioms, model
-from mmalint.analysis.values import TupleVal, Value
+from mmalint.analysis.values import Api, Const, ParamSet, SkipMark, TupleVal, Value
+
+if TYPE_CHECKING:
+    from mmalint.analysis.interpreter.core import Machine
 
 
 @model("pytest.param", signature="(*values, **kwargs)")
 def _param(host: Host, args: Bound, call: Call) -> Value:
-    return TupleVal(tuple(args.positional))
+    """A case of `parametrize`, skipped where one of its `marks` skips it."""
+    marks = args.keywords.get("marks")
+    given = marks.items if isinstance(marks, TupleVal) else () if marks is None else (marks,)
+    skips: list[bool | None] = [_skips(mark) for mark in given]
+    skipped = True if True in skips else None if None in skips else False
+    return ParamSet(tuple(args.positional), skipped=skipped)
+
+
+def _skips(mark: Value) -> bool | None:
+    if isinstance(mark, SkipMark):
+        return mark.skips
+    if isinstance(mark, Api):
+        return mark.name == "pytest.mark.skip"  # `marks=pytest.mark.skip`; xfail and the rest run
+    return None  # a mark not known: it may skip
+
+
+@model("pytest.mark.skip", signature="(*args, **kwargs)")
+def _skip_mark(host: Host, args: Bound, call: Call) -> Value:
+    return SkipMark(True)
+
+
+@model("pytest.mark.skipif", signature="(condition=None, *args, **kwargs)")
+def _skipif_mark(host: Host, args: Bound, call: Call) -> Value:
+    """Skips where its condition holds; an undecided one about the kernel's types may skip
+    (`guards.about_the_kernel`), one about the machine is taken not to (the test runs where
+    it asks to)."""
+    condition = args["condition"]
+    if isinstance(condition, Const):
+        return SkipMark(bool(condition.value))
+    node = call.node
+    test = node.args[0].value if isinstance(node, cst.Call) and node.args and node.args[0].keyword is None else None
+    if test is None:
+        return SkipMark(None)
+    from mmalint.analysis.interpreter import guards  # the interpreter's, which imports the models
+
+    return SkipMark(None if guards.about_the_kernel(cast("Machine", host), test, call.frame, call.block) else False)
 
 
 def _failing_call_argument(method: str) -> int | None:
