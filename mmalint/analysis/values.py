@@ -539,6 +539,18 @@ class Instance(Value):
         return self if self.attrs is other.attrs else UNKNOWN  # one object, read on two paths
 
 
+@dataclass(frozen=True)
+class EnumMember(Value):
+    """A member of an enum class of the module (`Precision.INT8`): its class, its name, its
+    value, and what its class mixes in (`class Precision(str, enum.Enum)`: "str", an IntEnum
+    "int", None), which decides whether it equals its raw value."""
+
+    cls: ClassVal
+    name: str
+    value: Value = field(compare=False)
+    mixin: str | None = field(default=None, compare=False)
+
+
 @dataclass(frozen=True, eq=False)
 class Partial(Value):
     """`functools.partial(f, *args, **kwargs)`."""

@@ -21,12 +21,23 @@ from mmalint.analysis.scopes import dotted_name as _dotted
 from mmalint.analysis.source import Block, BlockParseError
 from mmalint.analysis.values import (
     UNKNOWN,
+    Api,
     ClassVal,
+    Const,
+    EnumMember,
     Func,
     Instance,
     Origin,
     Value,
 )
+
+_ENUM_BASES = frozenset({"enum.Enum", "enum.IntEnum", "enum.StrEnum", "enum.Flag", "enum.IntFlag"})
+
+
+def _a_member(name: str, value: Value) -> bool:
+    """Whether a name an enum's body binds is a member: not a method, a descriptor or a
+    `_sunder_`/`__dunder__` name."""
+    return not (name.startswith("_") or isinstance(value, Func | ClassVal))
 
 
 class Classes(Machine):
@@ -65,10 +76,40 @@ class Classes(Machine):
             else:
                 assert isinstance(entry, Value)
                 value = entry
+            kind = self.enum_kind(klass)
+            if kind is not None and _a_member(name, value):
+                return EnumMember(klass, name, value, kind or None)  # (members cannot be set)
             if not isinstance(value, Func) and value.known and class_changed_elsewhere(cls, name, self.program):
                 return UNKNOWN  # `type(cfg).acc = v`, `override(Cfg, acc=v)`: not ordered
             return value
         return None
+
+    def enum_kind(self, cls: ClassVal) -> str | None:
+        """Whether the class is an enum of the module (a base `enum.Enum`, `IntEnum`...):
+        "str" or "int" for what its members mix in (they equal their raw values), "" for a
+        plain enum; None for a class that is no enum."""
+        found = self._enum_kinds.get(id(cls))
+        if found is None:
+            found = ""
+            names = {b.name for c in self.mro(cls) for b in c.bases if isinstance(b, Api)}
+            if not names & _ENUM_BASES:
+                found = "-"
+            elif names & {"builtins.str", "enum.StrEnum"}:
+                found = "str"
+            elif names & {"builtins.int", "enum.IntEnum", "enum.IntFlag"}:
+                found = "int"
+            self._enum_kinds[id(cls)] = found
+        return None if found == "-" else found
+
+    def enum_members(self, cls: ClassVal) -> list[EnumMember]:
+        """The members of an enum class of the module, in their order (one `auto()` gives
+        has an unknown value, and is a member all the same)."""
+        members: list[EnumMember] = []
+        for name in list(cls.attrs):
+            found = self.class_attr(cls, name)
+            if isinstance(found, EnumMember) and found.cls is cls:
+                members.append(found)
+        return members
 
     def _metaclass_attrs(self, cls: ClassVal) -> dict[str, Value]:
         """Attributes a metaclass of the module sets from class keywords.
@@ -188,7 +229,10 @@ class Classes(Machine):
                 owner.attrs[attr] = UNKNOWN
 
     def instantiate(self, cls: ClassVal, args: Args, node: cst.CSTNode) -> Value:
-        """`Cls(...)`: a new object, initialised by the module's `__init__` or dataclass fields."""
+        """`Cls(...)`: a new object, initialised by the module's `__init__` or dataclass fields;
+        of an enum, the member whose value it is given (`Precision("int8")`)."""
+        if self.enum_kind(cls) is not None:
+            return self._enum_by_value(cls, args)
         meta = self._metaclass(cls)
         if isinstance(meta, ClassVal) and isinstance(self.class_attr(meta, "__call__"), Func):
             return UNKNOWN  # a metaclass's `__call__` makes the object (or not) its own way
@@ -220,6 +264,24 @@ class Classes(Machine):
             # None`, decides the object's later branches).
             self.call_function(post_init, Args([instance], {}, [None], {}), node)
         return instance
+
+    def _enum_by_value(self, cls: ClassVal, args: Args) -> Value:
+        if len(args.positional) != 1 or args.keywords or not args.complete:
+            return UNKNOWN
+        given = args.positional[0]
+        if isinstance(given, EnumMember):
+            return given if given.cls is cls else UNKNOWN
+        if not isinstance(given, Const):
+            return UNKNOWN
+        for member in self.enum_members(cls):
+            if not isinstance(member.value, Const):
+                return UNKNOWN  # an `auto()` value, say: which member is not known
+            try:
+                if member.value.value == given.value:
+                    return member
+            except Exception:
+                return UNKNOWN
+        return UNKNOWN  # Python raises ValueError
 
     def dataclass_fields(self, cls: ClassVal) -> list[str] | None:
         """The `__init__` parameters of a `@dataclass` (its annotated fields, bases first)."""

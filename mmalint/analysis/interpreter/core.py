@@ -33,6 +33,7 @@ from mmalint.analysis.values import (
     UNKNOWN,
     Api,
     ClassVal,
+    EnumMember,
     Func,
     MapVal,
     ProjectModule,
@@ -208,6 +209,7 @@ class Machine(ABC):
         self.lazy_block: Block | None = None
         self._metaclass_cache: dict[int, dict[str, Value]] = {}
         self._own_getattribute: dict[int, bool] = {}  # class -> `classes.reads_its_own_way`
+        self._enum_kinds: dict[int, str] = {}  # class -> `classes.enum_kind` ("-": no enum)
         self._literals: dict[int, Value] = {}  # literal nodes live as long as their blocks
         # > 0 while running a branch or loop body whose running is not certain: stores into
         # shared mutable objects there cannot be taken as facts.
@@ -588,6 +590,10 @@ class Machine(ABC):
     def class_attr(self, cls: ClassVal, name: str) -> Value | None: ...
     @abstractmethod
     def reads_its_own_way(self, cls: ClassVal) -> bool: ...
+    @abstractmethod
+    def enum_kind(self, cls: ClassVal) -> str | None: ...
+    @abstractmethod
+    def enum_members(self, cls: ClassVal) -> list[EnumMember]: ...
     @abstractmethod
     def mro(self, cls: ClassVal) -> Iterator[ClassVal]: ...
     @abstractmethod

@@ -15,7 +15,7 @@ from typing import Any
 import libcst as cst
 
 from mmalint.analysis import bounds, names
-from mmalint.analysis.host import REGISTRY
+from mmalint.analysis.host import REGISTRY, value_kinds
 from mmalint.analysis.interpreter.core import Machine
 from mmalint.analysis.source import Block
 from mmalint.analysis.values import (
@@ -27,6 +27,7 @@ from mmalint.analysis.values import (
     Const,
     DictVal,
     DType,
+    EnumMember,
     Func,
     Instance,
     MapVal,
@@ -92,6 +93,15 @@ class Operators(Machine):
             # A method of a base class defined elsewhere, that a model knows.
             fallback = REGISTRY.instance_attributes.get(attr)
             return fallback() if fallback is not None else UNKNOWN
+        if isinstance(value, EnumMember):
+            if attr in ("value", "_value_"):
+                return value.value
+            if attr in ("name", "_name_"):
+                return Const(value.name)
+            found = self.class_attr(value.cls, attr)
+            if isinstance(found, Func) and found.owner is not None:
+                return BoundMethod(found, value)  # a method of the enum, given the member
+            return found if found is not None else UNKNOWN
         if isinstance(value, ClassVal):
             found = self.class_attr(value, attr)
             return found if found is not None else UNKNOWN
@@ -234,6 +244,14 @@ class Operators(Machine):
         type (`jnp.int8`) nor a name ('int8'), though `==` says each is equal to it."""
         if isinstance(left, Unknown) or isinstance(key, Unknown):
             return None
+        # A member hashes as its name, or as its value where its class mixes in str or int
+        # (which it then equals): `{Precision.INT8: ...}["int8"]` finds it then only.
+        if isinstance(left, EnumMember):
+            same = enum_equal(left, key)
+            return same if same is not NotImplemented else False
+        if isinstance(key, EnumMember):
+            same = enum_equal(key, left)
+            return same if same is not NotImplemented else False
         if isinstance(left, Const) and isinstance(key, Const):
             try:
                 return hash(left.value) == hash(key.value) and bool(left.value == key.value)
@@ -348,6 +366,8 @@ class Operators(Machine):
     def iterate(self, value: Value) -> list[Value] | None:
         if isinstance(value, TupleVal):
             return list(value.items)
+        if isinstance(value, ClassVal) and self.enum_kind(value) is not None:
+            return list(self.enum_members(value))  # `for mode in QuantMode:`
         if isinstance(value, DictVal | MapVal):
             return [k for k, _ in dict_entries(value)]
         if isinstance(value, SetVal) and value.ordered:
@@ -373,6 +393,9 @@ class Operators(Machine):
             return found if found is not None else UNKNOWN
         if isinstance(value, MapVal):
             return self.entry(value, index)[1]
+        if isinstance(value, ClassVal) and isinstance(index, Const) and self.enum_kind(value) is not None:
+            # `Precision["INT8"]`: the member of that name (Python raises KeyError for none).
+            return next((m for m in self.enum_members(value) if m.name == index.value), UNKNOWN)
         answer = REGISTRY.subscripts.get(type(value))
         return answer(value, index, node, block) if answer is not None else UNKNOWN
 
@@ -390,6 +413,31 @@ def _pairwise(same: Callable[[Value, Value], bool | None], left: TupleVal, right
 
 def _is_none(value: Value) -> bool:
     return isinstance(value, Const) and value.value is None
+
+
+def enum_equal(one: EnumMember, other: Value) -> bool | None:
+    """`member == other`: the same member; its raw value where its class mixes in str or int
+    (`Precision.INT8 == "int8"`), never for a plain enum; NotImplemented for other kinds."""
+    if isinstance(other, EnumMember):
+        return one.cls is other.cls and one.name == other.name
+    if isinstance(other, Const):
+        if one.mixin is None:
+            return False
+        if not isinstance(one.value, Const):
+            return None
+        try:
+            return bool(one.value.value == other.value)
+        except Exception:
+            return None
+    return NotImplemented
+
+
+def _enum_equality(one: Value, other: Value) -> bool | None:
+    assert isinstance(one, EnumMember)
+    return enum_equal(one, other)
+
+
+value_kinds(EnumMember, equality=_enum_equality, identity=_enum_equality)  # a member is one object
 
 
 def _by_facts(value: Value) -> bool:

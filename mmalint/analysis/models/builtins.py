@@ -11,18 +11,34 @@ import contextlib
 from collections.abc import Callable
 from typing import Any
 
-from mmalint.analysis.host import REGISTRY, Args, Bound, Call, Diverges, Host, model
+import libcst as cst
+
+from mmalint.analysis.host import (
+    REGISTRY,
+    Args,
+    Bound,
+    Call,
+    Diverges,
+    Host,
+    attribute,
+    method,
+    model,
+)
 from mmalint.analysis.values import (
     FALSE,
     NONE,
     TRUE,
     UNKNOWN,
     Api,
+    ClassVal,
     Const,
     DictVal,
     DType,
+    EnumMember,
     Func,
+    Instance,
     MapVal,
+    Method,
     SetVal,
     TupleVal,
     Value,
@@ -82,6 +98,9 @@ def _isinstance(host: Host, args: Bound, call: Call) -> Value:
     classes = list(cls.items) if isinstance(cls, TupleVal) else [cls]
     results = []
     for c in classes:
+        if isinstance(c, ClassVal):
+            results.append(_is_of_class(obj, c))
+            continue
         if not isinstance(c, Api):
             return UNKNOWN
         check = next(((p, fn) for p, fn in REGISTRY.class_checks if c.name.startswith(p)), None)
@@ -93,6 +112,26 @@ def _isinstance(host: Host, args: Bound, call: Call) -> Value:
     if all(r == FALSE for r in results):
         return FALSE
     return UNKNOWN
+
+
+def _is_of_class(obj: Value, cls: ClassVal) -> Value:
+    """`isinstance(obj, C)` for a class C of the module: an object or enum member of C or of a
+    subclass; a constant (a builtin's object) never is."""
+    if isinstance(obj, Const):
+        return FALSE
+    own = obj.cls if isinstance(obj, Instance | EnumMember) else None
+    if own is None:
+        return UNKNOWN
+    pending, seen = [own], set()
+    while pending:
+        current = pending.pop()
+        if current is cls:
+            return TRUE
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        pending.extend(b for b in current.bases if isinstance(b, ClassVal))
+    return FALSE  # a base of another library cannot be a class of the module
 
 
 @model("builtins.tuple", signature="(*args)")
@@ -299,6 +338,44 @@ def _reduce(fn: Callable[..., object], single_iterable: bool = False) -> Callabl
             return UNKNOWN
 
     return reduce
+
+
+# Methods of a string that read it and their constant arguments only (`precision.lower()`).
+_STR_METHODS = frozenset({
+    "lower", "upper", "casefold", "title", "capitalize", "strip", "lstrip", "rstrip", "startswith", "endswith",
+    "replace", "removeprefix", "removesuffix", "split", "rsplit", "partition", "rpartition", "count", "find",
+    "isdigit", "isalpha", "isalnum", "isidentifier", "islower", "isupper",
+})
+
+
+_MAX_STR_RESULT = 4096
+
+
+@attribute(Const)
+def _const_attribute(host: Host, value: Value, attr: str, node: cst.CSTNode) -> Value:
+    assert isinstance(value, Const)
+    return Method(value, attr) if isinstance(value.value, str) and attr in _STR_METHODS else UNKNOWN
+
+
+@method(Const, *_STR_METHODS, signature="(*args)")
+def _str_method(host: Host, receiver: Value, args: Bound, call: Call) -> Value:
+    assert isinstance(receiver, Const) and isinstance(receiver.value, str)
+    name = call.node.func.attr.value if isinstance(call.node, cst.Call) and isinstance(call.node.func, cst.Attribute) \
+        else None
+    given = [a.value for a in args.positional if isinstance(a, Const)]
+    if name not in _STR_METHODS or len(given) != len(args.positional) or args.keywords:
+        return UNKNOWN
+    if not all(isinstance(g, str | int | None) for g in given):
+        return UNKNOWN
+    try:
+        result = getattr(receiver.value, name)(*given)
+    except Exception:
+        return UNKNOWN
+    if len(str(result)) > _MAX_STR_RESULT:
+        return UNKNOWN  # (`replace` can grow a string: kept to what a source names)
+    if isinstance(result, list | tuple):
+        return TupleVal(tuple(Const(r) for r in result), isinstance(result, list))
+    return Const(result)
 
 
 def _extreme(fn: Callable[..., int]) -> Callable[[Host, Bound, Call], Value]:

@@ -1,0 +1,66 @@
+"""Enums of the checked module: members, lookups by value and name, equality as Python has it.
+
+Two blind held-out libraries chose the accumulator through an enum (`Precision(p.lower())`,
+`_QUANTIZERS[QuantMode(mode)]`); a member was its raw value or unknown before.
+"""
+
+from __future__ import annotations
+
+import pytest
+from _analysis_lint import check
+from test_control_flow import V, _pallas
+
+_STR_ENUM = '''import enum
+class Precision(str, enum.Enum):
+  BF16 = "bf16"
+  INT8 = "int8"
+_ACC = {Precision.BF16: jnp.float32, Precision.INT8: ACC_OF_INT8}
+def canonicalize(p):
+  if isinstance(p, Precision):
+    return p
+  return Precision(p.lower())
+'''
+
+_PLAIN_ENUM = '''import enum
+class Mode(enum.Enum):
+  SYMMETRIC = "symmetric"
+  ASYMMETRIC = "asymmetric"
+  def acc(self):
+    return jnp.int32 if self is Mode.SYMMETRIC else ACC_OF_INT8
+_ACC = {Mode.SYMMETRIC: jnp.int32, Mode.ASYMMETRIC: ACC_OF_INT8}
+'''
+
+
+@pytest.mark.parametrize("pick", [
+    "_ACC[Precision.INT8]",
+    "_ACC[Precision('int8')]",  # by value
+    "_ACC[Precision['INT8']]",  # by name
+    "_ACC[canonicalize('INT8')]",  # `str.lower`, then by value
+    "_ACC[canonicalize(Precision.INT8)]",  # isinstance of the enum
+    "_ACC['int8']",  # a str enum's member hashes and compares as its value
+    "[_ACC[p] for p in Precision][1]",  # iterating the class
+    "jnp.float32 if Precision.INT8.value == 'int8' and Precision.INT8.name == 'INT8' else jnp.int32",
+])
+def test_a_str_enum(pick: str) -> None:
+    check(_pallas("DT = jnp.int8\nACC_OF_INT8 = jnp.float32\n" + _STR_ENUM + "ACC = " + pick + "\n", "ACC"),
+          ["MMA101"], target_jax=V)
+
+
+@pytest.mark.parametrize(("pick", "expect"), [
+    ("_ACC[Mode('asymmetric')]", ["MMA101"]),
+    ("Mode.ASYMMETRIC.acc()", ["MMA101"]),  # a method given the member
+    ("Mode.SYMMETRIC.acc()", []),
+    # A plain enum's member is not its value: the dict has no key 'asymmetric', and `==` is
+    # False (was True when members were their raw values: the wrong branch).
+    ("jnp.float32 if Mode.ASYMMETRIC == 'asymmetric' else jnp.int32", []),
+    ("_ACC.get('asymmetric', jnp.int32)", []),
+])
+def test_a_plain_enum(pick: str, expect: list[str]) -> None:
+    check(_pallas("DT = jnp.int8\nACC_OF_INT8 = jnp.float32\n" + _PLAIN_ENUM + "ACC = " + pick + "\n", "ACC"),
+          expect, target_jax=V)
+
+
+def test_a_value_no_member_has_is_unknown() -> None:
+    # Python raises ValueError there; the accumulator is not known.
+    check(_pallas("DT = jnp.int8\nACC_OF_INT8 = jnp.float32\n" + _PLAIN_ENUM + "ACC = _ACC[Mode('other')]\n", "ACC"),
+          [], target_jax=V, known=False)
