@@ -98,6 +98,11 @@ class Host(Protocol):
         """Values handed to code nobody models: functions among them are still analysed, blind."""
         ...
 
+    def about_the_kernel(self, test: cst.BaseExpression, frame: Frame, block: Block) -> bool:
+        """Whether an undecided condition is undecided in a part that reads a dtype, element
+        type, integer or shape (a skip on it may skip the very world: `interpreter/guards.py`)."""
+        ...
+
     def record(self, site: MmaSite) -> None:
         """One call of an instruction family on the path being run."""
         ...

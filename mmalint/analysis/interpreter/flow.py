@@ -127,6 +127,9 @@ class FlowControl(Machine):
             raise Diverges
         return self.exec_branches([body_of(stmt.body), else_body], frame, block)
 
+    def about_the_kernel(self, test: cst.BaseExpression, frame: Frame, block: Block) -> bool:
+        return guards.about_the_kernel(self, test, frame, block)
+
     def exec_match(self, stmt: cst.Match, frame: Frame, block: Block) -> Flow:
         """`match mode: case "a" | "b": ...`: the case a known subject takes, else every case
         that may match (and falling through none), merged like if/elif branches."""

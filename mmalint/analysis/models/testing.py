@@ -4,15 +4,11 @@ and parameter helpers (the worlds of `worlds.py` read what they build)."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, cast
 
 import libcst as cst
 
 from mmalint.analysis.host import REGISTRY, Bound, Call, Host, TestIdioms, model
 from mmalint.analysis.values import Api, Const, ParamSet, SkipMark, TupleVal, Value
-
-if TYPE_CHECKING:
-    from mmalint.analysis.interpreter.core import Machine
 
 
 @model("pytest.param", signature="(*values, **kwargs)")
@@ -50,9 +46,7 @@ def _skipif_mark(host: Host, args: Bound, call: Call) -> Value:
     test = node.args[0].value if isinstance(node, cst.Call) and node.args and node.args[0].keyword is None else None
     if test is None:
         return SkipMark(None)
-    from mmalint.analysis.interpreter import guards  # the interpreter's, which imports the models
-
-    return SkipMark(None if guards.about_the_kernel(cast("Machine", host), test, call.frame, call.block) else False)
+    return SkipMark(None if host.about_the_kernel(test, call.frame, call.block) else False)
 
 
 def _failing_call_argument(method: str) -> int | None:
