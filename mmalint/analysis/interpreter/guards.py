@@ -95,21 +95,32 @@ def _reads_the_kernel(machine: Machine, reads: Sequence[cst.BaseExpression], fra
 @functools.lru_cache(maxsize=256)
 def _assignments(function: cst.FunctionDef) -> dict[str, list[cst.BaseExpression]]:
     """The values a function's statements assign to each plain name (nested defs aside; by
-    node identity, as libcst nodes compare)."""
+    node identity, as libcst nodes compare): statements only, no expression is walked."""
     found: dict[str, list[cst.BaseExpression]] = {}
-    pending: list[cst.CSTNode] = [function.body]
+    pending: list[cst.BaseSuite] = [function.body]
     while pending:
-        node = pending.pop()
-        if isinstance(node, cst.FunctionDef | cst.ClassDef | cst.Lambda):
-            continue
-        if isinstance(node, cst.Assign):
-            for target in node.targets:
-                if isinstance(target.target, cst.Name):
-                    found.setdefault(target.target.value, []).append(node.value)
-        elif isinstance(node, cst.AnnAssign | cst.AugAssign | cst.NamedExpr) and isinstance(node.target, cst.Name) and (
-                node.value is not None):
-            found.setdefault(node.target.value, []).append(node.value)
-        pending.extend(node.children)
+        for stmt in body_of(pending.pop()):
+            if isinstance(stmt, cst.SimpleStatementLine):
+                for small in stmt.body:
+                    if isinstance(small, cst.Assign):
+                        for target in small.targets:
+                            if isinstance(target.target, cst.Name):
+                                found.setdefault(target.target.value, []).append(small.value)
+                    elif isinstance(small, cst.AnnAssign | cst.AugAssign) and isinstance(small.target, cst.Name) and (
+                            small.value is not None):
+                        found.setdefault(small.target.value, []).append(small.value)
+            elif isinstance(stmt, cst.If | cst.For | cst.While | cst.With | cst.Try | cst.TryStar):
+                pending.append(stmt.body)
+                for extra in (getattr(stmt, "orelse", None), getattr(stmt, "finalbody", None)):
+                    if isinstance(extra, cst.If):
+                        pending.append(extra.body)
+                        more = extra.orelse
+                        while more is not None:
+                            pending.append(more.body)
+                            more = more.orelse if isinstance(more, cst.If) else None
+                    elif extra is not None:
+                        pending.append(extra.body)
+                pending.extend(handler.body for handler in getattr(stmt, "handlers", ()))
     return found
 
 
