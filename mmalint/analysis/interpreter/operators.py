@@ -15,8 +15,9 @@ from typing import Any
 import libcst as cst
 
 from mmalint.analysis import bounds, names
-from mmalint.analysis.host import REGISTRY, value_kinds
+from mmalint.analysis.host import REGISTRY, Args, value_kinds
 from mmalint.analysis.interpreter.core import Machine
+from mmalint.analysis.scopes import dotted_name as _dotted
 from mmalint.analysis.source import Block
 from mmalint.analysis.values import (
     CONTAINERS,
@@ -87,6 +88,8 @@ class Operators(Machine):
             if isinstance(found, Func):
                 if found.owner is None:
                     return found
+                if _is_property(found):
+                    return self.call_function(found, Args([value], {}, [None], {}), node)
                 return BoundMethod(found, value)
             if found is not None:
                 return found
@@ -100,6 +103,8 @@ class Operators(Machine):
                 return Const(value.name)
             found = self.class_attr(value.cls, attr)
             if isinstance(found, Func) and found.owner is not None:
+                if _is_property(found):
+                    return self.call_function(found, Args([value], {}, [None], {}), node)
                 return BoundMethod(found, value)  # a method of the enum, given the member
             return found if found is not None else UNKNOWN
         if isinstance(value, ClassVal):
@@ -413,6 +418,17 @@ def _pairwise(same: Callable[[Value, Value], bool | None], left: TupleVal, right
 
 def _is_none(value: Value) -> bool:
     return isinstance(value, Const) and value.value is None
+
+
+_PROPERTIES = frozenset({"property", "cached_property", "functools.cached_property"})
+
+
+def _is_property(func: Func) -> bool:
+    """Whether a method is a `@property` (a class's defs are read without their decorators:
+    reading one through an object calls it, it is not a bound method, which is always true)."""
+    node = func.node
+    return isinstance(node, cst.FunctionDef) and any(
+        _dotted(d.decorator) in _PROPERTIES for d in node.decorators)
 
 
 def enum_equal(one: EnumMember, other: Value) -> bool | None:
