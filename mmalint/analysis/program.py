@@ -341,7 +341,7 @@ class Program(Modules):
             for _ in range(_MAX_CONFTEST_LEVELS):
                 conftest = os.path.join(current, "conftest.py")
                 text = self._text(conftest) if self._is_file(conftest) else None
-                if text is not None and "callspec" in text and _SKIPPING_HOOK.search(text):
+                if text is not None and "callspec" in text and _SKIPPING_HOOK.search(text) and _SKIPS.search(text):
                     found = True
                     break
                 if any(self._is_file(os.path.join(current, marker)) for marker in _ROOTDIR_MARKERS):
@@ -498,6 +498,8 @@ _WORD_INDEXES: dict[tuple[str, tuple[tuple[str, ...], bool]], tuple[dict[str, li
 
 _MAX_CONFTEST_LEVELS = 8  # directories above a test whose conftest.py is read
 _ROOTDIR_MARKERS = ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+# What may skip or drop a collected test (a `slow` mark does neither).
+_SKIPS = re.compile(r"\b(?:skip\w*|xfail|deselect\w*)\b|\.(?:remove|pop)\(|\bdel\b|\[:\][ \t]*=")
 # A pytest hook that sees each collected test (and may skip or drop it).
 _SKIPPING_HOOK = re.compile(r"^def[ \t]+pytest_(?:collection_modifyitems|runtest_setup|runtest_call|itemcollected)\b",
                             re.MULTILINE)

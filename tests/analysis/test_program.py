@@ -388,6 +388,10 @@ _SWEEP_TEST = """
     # worlds run is not known.
     ("def pytest_collection_modifyitems(config, items):\n  for item in items:\n"
      "    if item.callspec.params.get('acc') is not None:\n      item.add_marker('skip')\n", []),
+    # ... one that reads the parameters to add a mark that skips nothing (a blind set's case07).
+    ("import pytest\n\ndef pytest_collection_modifyitems(config, items):\n  for item in items:\n"
+     "    if item.callspec.params.get('acc') is not None:\n      item.add_marker(pytest.mark.slow)\n",
+     [("MMA101", "kernels.py", MMA_ROW)]),
     # ... one that reads no parameter (skips everything off a GPU, say) is about the machine.
     ("def pytest_collection_modifyitems(config, items):\n  for item in items:\n"
      "    item.add_marker('gpu')\n", [("MMA101", "kernels.py", MMA_ROW)]),
