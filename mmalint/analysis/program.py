@@ -66,7 +66,6 @@ class Program(Modules):
         self._seeds: dict[str, frozenset[tuple[int, int]]] = {}
         self._changed_by: dict[tuple[str, str], bool] = {}  # (module, global) -> `changed_by_importers`
         self._handed_on_by: dict[tuple[str, str, Handing], bool] = {}  # -> `handed_on_by_importers`
-        self._mentioned_by: dict[tuple[str, str], bool] = {}  # (module, word) -> `mentioned_by_importers`
         self._asked_of: dict[tuple[str, str], bool] = {}  # (module, question) -> `asked_of_importers`
         self._skipping_hooks: dict[str, bool] = {}  # directory -> `skips_by_parameters`
 
@@ -81,7 +80,6 @@ class Program(Modules):
         self._cannot_reach.clear()
         self._changed_by.clear()
         self._handed_on_by.clear()
-        self._mentioned_by.clear()
         self._asked_of.clear()
         self._skipping_hooks.clear()
 
@@ -305,14 +303,7 @@ class Program(Modules):
     def mentioned_by_importers(self, source: SourceFile, word: str) -> bool:
         """Whether a file of the tree that imports the module (directly or not) has `word` in
         its text (`object.__setattr__`, which may set an attribute of any object)."""
-        path = self.path_of(source)
-        if path is None:
-            return False
-        key = (path, word)
-        found = self._mentioned_by.get(key)
-        if found is None:
-            found = self._mentioned_by[key] = self._an_importer(path, lambda text: word in text)
-        return found
+        return self.asked_of_importers(source, f"mentions {word}", lambda text: word in text)
 
     def asked_of_importers(self, source: SourceFile, question: str, says: Callable[[str], bool]) -> bool:
         """Whether the text of a file of the tree that imports the module (directly or not)

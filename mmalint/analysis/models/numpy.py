@@ -140,24 +140,17 @@ _JAX_INTS = _NUMPY_INTS | {"int2", "uint2", "int4", "uint4"}
 _JAX_FLOATS = frozenset(d.name for d in DTYPES.values() if d.kind == "float")
 
 
-@model("np.iinfo", signature="(int_type)")
-def _np_iinfo(host: Host, args: Bound, call: Call) -> Value:
-    return _type_info(args["int_type"], _NUMPY_INTS)
+def _info_of(parameter: str, names: frozenset[str]) -> ModelFn:
+    def info(host: Host, args: Bound, call: Call) -> Value:
+        return _type_info(args[parameter], names)
+
+    return info
 
 
-@model("jnp.iinfo", signature="(int_type)")
-def _jnp_iinfo(host: Host, args: Bound, call: Call) -> Value:
-    return _type_info(args["int_type"], _JAX_INTS)
-
-
-@model("np.finfo", signature="(dtype)")
-def _np_finfo(host: Host, args: Bound, call: Call) -> Value:
-    return _type_info(args["dtype"], _NUMPY_FLOATS)
-
-
-@model("jnp.finfo", signature="(dtype)")
-def _jnp_finfo(host: Host, args: Bound, call: Call) -> Value:
-    return _type_info(args["dtype"], _JAX_FLOATS)
+model("np.iinfo", signature="(int_type)")(_info_of("int_type", _NUMPY_INTS))
+model("jnp.iinfo", signature="(int_type)")(_info_of("int_type", _JAX_INTS))
+model("np.finfo", signature="(dtype)")(_info_of("dtype", _NUMPY_FLOATS))
+model("jnp.finfo", signature="(dtype)")(_info_of("dtype", _JAX_FLOATS))
 
 
 def _type_info(given: Value, names: frozenset[str]) -> Value:
