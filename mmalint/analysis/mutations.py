@@ -259,6 +259,9 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
         if (not dunders and text[after:after + 1] in (",", ")", "\n")
                 and _read_by_caller(text, before, level, not copies)):
             continue
+        if aliases and text[after:after + 1] in (",", ")", "\n") and _kept_by_its_function(
+                text, before, how, qualified, aliases - 1, consulted):
+            continue
         if calls_keep and attributes is not None and _PARTIAL_OF.search(text, max(0, before - 40), before):
             continue  # `functools.partial(T, ...)`: a call of it later, which changes nothing of it
         if dunders:
@@ -386,6 +389,102 @@ def _caller(text: str, at: int) -> str | None:
                 char == "=" and text[i - 1] not in "=!<>" and text[i + 1] != "=" and not _KEYWORD.search(text, start, i))):
             return None  # `U = T` (a binding, not a keyword argument), a lambda's body
     return None
+
+
+def _kept_by_its_function(text: str, at: int, how: Handing, qualified: bool, aliases: int, consulted: set[str]) -> bool:
+    """Whether the argument that starts at `at` goes to a function the text defines at its
+    top level (`run(CFG)`, `check(kernel_cls)`) whose parameter it binds is only read there:
+    not changed (`_changed`) nor handed on (`_hands_on`, as a name bound to it would be)."""
+    call = _argument_of(text, at)
+    if call is None:
+        return False
+    callee, index, keyword = call
+    head = re.search(r"^(?:async[ \t]+)?def[ \t]+" + re.escape(callee) + r"[ \t]*\(", text, re.MULTILINE)
+    if head is None or len(re.findall(r"^(?:async[ \t]+)?def[ \t]+" + re.escape(callee) + r"\b", text,
+                                      re.MULTILINE)) != 1 or re.search(
+            r"^" + re.escape(callee) + r"[ \t]*(?::[^=\n]*)?=", text, re.MULTILINE):
+        return False  # not a function of this text, or bound more than once
+    found = _parameters(text, head.end())
+    if found is None:
+        return False
+    params, body = found
+    if keyword is not None:
+        param = keyword if keyword in params else None
+    else:
+        param = params[index] if index < len(params) else None
+    if param is None or param.startswith("*"):
+        return False  # into `*args`/`**kwargs`: where it goes from there is not read
+    span = text[body:_block_end(text, _DEF_ROW.match(text, head.start()))]  # type: ignore[arg-type]
+    consulted.add(param)
+    return not _changed(span, param) and not _hands_on(span, param, how._replace(nesting=how.nesting), False,
+                                                        aliases, consulted)
+
+
+def _argument_of(text: str, at: int) -> tuple[str, int, str | None] | None:
+    """The call whose argument starts at `at`: its callee (a bare name), the argument's
+    place among the positional ones, or its keyword; None for anything else (`*T`, `**T`
+    aside, as an argument after them has no place known)."""
+    depth, commas = 0, 0
+    start = max(0, at - _CALL_REACH)
+    keyword = _KEYWORD_BEFORE.search(text, start, at)
+    for i in range(at - 1, start - 1, -1):
+        char = text[i]
+        if char in ")]}":
+            depth += 1
+        elif char in "([{":
+            if depth:
+                depth -= 1
+                continue
+            if char != "(":
+                return None
+            callee = _CALLEE.search(text, start, i)
+            if callee is None or "." in callee.group(1) or callee.group(1) in _NOT_CALLS:
+                return None
+            if "*" in text[i:at]:
+                return None
+            return callee.group(1), commas, keyword.group(1) if keyword is not None else None
+        elif not depth and char == ",":
+            commas += 1
+        elif not depth and char in ":=" and keyword is None:
+            return None  # `U = T`, a lambda's body, a slice
+    return None
+
+
+_KEYWORD_BEFORE = re.compile(r"[(,][ \t\n]*(\w+)[ \t]*=[ \t]*\Z")
+_NOT_CALLS = frozenset({"if", "elif", "while", "for", "in", "not", "and", "or", "return", "yield", "assert", "print",
+                        "lambda", "await", "del", "is"})
+
+
+def _parameters(text: str, at: int) -> tuple[list[str], int] | None:
+    """The parameters of the `def` whose `(` ends just before `at`, in order (`*args`,
+    `**kw` with their stars), and where the parameter list ends; None past 2,000 characters."""
+    depth = 0
+    current: list[str] = []
+    params: list[str] = []
+    for i in range(at, min(len(text), at + 2000)):
+        char = text[i]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            if not depth:
+                params.append("".join(current))
+                end = i + 1
+                break
+            depth -= 1
+        elif char == "," and not depth:
+            params.append("".join(current))
+            current = []
+            continue
+        current.append(char)
+    else:
+        return None
+    names = []
+    for param in params:
+        found = re.match(r"[ \t\n]*(\*{0,2}[ \t]*\w*)", param)
+        name = found.group(1).replace(" ", "") if found else ""
+        if name and name != "/":
+            names.append(name)
+    return names, end
 
 
 def _read_by_caller(text: str, at: int, level: int, self_copies: bool) -> bool:

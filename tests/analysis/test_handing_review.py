@@ -158,9 +158,21 @@ _CHANGED = [
      'CFG.acc'),
     ('class AccCfg:\n  acc = jnp.float32\n  def __getattribute__(self, k):\n    return jnp.int32\n',
      'AccCfg().acc'),
+    # handed to a function of the module that changes it, keeps it, or hands it on in turn
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\ndef run(cfg):\n  cfg.acc = jnp.int32\nrun(CFG)\n', 'CFG.acc'),
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\n_ALL = []\ndef run(cfg):\n  _ALL.append(cfg)\nrun(CFG)\n_ALL[0].acc = jnp.int32\n', 'CFG.acc'),
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\ndef fix(c):\n  c.acc = jnp.int32\ndef run(cfg):\n  fix(cfg)\nrun(CFG)\n', 'CFG.acc'),
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\ndef run(cfg):\n  return cfg\nrun(CFG).acc = jnp.int32\n', 'CFG.acc'),
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\ndef run(n, cfg=None):\n  cfg.acc = jnp.int32\nrun(1, cfg=CFG)\n', 'CFG.acc'),
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\ndef run(*cfgs):\n  cfgs[0].acc = jnp.int32\nrun(CFG)\n', 'CFG.acc'),
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\ndef run(cfg):\n  def inner():\n    cfg.acc = jnp.int32\n  inner()\nrun(CFG)\n', 'CFG.acc'),
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\ndef run(cfg):\n  pass\ndef run(cfg):\n  cfg.acc = jnp.int32\nrun(CFG)\n', 'CFG.acc'),
 ]
 
 _READ = [
+    # handed to a function of the module that only reads it (`run(CFG)`: 7b5c1ed made it unknown)
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\ndef run(cfg):\n  print(cfg.acc, isinstance(cfg, AccCfg))\n  return cfg.acc\nrun(CFG)\n', 'CFG.acc'),
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\ndef run(n, cfg=None):\n  return n, cfg.acc\nrun(1, cfg=CFG)\n', 'CFG.acc'),
     # `__getattr__` is asked only for what the object and its class do not have
     ('class AccCfg:\n  acc = jnp.float32\n  def __getattr__(self, k):\n    return jnp.int32\n',
      'AccCfg().acc'),
