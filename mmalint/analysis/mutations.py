@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
 # Each pattern matches within a row (no `\n` in it), so it runs only on the rows where a literal
@@ -371,9 +371,25 @@ def _caller(text: str, at: int) -> str | None:
     """The callee of the call whose argument starts at `at` (`zip` in `zip(T, U)`,
     `jtu.sample_product` in `jtu.sample_product(dtype=T)`); None where the argument is not
     one (an item of a display, a binding, a lambda's body), or the callee is not a name."""
-    depth = 0
     start = max(0, at - _CALL_REACH)
-    for i in range(at - 1, start - 1, -1):
+
+    def binds(i: int) -> bool:  # `U = T` (a binding, not a keyword argument), a lambda's body
+        return text[i] == ":" or (text[i] == "=" and text[i - 1] not in "=!<>" and text[i + 1] != "="
+                                  and not _KEYWORD.search(text, start, i))
+
+    found = _call_around(text, at, binds)
+    if found is None:
+        return None
+    callee = _CALLEE.search(text, start, found[0])
+    return None if callee is None else callee.group(1)
+
+
+def _call_around(text: str, at: int, stops: Callable[[int], bool]) -> tuple[int, int] | None:
+    """Where the `(` of the call whose argument starts at `at` is, and how many arguments come
+    before it (its commas): scanning back over balanced brackets; None where the argument is an
+    item of a display (`[T, U]`), or `stops` says so of a character outside brackets."""
+    depth, commas = 0, 0
+    for i in range(at - 1, max(0, at - _CALL_REACH) - 1, -1):
         char = text[i]
         if char in ")]}":
             depth += 1
@@ -381,13 +397,12 @@ def _caller(text: str, at: int) -> str | None:
             if depth:
                 depth -= 1
                 continue
-            if char != "(":
-                return None  # an item of a display: `[T, U]` is a new list that holds T
-            callee = _CALLEE.search(text, start, i)
-            return None if callee is None else callee.group(1)
-        elif not depth and (char == ":" or (
-                char == "=" and text[i - 1] not in "=!<>" and text[i + 1] != "=" and not _KEYWORD.search(text, start, i))):
-            return None  # `U = T` (a binding, not a keyword argument), a lambda's body
+            return (i, commas) if char == "(" else None  # `[T, U]` is a new list that holds T
+        elif not depth:
+            if char == ",":
+                commas += 1
+            elif stops(i):
+                return None
     return None
 
 
@@ -424,30 +439,17 @@ def _argument_of(text: str, at: int) -> tuple[str, int, str | None] | None:
     """The call whose argument starts at `at`: its callee (a bare name), the argument's
     place among the positional ones, or its keyword; None for anything else (`*T`, `**T`
     aside, as an argument after them has no place known)."""
-    depth, commas = 0, 0
     start = max(0, at - _CALL_REACH)
     keyword = _KEYWORD_BEFORE.search(text, start, at)
-    for i in range(at - 1, start - 1, -1):
-        char = text[i]
-        if char in ")]}":
-            depth += 1
-        elif char in "([{":
-            if depth:
-                depth -= 1
-                continue
-            if char != "(":
-                return None
-            callee = _CALLEE.search(text, start, i)
-            if callee is None or "." in callee.group(1) or callee.group(1) in _NOT_CALLS:
-                return None
-            if "*" in text[i:at]:
-                return None
-            return callee.group(1), commas, keyword.group(1) if keyword is not None else None
-        elif not depth and char == ",":
-            commas += 1
-        elif not depth and char in ":=" and keyword is None:
-            return None  # `U = T`, a lambda's body, a slice
-    return None
+    # `U = T`, a lambda's body, a slice: no argument (a keyword's own `=` aside)
+    found = _call_around(text, at, lambda i: keyword is None and text[i] in ":=")
+    if found is None:
+        return None
+    opener, commas = found
+    callee = _CALLEE.search(text, start, opener)
+    if callee is None or "." in callee.group(1) or callee.group(1) in _NOT_CALLS or "*" in text[opener:at]:
+        return None
+    return callee.group(1), commas, keyword.group(1) if keyword is not None else None
 
 
 _KEYWORD_BEFORE = re.compile(r"[(,][ \t\n]*(\w+)[ \t]*=[ \t]*\Z")
