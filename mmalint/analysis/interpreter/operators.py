@@ -86,11 +86,7 @@ class Operators(Machine):
                 return value.attrs[attr]
             found = self.class_attr(value.cls, attr)
             if isinstance(found, Func):
-                if found.owner is None or _decorated(found, _STATIC):
-                    return found
-                if _decorated(found, _PROPERTIES):
-                    return self.call_function(found, Args([value], {}, [None], {}), node)
-                return BoundMethod(found, value.cls if _decorated(found, _CLASS_METHOD) else value)
+                return self._method(found, value, value.cls, node)
             if found is not None:
                 return found
             # A method of a base class defined elsewhere, that a model knows.
@@ -102,21 +98,29 @@ class Operators(Machine):
             if attr in ("name", "_name_"):
                 return Const(value.name)
             found = self.class_attr(value.cls, attr)
-            if isinstance(found, Func) and found.owner is not None and not _decorated(found, _STATIC):
-                if _decorated(found, _PROPERTIES):
-                    return self.call_function(found, Args([value], {}, [None], {}), node)
-                # a method of the enum, given the member (a class method, the class)
-                return BoundMethod(found, value.cls if _decorated(found, _CLASS_METHOD) else value)
+            if isinstance(found, Func):
+                return self._method(found, value, value.cls, node)  # given the member
             return found if found is not None else UNKNOWN
         if isinstance(value, ClassVal):
             found = self.class_attr(value, attr)
-            if isinstance(found, Func) and found.owner is not None and _decorated(found, _CLASS_METHOD):
+            if isinstance(found, Func) and found.owner is not None and "classmethod" in _decorators(found):
                 return BoundMethod(found, value)  # `Cfg.pick(x)`: `cls` is the class
             return found if found is not None else UNKNOWN
         if isinstance(value, CONTAINERS):
             return Method(value, attr)
         answer = REGISTRY.attributes.get(type(value))
         return answer(self, value, attr, node) if answer is not None else UNKNOWN
+
+    def _method(self, func: Func, obj: Value, cls: ClassVal, node: cst.CSTNode) -> Value:
+        """A function of a class read through an object of it (or an enum member): bound to
+        it; to the class for a class method; the value of a property; a static method or a
+        function not of the class (stored on it) as it is."""
+        kinds = _decorators(func)
+        if func.owner is None or "staticmethod" in kinds:
+            return func
+        if "property" in kinds:
+            return self.call_function(func, Args([obj], {}, [None], {}), node)
+        return BoundMethod(func, cls if "classmethod" in kinds else obj)
 
     # ------------------------------------------------------------------ operators
 
@@ -426,14 +430,16 @@ def _is_none(value: Value) -> bool:
 # A class's defs are read without their decorators (`classes.py`): these decide how one is
 # read through an object or the class. A property is its value (a bound method was always
 # true); a class method gets the class, a static method nothing.
-_PROPERTIES = frozenset({"property", "cached_property", "functools.cached_property"})
-_CLASS_METHOD = frozenset({"classmethod"})
-_STATIC = frozenset({"staticmethod"})
+_KINDS = {"property": "property", "cached_property": "property", "functools.cached_property": "property",
+          "classmethod": "classmethod", "staticmethod": "staticmethod"}
 
 
-def _decorated(func: Func, names: frozenset[str]) -> bool:
+def _decorators(func: Func) -> frozenset[str]:
+    """Which of "property", "classmethod" and "staticmethod" a decorator of the def makes it."""
     node = func.node
-    return isinstance(node, cst.FunctionDef) and any(_dotted(d.decorator) in names for d in node.decorators)
+    if not isinstance(node, cst.FunctionDef) or not node.decorators:
+        return frozenset()
+    return frozenset(kind for d in node.decorators if (kind := _KINDS.get(_dotted(d.decorator) or "")) is not None)
 
 
 def enum_equal(one: EnumMember, other: Value) -> bool | None:
