@@ -88,18 +88,12 @@ class Classes(Machine):
         """Whether the class is an enum of the module (a base `enum.Enum`, `IntEnum`...):
         "str" or "int" for what its members mix in (they equal their raw values), "" for a
         plain enum; None for a class that is no enum."""
-        found = self._enum_kinds.get(id(cls))
-        if found is None:
-            found = ""
+        if id(cls) not in self._enum_kinds:
             names = {b.name for c in self.mro(cls) for b in c.bases if isinstance(b, Api)}
-            if not names & _ENUM_BASES:
-                found = "-"
-            elif names & {"builtins.str", "enum.StrEnum"}:
-                found = "str"
-            elif names & {"builtins.int", "enum.IntEnum", "enum.IntFlag"}:
-                found = "int"
-            self._enum_kinds[id(cls)] = found
-        return None if found == "-" else found
+            self._enum_kinds[id(cls)] = (
+                None if not names & _ENUM_BASES else "str" if names & {"builtins.str", "enum.StrEnum"}
+                else "int" if names & {"builtins.int", "enum.IntEnum", "enum.IntFlag"} else "")
+        return self._enum_kinds[id(cls)]
 
     def enum_members(self, cls: ClassVal) -> list[EnumMember]:
         """The members of an enum class of the module, in their order (one `auto()` gives

@@ -209,7 +209,7 @@ class Machine(ABC):
         self.lazy_block: Block | None = None
         self._metaclass_cache: dict[int, dict[str, Value]] = {}
         self._own_getattribute: dict[int, bool] = {}  # class -> `classes.reads_its_own_way`
-        self._enum_kinds: dict[int, str] = {}  # class -> `classes.enum_kind` ("-": no enum)
+        self._enum_kinds: dict[int, str | None] = {}  # class -> `classes.enum_kind`
         self._literals: dict[int, Value] = {}  # literal nodes live as long as their blocks
         # > 0 while running a branch or loop body whose running is not certain: stores into
         # shared mutable objects there cannot be taken as facts.
