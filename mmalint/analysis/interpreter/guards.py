@@ -48,12 +48,17 @@ if TYPE_CHECKING:
 def skips(stmt: cst.If) -> bool:
     """Whether a branch of the `if` (its `elif`s and `else` too) skips the test at its top:
     `self.skipTest(...)`, `pytest.skip(...)`, `raise unittest.SkipTest(...)`."""
+    return any(_skip(small) for suite in _branches(stmt) for small in _small_statements(body_of(suite)))
+
+
+def _branches(stmt: cst.If) -> list[cst.BaseSuite]:
+    """The bodies of an `if`, its `elif`s and its `else`."""
     suites: list[cst.BaseSuite] = [stmt.body]
     orelse = stmt.orelse
     while orelse is not None:
         suites.append(orelse.body)
         orelse = orelse.orelse if isinstance(orelse, cst.If) else None
-    return any(_skip(small) for suite in suites for small in _small_statements(body_of(suite)))
+    return suites
 
 
 def about_the_kernel(machine: Machine, test: cst.BaseExpression, frame: Frame, block: Block) -> bool:
@@ -109,18 +114,12 @@ def _assignments(function: cst.FunctionDef) -> dict[str, list[cst.BaseExpression
                     elif isinstance(small, cst.AnnAssign | cst.AugAssign) and isinstance(small.target, cst.Name) and (
                             small.value is not None):
                         found.setdefault(small.target.value, []).append(small.value)
-            elif isinstance(stmt, cst.If | cst.For | cst.While | cst.With | cst.Try | cst.TryStar):
+            elif isinstance(stmt, cst.If):
+                pending.extend(_branches(stmt))
+            elif isinstance(stmt, cst.For | cst.While | cst.With | cst.Try | cst.TryStar):
                 pending.append(stmt.body)
-                for extra in (getattr(stmt, "orelse", None), getattr(stmt, "finalbody", None)):
-                    if isinstance(extra, cst.If):
-                        pending.append(extra.body)
-                        more = extra.orelse
-                        while more is not None:
-                            pending.append(more.body)
-                            more = more.orelse if isinstance(more, cst.If) else None
-                    elif extra is not None:
-                        pending.append(extra.body)
-                pending.extend(handler.body for handler in getattr(stmt, "handlers", ()))
+                parts = (getattr(stmt, "orelse", None), getattr(stmt, "finalbody", None), *getattr(stmt, "handlers", ()))
+                pending.extend(part.body for part in parts if part is not None)
     return found
 
 
