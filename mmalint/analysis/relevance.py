@@ -196,16 +196,20 @@ def _relevant(
 
 
 def _base_words(block: Block) -> tuple[frozenset[str], tuple[tuple[str, str], ...]]:
-    """The bare names and `alias.attr` pairs of a class statement's bases (its head's `(...)`)."""
-    first = block.members[0].start_line if block.members else block.end_line + 1
-    head = "".join(block.source.lines[block.start_line - 1 : first - 1])
-    found = _CLASS_BASES.search(head)
+    """The bare names and `alias.attr` pairs of a class statement's bases (its head's `(...)`),
+    read once a block however many scans ask (as `_words_of`)."""
+    found = _BASES.get(block)
     if found is None:
-        return frozenset(), ()
-    bases = found.group(1)
-    return frozenset(m.group(1) for m in _BARE.finditer(bases)), tuple(_QUALIFIED.findall(bases))
+        first = block.members[0].start_line if block.members else block.end_line + 1
+        head = _CLASS_BASES.search("".join(block.source.lines[block.start_line - 1 : first - 1]))
+        bases = head.group(1) if head is not None else ""
+        found = _BASES[block] = (frozenset(m.group(1) for m in _BARE.finditer(bases)), tuple(_QUALIFIED.findall(bases)))
+    return found
 
 
+_BASES: weakref.WeakKeyDictionary[Block, tuple[frozenset[str], tuple[tuple[str, str], ...]]] = (
+    weakref.WeakKeyDictionary()
+)
 _CLASS_BASES = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\((.*?)\)[ \t]*:", re.MULTILINE | re.DOTALL)
 
 
