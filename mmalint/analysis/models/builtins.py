@@ -225,12 +225,8 @@ def _sorted(host: Host, args: Bound, call: Call) -> Value:
     key = args.keywords.get("key")
     if not isinstance(reverse, Const) or set(args.keywords) - {"key", "reverse"}:
         return unsorted
-    if key is not None and key != NONE:
-        # `sorted(DTYPES, key=lambda t: jnp.dtype(t).name)`: each item's key, as it is called.
-        ranks = [host.call_value(key, Args([item], {}, [None], {}, True), call.node, call.frame, call.block)
-                 for item in items]
-    else:
-        ranks = items
+    # `sorted(DTYPES, key=lambda t: jnp.dtype(t).name)`: each item's key, as it is called.
+    ranks = _ranks(host, items, key, call)
     consts = [r.value for r in ranks if isinstance(r, Const)]
     if len(consts) != len(items):
         return unsorted  # the order is not known: a sweep's cases do not depend on it
@@ -308,7 +304,10 @@ def _str(host: Host, args: Bound, call: Call) -> Value:
     v = args["x"]
     if isinstance(v, DType) and v.form == "dtype" and len(args.positional) == 1:
         return Const(v.name)
-    return _convert(str)(host, args, call)
+    return _STR_OF_A_CONSTANT(host, args, call)
+
+
+_STR_OF_A_CONSTANT = _convert(str)
 
 
 model("builtins.abs", signature="(x, ...)")(_convert(abs))
@@ -393,10 +392,7 @@ def _extreme(fn: Callable[..., int]) -> Callable[[Host, Bound, Call], Value]:
             return UNKNOWN
         if not values:
             return args.keywords.get("default", UNKNOWN)  # (without one, Python raises)
-        key = args.keywords.get("key")
-        ranks = values if key is None or key == NONE else [
-            host.call_value(key, Args([v], {}, [None], {}, True), call.node, call.frame, call.block) for v in values]
-        plain = [_plain(rank) for rank in ranks]
+        plain = [_plain(rank) for rank in _ranks(host, values, args.keywords.get("key"), call)]
         if any(p is _NOT_PLAIN for p in plain):
             return UNKNOWN
         try:
@@ -408,6 +404,14 @@ def _extreme(fn: Callable[..., int]) -> Callable[[Host, Bound, Call], Value]:
 
 
 _NOT_PLAIN = object()
+
+
+def _ranks(host: Host, items: list[Value], key: Value | None, call: Call) -> list[Value]:
+    """What `sorted`, `min` and `max` compare: each item, or what `key=` gives it."""
+    if key is None or key == NONE:
+        return items
+    return [host.call_value(key, Args([item], {}, [None], {}, True), call.node, call.frame, call.block)
+            for item in items]
 
 
 def _plain(value: Value) -> object:
