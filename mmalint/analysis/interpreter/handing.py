@@ -178,9 +178,8 @@ _THROUGH_OBJECTS: weakref.WeakKeyDictionary[SourceFile, frozenset[str] | None] =
 def _set_through_objects(code: str) -> frozenset[str] | None:
     """The class attributes a module's code (`code_of`) stores through an object's class
     (`type(c).acc = v`, `c.__class__.acc = v`), or None (any) where it binds such a class to a
-    name (`k = type(c)`) or sets one by a string (`setattr(type(c), ...)`); the words read
-    noted (`reads.uses`)."""
-    reads.uses(("type", "__class__"))
+    name (`k = type(c)`) or sets one by a string (`setattr(type(c), ...)`). (The words it reads
+    are noted by `_stored_through_objects`, which class_changed_elsewhere asks first.)"""
     if "type" not in code and "__class__" not in code:
         return frozenset()
     if _ANY_THROUGH_AN_OBJECT.search(code):

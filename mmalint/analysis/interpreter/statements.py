@@ -268,8 +268,9 @@ class Statements(Machine):
                         continue
                     for stmt in scan_imports(block.text):
                         starred = ("*", None) in stmt.names
-                        if starred and stmt.level == 0 and names.is_library(names.module_for_import(stmt.module)):
-                            module.library_stars.append(names.module_for_import(stmt.module))
+                        library = names.module_for_import(stmt.module) if starred and stmt.level == 0 else None
+                        if library is not None and names.is_library(library):
+                            module.library_stars.append(library)
                             continue
                         count = len(module.stars)
                         if program is not None:
