@@ -118,6 +118,9 @@ class Handing(NamedTuple):
     item_attributes: frozenset[str] | None = None
     copies: bool = True  # `copy.copy(T)` makes a new object (its class does not say otherwise)
     item_calls_keep: bool = True  # no method of those objects' classes sets an attribute
+    # A table of rows (`[(Cfg(), 64)]`): the places in its rows of what may change; None where
+    # not known (a row not a list or tuple), or the table holds no rows.
+    row_places: frozenset[int] | None = None
 
 
 PLAIN = Handing()  # a list, dict or set of values that are not containers
@@ -143,11 +146,11 @@ def passed_on(
     `qualified`: the text imports the global's module, so `m.T` (any `a.b.T`) is a use too,
     and `import ... T as U` hands it on. `consulted` gets the names whose uses the answer
     read (the global's, and the names bound to it): an edit naming none leaves it as it is."""
-    imports, text = _code_and_imports(text)
+    imports, code = _code_and_imports(text)
     renamed = re.compile(r"(?<![\w.])" + re.escape(name) + r"[ \t\\\n]+as\b")
     if qualified and any(renamed.search(row) for row in imports):
         return True  # `from m import T as U`: uses of U are not read here
-    return _hands_on(text, name, how, qualified, _ALIAS_DEPTH, set() if consulted is None else consulted)
+    return _hands_on(code, name, how, qualified, _ALIAS_DEPTH, set() if consulted is None else consulted, text)
 
 
 @functools.lru_cache(maxsize=16)
@@ -185,10 +188,13 @@ def named_by_string(text: str, name: str) -> bool:
 _BY_STRING = re.compile(r"(?<![\w.])(?:getattr|setattr|vars)[ \t]*\(|__dict__")
 
 
-def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int, consulted: set[str]) -> bool:
+def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int, consulted: set[str],
+              original: str | None = None) -> bool:
     """`passed_on` over code already blanked of strings, comments and imports; `aliases`: how
-    many plain names bound to it in a row are read before one counts as handed on."""
-    nesting, keyed, attributes, calls_keep, methods, item_attributes, copies, item_calls_keep = how
+    many plain names bound to it in a row are read before one counts as handed on;
+    `original`: the module's text the code was blanked from (its strings at the same places),
+    where `text` is the whole of it."""
+    nesting, keyed, attributes, calls_keep, methods, item_attributes, copies, item_calls_keep, _ = how
     objects = item_attributes is not None
     dunders = attributes is not None and not calls_keep  # `if T:`, `T | U`: a method may set attributes
     consulted.add(name)
@@ -261,6 +267,9 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
             continue
         if aliases and text[after:after + 1] in (",", ")", "\n") and _kept_by_its_function(
                 text, before, how, qualified, aliases - 1, consulted):
+            continue
+        if aliases and level and original is not None and text[after:after + 1] in (",", ")", "\n") and _kept_by_sweep(
+                text, original, before, how, level, aliases - 1, consulted):
             continue
         if calls_keep and attributes is not None and _PARTIAL_OF.search(text, max(0, before - 40), before):
             continue  # `functools.partial(T, ...)`: a call of it later, which changes nothing of it
@@ -433,6 +442,93 @@ def _kept_by_its_function(text: str, at: int, how: Handing, qualified: bool, ali
     consulted.add(param)
     return not _changed(span, param) and not _hands_on(span, param, how._replace(nesting=how.nesting), False,
                                                         aliases, consulted)
+
+
+def _kept_by_sweep(text: str, original: str, at: int, how: Handing, level: int, aliases: int,
+                   consulted: set[str]) -> bool:
+    """Whether the argument that starts at `at`, a table of containers or objects (`level`
+    deep), is the cases of a sweep decorating a function of the text
+    (`@pytest.mark.parametrize("op", T)`, `@parameterized.product(op=T)`) whose parameters
+    its items bind are only read there: not changed nor handed on, as a name bound to an item
+    would be. pytest gives a case to one name, or its items to several
+    (`parametrize("op, m", T)`); `original` has the names (the code has its strings blanked)."""
+    keyword = _KEYWORD_BEFORE.search(text, max(0, at - _CALL_REACH), at)
+    found = _call_around(text, at, lambda i: keyword is None and text[i] in ":=")
+    if found is None:
+        return False
+    opener, commas = found
+    callee = _CALLEE.search(text, max(0, opener - _CALL_REACH), opener)
+    if callee is None or not _DECORATOR_ROW.match(text, text.rfind("\n", 0, opener) + 1, callee.start()):
+        return False
+    qualified = ".".join(callee.group(1).rsplit(".", 2)[-2:])
+    end = _bracket_end(text, opener)
+    if end is None:
+        return False
+    if qualified == "mark.parametrize":
+        names = _ARGNAMES.match(original, opener + 1)
+        if (names is None or (keyword.group(1) != "argvalues" if keyword is not None else commas != 1)
+                or re.search(r"\bindirect\b", text[opener:end])):
+            return False  # `indirect=True`: a fixture gets them
+        params = re.findall(r"\w+", names.group(2) if names.group(1) else names.group(3))
+        down = 1 if len(params) == 1 else 2
+    elif qualified in _SWEEPS_BY_KEYWORD and keyword is not None:
+        params, down = [keyword.group(1)], 1
+    else:
+        return False
+    indent = len(_SPACES.match(text, text.rfind("\n", 0, opener) + 1).group())  # type: ignore[union-attr]
+    head = _decorated(text, end, indent)
+    found_params = _parameters(text, head.end()) if head is not None and level >= down else None
+    if head is None or found_params is None or not set(params) <= set(found_params[0]):
+        return False
+    item_level = level - down
+    if how.item_attributes is not None and not item_level:
+        item_how = Handing(attributes=how.item_attributes, calls_keep=how.item_calls_keep)  # an object the table holds
+    else:
+        item_how = Handing(item_level, item_attributes=how.item_attributes, item_calls_keep=how.item_calls_keep)
+    below = _DEDENT_TO(len(head.group(1))).search(text, found_params[1])  # (past a `):` row of its own)
+    span = text[found_params[1]:below.start() if below is not None else len(text)]
+    if down == 2 and level == how.nesting and how.row_places is not None:
+        params = [param for i, param in enumerate(params) if i in how.row_places]  # the rest get plain values
+    consulted.update(params)
+    return not any(_changed(span, param) or _hands_on(span, param, item_how, False, aliases, consulted)
+                   for param in params)
+
+
+def _decorated(text: str, at: int, indent: int) -> re.Match[str] | None:
+    """The `def` row (`_DEF_ROW`, up to its `(`) that a decorator ending at `at`, on a row
+    indented `indent` columns, decorates: past other decorators at that indent and rows
+    indented deeper (their arguments); None where anything else comes first."""
+    row = text.find("\n", at) + 1
+    while 0 < row < len(text):
+        head = _DEF_HEAD_ROW.match(text, row)
+        own = len(_SPACES.match(text, row).group())  # type: ignore[union-attr]
+        if head is not None and own == indent:
+            return head
+        if not (own > indent or text[row + own:row + own + 1] in ("@", ")", "]", "\n")):
+            return None
+        row = text.find("\n", row) + 1
+    return None
+
+
+# A decorator's row up to its callee; the cases' names, the first argument of `parametrize`
+# (`"op"`, `"op, m"`, `("op", "m")`); a `def` row up to its `(`.
+_DECORATOR_ROW = re.compile(r"[ \t]*@[ \t]*\Z")
+_ARGNAMES = re.compile(r"[ \t\n]*(?:argnames[ \t]*=[ \t]*)?(?:([\"'])?(?(1)([\w \t,]*)\1|[(\[]((?:[ \t\n]*[\"']\w+[\"'][ \t\n]*,?)+)[)\]]))[ \t\n]*,")
+_DEF_HEAD_ROW = re.compile(r"([ \t]*)(?:async[ \t]+)?def[ \t]+\w+[ \t]*\(")
+_SWEEPS_BY_KEYWORD = frozenset({"parameterized.product", "jtu.sample_product", "test_util.sample_product"})
+
+
+def _bracket_end(text: str, opener: int) -> int | None:
+    """Where the bracket opened at `opener` closes (just past it); None within 2,000 characters."""
+    depth = 0
+    for i in range(opener, min(len(text), opener + 2000)):
+        if text[i] in "([{":
+            depth += 1
+        elif text[i] in ")]}":
+            depth -= 1
+            if not depth:
+                return i + 1
+    return None
 
 
 def _argument_of(text: str, at: int) -> tuple[str, int, str | None] | None:

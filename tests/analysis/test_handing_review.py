@@ -167,9 +167,23 @@ _CHANGED = [
     ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\ndef run(*cfgs):\n  cfgs[0].acc = jnp.int32\nrun(CFG)\n', 'CFG.acc'),
     ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\ndef run(cfg):\n  def inner():\n    cfg.acc = jnp.int32\n  inner()\nrun(CFG)\n', 'CFG.acc'),
     ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\ndef run(cfg):\n  pass\ndef run(cfg):\n  cfg.acc = jnp.int32\nrun(CFG)\n', 'CFG.acc'),
+    # a table of objects a sweep hands to a test that changes, keeps or hands them on
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def describe(self):\n    return str(self.acc)\nOPS = [AccCfg()]\n@pytest.mark.parametrize("op", OPS)\ndef test_it(op):\n  op.acc = jnp.int32\n', 'OPS[0].acc'),
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def describe(self):\n    return str(self.acc)\n_ALL = []\nOPS = [AccCfg()]\n@pytest.mark.parametrize("op", OPS)\ndef test_it(op):\n  _ALL.append(op)\n_ALL[0].acc = jnp.int32\n', 'OPS[0].acc'),
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def describe(self):\n    return str(self.acc)\nOPS = [AccCfg()]\n@pytest.mark.parametrize("op", OPS, indirect=True)\ndef test_it(op):\n  pass\n', 'OPS[0].acc'),
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def describe(self):\n    return str(self.acc)\nOPS = [AccCfg()]\n@pytest.mark.parametrize("op", OPS)\nclass TestIt:\n  def test_it(self, op):\n    op.acc = jnp.int32\n', 'OPS[0].acc'),
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def describe(self):\n    return str(self.acc)\nCASES = [(AccCfg(), 64)]\n@pytest.mark.parametrize("case", CASES)\ndef test_it(case):\n  case[0].acc = jnp.int32\n', 'CASES[0][0].acc'),
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def describe(self):\n    return str(self.acc)\nCASES = [(AccCfg(), 64)]\n@pytest.mark.parametrize(("op", "m"), CASES)\ndef test_it(m, op):\n  fix(op)\n', 'CASES[0][0].acc'),
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def describe(self):\n    return str(self.acc)\nOPS = [AccCfg()]\nclass T:\n  @parameterized.product(op=OPS, n=(1, 2))\n  def test_it(self, op, n):\n    op.acc = jnp.int32\n', 'OPS[0].acc'),
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def describe(self):\n    return str(self.acc)\nOPS = [AccCfg()]\n@pytest.mark.parametrize("op", OPS)\ndef test_it(op):\n  run(op)\ndef run(o):\n  o.acc = jnp.int32\n', 'OPS[0].acc'),
 ]
 
 _READ = [
+    # a table of objects a sweep hands to a test that only reads them (heldout26 case03)
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def describe(self):\n    return str(self.acc)\nOPS = [AccCfg(), AccCfg()]\n@pytest.mark.parametrize("op", OPS, ids=repr)\n@pytest.mark.parametrize("n", [1, 2])\ndef test_it(\n    op, n,\n):\n  print(op.acc, op.describe(), op is not None)\n', 'OPS[1].acc'),
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def describe(self):\n    return str(self.acc)\nCASES = [(AccCfg(), 64)]\n@pytest.mark.parametrize("op, m", CASES)\ndef test_it(op, m):\n  print(op.acc, m)\n', 'CASES[0][0].acc'),
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def describe(self):\n    return str(self.acc)\nCASES = [(AccCfg(), 64)]\n@pytest.mark.parametrize(("op", "m"), CASES)\ndef test_it(m, op):\n  print(op.acc, m)\n', 'CASES[0][0].acc'),
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def describe(self):\n    return str(self.acc)\nOPS = [AccCfg()]\nclass T:\n  @parameterized.product(op=OPS, n=(1, 2))\n  def test_it(self, op, n):\n    print(op.describe())\n', 'OPS[0].acc'),
     # handed to a function of the module that only reads it (`run(CFG)`: 7b5c1ed made it unknown)
     ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\ndef run(cfg):\n  print(cfg.acc, isinstance(cfg, AccCfg))\n  return cfg.acc\nrun(CFG)\n', 'CFG.acc'),
     ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\ndef run(n, cfg=None):\n  return n, cfg.acc\nrun(1, cfg=CFG)\n', 'CFG.acc'),

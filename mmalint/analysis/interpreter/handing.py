@@ -94,7 +94,7 @@ def changed_elsewhere(source: SourceFile, name: str, value: Value, program: Prog
             item_calls_keep = all(_methods_keep_attributes(item.cls) for item in objects)
     copies = not (isinstance(value, Instance) and _copies_itself(value.cls))
     how = Handing(nesting, isinstance(value, DictVal | MapVal), attributes, calls_keep, methods, item_attributes, copies,
-                  item_calls_keep)
+                  item_calls_keep, _row_places(value, nesting))
     if handed_on(source, name, how):
         return True
     return importers and program is not None and (
@@ -606,6 +606,18 @@ def _nesting(value: Value) -> int:
          if _kept_object(item) or changes_in_place(item) or _nesting(item)),
         default=0,
     )
+
+
+def _row_places(value: Value, nesting: int) -> frozenset[int] | None:
+    """Where the rows of a table (`[(Cfg(), 64)]`: its items, one level above the innermost
+    that may change) hold what may change (`{0}`); None where a row is not a list or tuple."""
+    if nesting < 2:
+        return None
+    rows = _innermost(value, nesting - 1)
+    if not all(isinstance(row, TupleVal) for row in rows):
+        return None
+    return frozenset(i for row in rows for i, item in enumerate(row.items)  # type: ignore[attr-defined]
+                     if _kept_object(item) or changes_in_place(item) or _nesting(item))
 
 
 def _kept_object(value: Value) -> bool:
