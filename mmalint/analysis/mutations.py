@@ -289,10 +289,14 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
             continue
         if _BINDS.match(text, after) and (before == 0 or text[before - 1] in "\n;"):
             continue
-        if aliases and text[after:after + 1] in ("", "\n", ";", ":", "]", ")"):
-            # `cfg = T[k]` (the container itself), `for cfg in T:` (each item, a level down)
+        if aliases and text[after:after + 1] in ("", "\n", ";", ":", "]", ")", ","):
+            # `cfg = T[k]` (the container itself), `for cfg in T:` (each item, a level down),
+            # (`for cls in (T, U):`: T itself)
             bound = _BOUND_TO.search(text, row, before) if text[after:after + 1] in ("", "\n", ";") else None
-            alias, alias_level = (bound.group(1), level) if bound else (loop.group(1), level - 1) if loop else ("", 0)
+            looped = _loop_over_display(text, before) if not (bound or loop) else None
+            alias, alias_level = (
+                (bound.group(1), level) if bound else (loop.group(1), level - 1) if loop
+                else (looped, level) if looped else ("", 0))
             if objects and not alias_level and (loop or level < nesting):
                 alias_how = Handing(attributes=item_attributes, calls_keep=item_calls_keep)  # an object the table holds
             elif loop:
@@ -314,16 +318,33 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
     return False
 
 
+def _loop_over_display(text: str, at: int) -> str | None:
+    """The name a `for` binds to each item of the display whose item starts at `at`
+    (`for cls in (T, U):`, `[f(c) for c in [T, U]]`); None where it is no such item."""
+    opener = _clause_start(text, at) - 1
+    if opener < 0 or text[opener] not in "([":
+        return None
+    loop = _FOR_IN.search(text, max(0, opener - _CALL_REACH), opener)
+    end = _bracket_end(text, opener) if loop is not None else None
+    if loop is None or end is None or _LOOP_END.match(text, _SPACES.match(text, end).end()) is None:  # type: ignore[union-attr]
+        return None
+    return loop.group(1)
+
+
 def _object_changed(text: str, at: int, calls_keep: bool, methods: frozenset[str]) -> bool:
     """Whether the attributes read from `at` (`.a.b`, after an object) change the object: a
     method called (it gets `self`, unless `calls_keep`) or named (`f = T.fix`, one of
     `methods`), or an attribute stored into (`T.a = v`, `T.a[k] = v`)."""
     parts, end = _attributes(text, at)
-    if any(part.startswith("__") and part != "__call__" for part in parts):
+    if any(part.startswith("__") and part not in _READ_DUNDERS for part in parts):
         return True  # `T.__dict__`, `T.__init__(...)`, `T.__setattr__`: past what the text says
     if text[end:end + 1] == "(" and (not calls_keep or parts[-1] in _CHANGING_METHODS):
         return True  # a method (it gets `self`), or `T.opts.update(...)`
     return bool(_BINDS.match(text, end)) or parts[0] in methods
+
+
+# Dunders whose store or read changes nothing the analysis reads of an object or a class.
+_READ_DUNDERS = frozenset({"__call__", "__name__", "__qualname__", "__module__", "__doc__"})
 
 
 def _attributes(text: str, at: int) -> tuple[list[str], int]:

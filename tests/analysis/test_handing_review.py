@@ -176,9 +176,16 @@ _CHANGED = [
     ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def describe(self):\n    return str(self.acc)\nCASES = [(AccCfg(), 64)]\n@pytest.mark.parametrize(("op", "m"), CASES)\ndef test_it(m, op):\n  fix(op)\n', 'CASES[0][0].acc'),
     ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def describe(self):\n    return str(self.acc)\nOPS = [AccCfg()]\nclass T:\n  @parameterized.product(op=OPS, n=(1, 2))\n  def test_it(self, op, n):\n    op.acc = jnp.int32\n', 'OPS[0].acc'),
     ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def describe(self):\n    return str(self.acc)\nOPS = [AccCfg()]\n@pytest.mark.parametrize("op", OPS)\ndef test_it(op):\n  run(op)\ndef run(o):\n  o.acc = jnp.int32\n', 'OPS[0].acc'),
+    # a class a loop over a display hands to code that changes it
+    ('class AccCfg:\n  acc = jnp.float32\nfor c in (AccCfg, int):\n  c.acc = jnp.int32\n', 'AccCfg.acc'),
+    ('class AccCfg:\n  acc = jnp.float32\ndef fix(k):\n  k.acc = jnp.int32\nfor c in [int, AccCfg]:\n  fix(c)\n', 'AccCfg.acc'),
+    ('class AccCfg:\n  acc = jnp.float32\n_ALL = [c for c in (AccCfg, int)]\n_ALL[0].acc = jnp.int32\n', 'AccCfg.acc'),
 ]
 
 _READ = [
+    # a class a loop over a display hands to a function of the module that only reads it, its
+    # name too (heldout26 case23: `for cls in (W8A8, W4A8): check(cls)`)
+    ('class AccCfg:\n  acc = jnp.float32\ndef show(k):\n  print(k.__name__, k.acc)\n  return k()\nfor c in (int, AccCfg):\n  show(c)\n', 'AccCfg.acc'),
     # a table of objects a sweep hands to a test that only reads them (heldout26 case03)
     ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def describe(self):\n    return str(self.acc)\nOPS = [AccCfg(), AccCfg()]\n@pytest.mark.parametrize("op", OPS, ids=repr)\n@pytest.mark.parametrize("n", [1, 2])\ndef test_it(\n    op, n,\n):\n  print(op.acc, op.describe(), op is not None)\n', 'OPS[1].acc'),
     ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\n  def describe(self):\n    return str(self.acc)\nCASES = [(AccCfg(), 64)]\n@pytest.mark.parametrize("op, m", CASES)\ndef test_it(op, m):\n  print(op.acc, m)\n', 'CASES[0][0].acc'),

