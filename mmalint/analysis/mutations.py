@@ -268,7 +268,7 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
         if aliases and text[after:after + 1] in (",", ")", "\n") and _kept_by_its_function(
                 text, before, how, qualified, aliases - 1, consulted):
             continue
-        if aliases and level and original is not None and text[after:after + 1] in (",", ")", "\n") and _kept_by_sweep(
+        if aliases and original is not None and text[after:after + 1] in (",", ")", "]", "\n") and _kept_by_sweep(
                 text, original, before, how, level, aliases - 1, consulted):
             continue
         if calls_keep and attributes is not None and _PARTIAL_OF.search(text, max(0, before - 40), before):
@@ -467,33 +467,66 @@ def _kept_by_its_function(text: str, at: int, how: Handing, qualified: bool, ali
 
 def _kept_by_sweep(text: str, original: str, at: int, how: Handing, level: int, aliases: int,
                    consulted: set[str]) -> bool:
-    """Whether the argument that starts at `at`, a table of containers or objects (`level`
-    deep), is the cases of a sweep decorating a function of the text
-    (`@pytest.mark.parametrize("op", T)`, `@parameterized.product(op=T)`) whose parameters
-    its items bind are only read there: not changed nor handed on, as a name bound to an item
-    would be. pytest gives a case to one name, or its items to several
-    (`parametrize("op, m", T)`); `original` has the names (the code has its strings blanked)."""
-    keyword = _KEYWORD_BEFORE.search(text, max(0, at - _CALL_REACH), at)
-    found = _call_around(text, at, lambda i: keyword is None and text[i] in ":=")
-    if found is None:
+    """Whether the argument that starts at `at` (`level` deep where a table) is a case, or the
+    cases, of a sweep decorating a function of the text whose parameters it binds are only
+    read there: not changed nor handed on, as a name bound to it would be.
+
+    The cases (each item to the parameters): `@pytest.mark.parametrize("op", T)`, and
+    `("op, m", T)` / `(("op", "m"), T)` (each item's items to several; `original` has the
+    names: the code has its strings blanked), not `indirect`; `@parameterized.product(op=T)`,
+    `jtu.sample_product(op=T)`. A case itself: an item of such a display written in the
+    decorator (`parametrize("op", [A, B])`, `("op, m", [(A, 64)])`, `product(op=(A, B))`),
+    or a keyword of a `dict(...)` given to `parameterized.named_parameters`/`parameters`."""
+    # From the argument outward, each bracket it is in: where it opens, the items before, a keyword.
+    chain: list[tuple[int, int, str | None]] = []
+    inner = at
+    while len(chain) < 4:
+        keyword = _KEYWORD_BEFORE.search(text, max(0, inner - _CALL_REACH), inner)
+        stops: Callable[[int], bool] = (lambda i: False) if keyword is not None else (lambda i: text[i] in ":=")
+        found = _bracket_around(text, inner, stops)
+        if found is None:
+            return False
+        opener, commas = found
+        chain.append((opener, commas, keyword.group(1) if keyword is not None else None))
+        callee = _CALLEE.search(text, max(0, opener - _CALL_REACH), opener) if text[opener] == "(" else None
+        if callee is not None and callee.group(1) not in _NOT_CALLS and callee.group(1) != "dict":
+            break
+        inner = callee.start() if callee is not None else opener  # the display or `dict(...)` as an item
+    else:
         return False
-    opener, commas = found
-    callee = _CALLEE.search(text, max(0, opener - _CALL_REACH), opener)
-    if callee is None or not _DECORATOR_ROW.match(text, text.rfind("\n", 0, opener) + 1, callee.start()):
+    if not _DECORATOR_ROW.match(text, text.rfind("\n", 0, opener) + 1, callee.start()):
         return False
     qualified = ".".join(callee.group(1).rsplit(".", 2)[-2:])
     end = _bracket_end(text, opener)
     if end is None:
         return False
+    _, commas, given = chain[-1]
+    inside = chain[:-1]  # the displays (or `dict(`) between the decorator's call and the argument
     if qualified == "mark.parametrize":
         names = _ARGNAMES.match(original, opener + 1)
-        if (names is None or (keyword.group(1) != "argvalues" if keyword is not None else commas != 1)
+        if (names is None or (given != "argvalues" if given is not None else commas != 1)
                 or re.search(r"\bindirect\b", text[opener:end])):
             return False  # `indirect=True`: a fixture gets them
         params = re.findall(r"\w+", names.group(2) if names.group(1) else names.group(3))
-        down = 1 if len(params) == 1 else 2
-    elif qualified in _SWEEPS_BY_KEYWORD and keyword is not None:
-        params, down = [keyword.group(1)], 1
+        shape = [text[o] for o, _, _ in reversed(inside)]  # outermost first
+        if not inside:
+            down = 1 if len(params) == 1 else 2
+        elif len(params) == 1 and shape in (["["], ["("]):
+            down = 0  # `("op", [A, B])`: A is a case
+        elif len(params) > 1 and len(inside) == 2 and shape[0] in "([" and shape[1] == "(":
+            index = inside[0][1]  # `("op, m", [(A, 64)])`: A goes to `op`
+            if index >= len(params):
+                return False
+            params, down = [params[index]], 0
+        else:
+            return False
+    elif qualified in _SWEEPS_BY_KEYWORD and given is not None and len(inside) <= 1:
+        params, down = [given], 1 - len(inside)  # `product(op=T)`, `product(op=(A, B))`
+        if inside and text[inside[0][0]] not in "([":
+            return False
+    elif qualified in _SWEEPS_OF_DICTS and len(inside) == 1 and inside[0][2] is not None and text[
+            inside[0][0]] == "(" and _DICT_CALL.search(text, max(0, inside[0][0] - 8), inside[0][0]):
+        params, down = [inside[0][2]], 0  # `named_parameters(dict(testcase_name="x", op=A))`
     else:
         return False
     indent = len(_SPACES.match(text, text.rfind("\n", 0, opener) + 1).group())  # type: ignore[union-attr]
@@ -502,17 +535,40 @@ def _kept_by_sweep(text: str, original: str, at: int, how: Handing, level: int, 
     if head is None or found_params is None or not set(params) <= set(found_params[0]):
         return False
     item_level = level - down
-    if how.item_attributes is not None and not item_level:
+    if not down:
+        item_how = how  # the case itself
+    elif how.item_attributes is not None and not item_level:
         item_how = Handing(attributes=how.item_attributes, calls_keep=how.item_calls_keep)  # an object the table holds
     else:
         item_how = Handing(item_level, item_attributes=how.item_attributes, item_calls_keep=how.item_calls_keep)
-    below = _DEDENT_TO(len(head.group(1))).search(text, found_params[1])  # (past a `):` row of its own)
-    span = text[found_params[1]:below.start() if below is not None else len(text)]
     if down == 2 and level == how.nesting and how.row_places is not None:
         params = [param for i, param in enumerate(params) if i in how.row_places]  # the rest get plain values
+    below = _DEDENT_TO(len(head.group(1))).search(text, found_params[1])  # (past a `):` row of its own)
+    span = text[found_params[1]:below.start() if below is not None else len(text)]
     consulted.update(params)
     return not any(_changed(span, param) or _hands_on(span, param, item_how, False, aliases, consulted)
                    for param in params)
+
+
+def _bracket_around(text: str, at: int, stops: Callable[[int], bool]) -> tuple[int, int] | None:
+    """As `_call_around`, for any bracket (a display's too): where it opens, and how many items
+    come before the one at `at`."""
+    depth, commas = 0, 0
+    for i in range(at - 1, max(0, at - _CALL_REACH) - 1, -1):
+        char = text[i]
+        if char in ")]}":
+            depth += 1
+        elif char in "([{":
+            if depth:
+                depth -= 1
+                continue
+            return i, commas
+        elif not depth:
+            if char == ",":
+                commas += 1
+            elif stops(i):
+                return None
+    return None
 
 
 def _decorated(text: str, at: int, indent: int) -> re.Match[str] | None:
@@ -537,6 +593,8 @@ _DECORATOR_ROW = re.compile(r"[ \t]*@[ \t]*\Z")
 _ARGNAMES = re.compile(r"[ \t\n]*(?:argnames[ \t]*=[ \t]*)?(?:([\"'])?(?(1)([\w \t,]*)\1|[(\[]((?:[ \t\n]*[\"']\w+[\"'][ \t\n]*,?)+)[)\]]))[ \t\n]*,")
 _DEF_HEAD_ROW = re.compile(r"([ \t]*)(?:async[ \t]+)?def[ \t]+\w+[ \t]*\(")
 _SWEEPS_BY_KEYWORD = frozenset({"parameterized.product", "jtu.sample_product", "test_util.sample_product"})
+_SWEEPS_OF_DICTS = frozenset({"parameterized.named_parameters", "parameterized.parameters"})
+_DICT_CALL = re.compile(r"(?<![\w.])dict[ \t]*\Z")
 
 
 def _bracket_end(text: str, opener: int) -> int | None:

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import libcst as cst
 
 from mmalint.analysis.calls import WorldBinding
-from mmalint.analysis.values import Api, Const, DictVal, ParamSet, TupleVal, Value
+from mmalint.analysis.values import Api, ClassVal, Const, DictVal, ParamSet, TupleVal, Value
 
 if TYPE_CHECKING:
     from mmalint.analysis.interpreter.core import Frame, Machine
@@ -197,8 +197,8 @@ def _items(value: Value) -> tuple[Value, ...] | None:
 
 
 def _binding(name: str, value: Value) -> WorldBinding:
-    label = None
-    if value.origin is not None:
+    label = value.name if isinstance(value, ClassVal) else None  # not its whole statement
+    if label is None and value.origin is not None:
         try:
             label = value.origin.flat_code()
         except Exception:

@@ -180,9 +180,19 @@ _CHANGED = [
     ('class AccCfg:\n  acc = jnp.float32\nfor c in (AccCfg, int):\n  c.acc = jnp.int32\n', 'AccCfg.acc'),
     ('class AccCfg:\n  acc = jnp.float32\ndef fix(k):\n  k.acc = jnp.int32\nfor c in [int, AccCfg]:\n  fix(c)\n', 'AccCfg.acc'),
     ('class AccCfg:\n  acc = jnp.float32\n_ALL = [c for c in (AccCfg, int)]\n_ALL[0].acc = jnp.int32\n', 'AccCfg.acc'),
+    # a class a sweep's decorator gives to a test that changes it
+    ('class AccCfg:\n  acc = jnp.float32\n@pytest.mark.parametrize("k", [AccCfg, int])\ndef test_it(k):\n  k.acc = jnp.int32\n', 'AccCfg.acc'),
+    ('class AccCfg:\n  acc = jnp.float32\n@pytest.mark.parametrize("n, k", [(AccCfg, 1)])\ndef test_it(k, n):\n  n.acc = jnp.int32\n', 'AccCfg.acc'),
+    ('class AccCfg:\n  acc = jnp.float32\nclass T:\n  @parameterized.named_parameters(dict(testcase_name="a", k=AccCfg))\n  def test_it(self, k):\n    k.acc = jnp.int32\n', 'AccCfg.acc'),
+    ('class AccCfg:\n  acc = jnp.float32\nclass T:\n  @parameterized.product(k=(AccCfg, int))\n  def test_it(self, k):\n    _ALL.append(k)\n_ALL = []\n', 'AccCfg.acc'),
 ]
 
 _READ = [
+    # a class a sweep's decorator gives to a test that only reads it (heldout27 case21)
+    ('class AccCfg:\n  acc = jnp.float32\n@pytest.mark.parametrize("k", [AccCfg, int])\ndef test_it(k):\n  print(k.acc, k())\n', 'AccCfg.acc'),
+    ('class AccCfg:\n  acc = jnp.float32\n@pytest.mark.parametrize("k, n", [(AccCfg, 1), (int, 2)])\ndef test_it(k, n):\n  print(k.acc, n)\n', 'AccCfg.acc'),
+    ('class AccCfg:\n  acc = jnp.float32\nclass T:\n  @parameterized.product(k=(AccCfg, int), n=(1, 2))\n  def test_it(self, k, n):\n    print(k.acc)\n', 'AccCfg.acc'),
+    ('class AccCfg:\n  acc = jnp.float32\nclass T:\n  @parameterized.named_parameters(\n      dict(testcase_name="a", k=AccCfg),\n      dict(testcase_name="b", k=int),\n  )\n  def test_it(self, k):\n    print(k.acc, k.__name__)\n', 'AccCfg.acc'),
     # a class a loop over a display hands to a function of the module that only reads it, its
     # name too (heldout26 case23: `for cls in (W8A8, W4A8): check(cls)`)
     ('class AccCfg:\n  acc = jnp.float32\ndef show(k):\n  print(k.__name__, k.acc)\n  return k()\nfor c in (int, AccCfg):\n  show(c)\n', 'AccCfg.acc'),
