@@ -127,7 +127,8 @@ PLAIN = Handing()  # a list, dict or set of values that are not containers
 
 
 def passed_on(
-    text: str, name: str, how: Handing = PLAIN, qualified: bool = False, consulted: set[str] | None = None
+    text: str, name: str, how: Handing = PLAIN, qualified: bool = False, consulted: set[str] | None = None,
+    held_in: list[tuple[str, Handing]] | None = None,
 ) -> bool:
     """Whether `text` uses the global `name` in a way that hands its object to other code
     (`f(T)`, `U = T`, `return T`, `(T, U)`), which may change it under another name.
@@ -145,12 +146,17 @@ def passed_on(
     it on. Imports are not uses.
     `qualified`: the text imports the global's module, so `m.T` (any `a.b.T`) is a use too,
     and `import ... T as U` hands it on. `consulted` gets the names whose uses the answer
-    read (the global's, and the names bound to it): an edit naming none leaves it as it is."""
+    read (the global's, and the names bound to it): an edit naming none leaves it as it is.
+    `held_in`, for an object or a class: an item of a table the module binds at its top level
+    (`KERNELS = [A, pytest.param(B, marks=...)]`) that the text only reads is not handed on
+    here, and the table's name and reading are added to it: whether the files importing the
+    module hand the table on is the caller's to ask."""
     imports, code = _code_and_imports(text)
     renamed = re.compile(r"(?<![\w.])" + re.escape(name) + r"[ \t\\\n]+as\b")
     if qualified and any(renamed.search(row) for row in imports):
         return True  # `from m import T as U`: uses of U are not read here
-    return _hands_on(code, name, how, qualified, _ALIAS_DEPTH, set() if consulted is None else consulted, text)
+    return _hands_on(code, name, how, qualified, _ALIAS_DEPTH, set() if consulted is None else consulted, text,
+                     held_in)
 
 
 @functools.lru_cache(maxsize=16)
@@ -189,11 +195,11 @@ _BY_STRING = re.compile(r"(?<![\w.])(?:getattr|setattr|vars)[ \t]*\(|__dict__")
 
 
 def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int, consulted: set[str],
-              original: str | None = None) -> bool:
+              original: str | None = None, held_in: list[tuple[str, Handing]] | None = None) -> bool:
     """`passed_on` over code already blanked of strings, comments and imports; `aliases`: how
     many plain names bound to it in a row are read before one counts as handed on;
     `original`: the module's text the code was blanked from (its strings at the same places),
-    where `text` is the whole of it."""
+    where `text` is the whole of it; `held_in` as `passed_on`'s."""
     nesting, keyed, attributes, calls_keep, methods, item_attributes, copies, item_calls_keep, _ = how
     objects = item_attributes is not None
     dunders = attributes is not None and not calls_keep  # `if T:`, `T | U`: a method may set attributes
@@ -263,7 +269,7 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
         if values is not None:
             after = _SPACES.match(text, values.end()).end()  # type: ignore[union-attr]  # `for v in T.values():`
         if (not dunders and text[after:after + 1] in (",", ")", "\n")
-                and _read_by_caller(text, before, level, not copies)):
+                and _read_by_caller(text, before, level, not copies, attributes is not None)):
             continue
         if aliases and text[after:after + 1] in (",", ")", "\n") and _kept_by_its_function(
                 text, before, how, qualified, aliases - 1, consulted):
@@ -311,6 +317,13 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
             scope = text[span[0]:span[1]] if span is not None else _locals_blanked(text, alias) if alias else text
             if alias and alias != name and alias_level >= 0 and not _changed(scope, alias) and not _hands_on(
                     scope, alias, alias_how, False, aliases - 1, consulted):
+                continue
+        if (held_in is not None and aliases and attributes is not None and text[after:after + 1] in (",", ")", "]", "\n")
+                and (table := _table_holding(text, before)) is not None and table != name):
+            table_how = Handing(1, item_attributes=attributes, item_calls_keep=calls_keep)
+            if not _changed(text, table) and not _hands_on(text, table, table_how, False, aliases - 1, consulted,
+                                                           original):
+                held_in.append((table, table_how))
                 continue
         # Anything else hands it on; the name alone on its row too, which may continue a
         # statement above (`U = (` / `T` / `)`, found by reading the change again).
@@ -477,8 +490,9 @@ def _kept_by_sweep(text: str, original: str, at: int, how: Handing, level: int, 
     `jtu.sample_product(op=T)`. A case itself: an item of such a display written in the
     decorator (`parametrize("op", [A, B])`, `("op, m", [(A, 64)])`, `product(op=(A, B))`),
     or a keyword of a `dict(...)` given to `parameterized.named_parameters`/`parameters`."""
-    # From the argument outward, each bracket it is in: where it opens, the items before, a keyword.
-    chain: list[tuple[int, int, str | None]] = []
+    # From the argument outward, each bracket it is in: where it opens, the items before it,
+    # its keyword there, and what the bracket is (`[`, `(` of a tuple, `dict`, `param`).
+    chain: list[tuple[int, int, str | None, str]] = []
     inner = at
     while len(chain) < 4:
         keyword = _KEYWORD_BEFORE.search(text, max(0, inner - _CALL_REACH), inner)
@@ -487,45 +501,51 @@ def _kept_by_sweep(text: str, original: str, at: int, how: Handing, level: int, 
         if found is None:
             return False
         opener, commas = found
-        chain.append((opener, commas, keyword.group(1) if keyword is not None else None))
         callee = _CALLEE.search(text, max(0, opener - _CALL_REACH), opener) if text[opener] == "(" else None
-        if callee is not None and callee.group(1) not in _NOT_CALLS and callee.group(1) != "dict":
+        if callee is not None and callee.group(1) in _NOT_CALLS:
+            callee = None  # `in (A, B)`: a tuple
+        kind = text[opener] if callee is None else "dict" if callee.group(1) == "dict" else (
+            "param" if ".".join(callee.group(1).rsplit(".", 2)[-2:]) in ("pytest.param", "param") else "call")
+        chain.append((opener, commas, keyword.group(1) if keyword is not None else None, kind))
+        if kind == "call":
             break
-        inner = callee.start() if callee is not None else opener  # the display or `dict(...)` as an item
+        inner = callee.start() if callee is not None else opener  # the display or call as an item
     else:
         return False
+    assert callee is not None
     if not _DECORATOR_ROW.match(text, text.rfind("\n", 0, opener) + 1, callee.start()):
         return False
     qualified = ".".join(callee.group(1).rsplit(".", 2)[-2:])
     end = _bracket_end(text, opener)
     if end is None:
         return False
-    _, commas, given = chain[-1]
-    inside = chain[:-1]  # the displays (or `dict(`) between the decorator's call and the argument
+    _, commas, given, _ = chain[-1]
+    # What holds the argument in the decorator's call, outermost first: `["[", "("]` for the A
+    # of `parametrize("op, m", [(A, 64)])`. A `pytest.param(A, ...)` is its positional values.
+    inside = [(kind, place, key) for _, place, key, kind in reversed(chain[:-1])]
+    if any(kind == "param" and key is not None for kind, _, key in inside):
+        return False  # `pytest.param(..., marks=A)`
+    shape = [kind for kind, _, _ in inside]
     if qualified == "mark.parametrize":
         names = _ARGNAMES.match(original, opener + 1)
         if (names is None or (given != "argvalues" if given is not None else commas != 1)
                 or re.search(r"\bindirect\b", text[opener:end])):
             return False  # `indirect=True`: a fixture gets them
         params = re.findall(r"\w+", names.group(2) if names.group(1) else names.group(3))
-        shape = [text[o] for o, _, _ in reversed(inside)]  # outermost first
         if not inside:
             down = 1 if len(params) == 1 else 2
-        elif len(params) == 1 and shape in (["["], ["("]):
-            down = 0  # `("op", [A, B])`: A is a case
-        elif len(params) > 1 and len(inside) == 2 and shape[0] in "([" and shape[1] == "(":
-            index = inside[0][1]  # `("op, m", [(A, 64)])`: A goes to `op`
+        elif len(params) == 1 and shape[0] in "[(" and (shape[1:] == [] or (shape[1:] == ["param"] and not inside[1][1])):
+            down = 0  # `("op", [A, B])`, `("op", [pytest.param(A, id="a")])`: A is a case
+        elif len(params) > 1 and len(shape) == 2 and shape[0] in "[(" and shape[1] in ("(", "param"):
+            index = inside[1][1]  # `("op, m", [(A, 64)])`, `[pytest.param(A, 64)]`: A goes to `op`
             if index >= len(params):
                 return False
             params, down = [params[index]], 0
         else:
             return False
-    elif qualified in _SWEEPS_BY_KEYWORD and given is not None and len(inside) <= 1:
+    elif qualified in _SWEEPS_BY_KEYWORD and given is not None and (shape == [] or shape in (["["], ["("])):
         params, down = [given], 1 - len(inside)  # `product(op=T)`, `product(op=(A, B))`
-        if inside and text[inside[0][0]] not in "([":
-            return False
-    elif qualified in _SWEEPS_OF_DICTS and len(inside) == 1 and inside[0][2] is not None and text[
-            inside[0][0]] == "(" and _DICT_CALL.search(text, max(0, inside[0][0] - 8), inside[0][0]):
+    elif qualified in _SWEEPS_OF_DICTS and shape == ["dict"] and inside[0][2] is not None:
         params, down = [inside[0][2]], 0  # `named_parameters(dict(testcase_name="x", op=A))`
     else:
         return False
@@ -548,6 +568,32 @@ def _kept_by_sweep(text: str, original: str, at: int, how: Handing, level: int, 
     consulted.update(params)
     return not any(_changed(span, param) or _hands_on(span, param, item_how, False, aliases, consulted)
                    for param in params)
+
+
+def _table_holding(text: str, at: int) -> str | None:
+    """The module global whose binding's display holds the item that starts at `at`, itself
+    or as `pytest.param(A, ...)`'s value (`KERNELS = [A, pytest.param(B, marks=...)]`)."""
+    inner = at
+    for _ in range(2):
+        found = _bracket_around(text, inner, lambda i: text[i] in ":=")
+        if found is None:
+            return None
+        opener, commas = found
+        callee = _CALLEE.search(text, max(0, opener - _CALL_REACH), opener) if text[opener] == "(" else None
+        if callee is not None and callee.group(1) not in _NOT_CALLS:
+            if (".".join(callee.group(1).rsplit(".", 2)[-2:]) not in ("pytest.param", "param") or commas
+                    or _KEYWORD_BEFORE.search(text, max(0, inner - _CALL_REACH), inner)):
+                return None
+            inner = callee.start()  # the case's value
+            continue
+        if text[opener] not in "[(":
+            return None
+        bound = _TABLE_BOUND.match(text, text.rfind("\n", 0, opener) + 1, opener)
+        return bound.group(1) if bound is not None else None
+    return None
+
+
+_TABLE_BOUND = re.compile(r"([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*\Z")  # `T = ` at a module's top level
 
 
 def _bracket_around(text: str, at: int, stops: Callable[[int], bool]) -> tuple[int, int] | None:
@@ -594,7 +640,6 @@ _ARGNAMES = re.compile(r"[ \t\n]*(?:argnames[ \t]*=[ \t]*)?(?:([\"'])?(?(1)([\w 
 _DEF_HEAD_ROW = re.compile(r"([ \t]*)(?:async[ \t]+)?def[ \t]+\w+[ \t]*\(")
 _SWEEPS_BY_KEYWORD = frozenset({"parameterized.product", "jtu.sample_product", "test_util.sample_product"})
 _SWEEPS_OF_DICTS = frozenset({"parameterized.named_parameters", "parameterized.parameters"})
-_DICT_CALL = re.compile(r"(?<![\w.])dict[ \t]*\Z")
 
 
 def _bracket_end(text: str, opener: int) -> int | None:
@@ -664,16 +709,20 @@ def _parameters(text: str, at: int) -> tuple[list[str], int] | None:
     return names, end
 
 
-def _read_by_caller(text: str, at: int, level: int, self_copies: bool) -> bool:
+def _read_by_caller(text: str, at: int, level: int, self_copies: bool, whole: bool = False) -> bool:
     """Whether the argument that starts at `at` is one of a call that reads it and keeps
     nothing of it (`copy.deepcopy(T)`) or, for a table whose items are not containers (`level`
     0), keeps only its items (`zip(T, U)`, `itertools.product(T)`, `jtu.sample_product(dtype=T)`,
     `copy.copy(T)`, `U.update(T)` of a dict the text makes). Not `copy`'s where the object's
-    class makes its own copies (`__copy__` may answer with itself: `self_copies`)."""
+    class makes its own copies (`__copy__` may answer with itself: `self_copies`); not a call
+    that makes an object or a class (`whole`) itself a case (`pytest.param(T)`: the test gets
+    it, `_kept_by_sweep`'s to follow)."""
     callee = _caller(text, at)
     if callee is None:
         return False
     qualified = ".".join(callee.rsplit(".", 2)[-2:])
+    if whole and qualified in _CASE_CALLS:
+        return False
     if self_copies and qualified.startswith("copy."):
         return False
     if qualified == "copy.deepcopy":
@@ -685,6 +734,8 @@ def _read_by_caller(text: str, at: int, level: int, self_copies: bool) -> bool:
 
 
 _COPIED_INTO = re.compile(r"(\w+)\.(?:update|extend)")
+# Calls whose argument itself is a case of a sweep (not a list of cases).
+_CASE_CALLS = frozenset({"pytest.param", "parameterized.parameters", "parameterized.named_parameters"})
 
 
 def _locals_blanked(text: str, name: str) -> str:

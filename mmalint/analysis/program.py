@@ -296,9 +296,25 @@ class Program(Modules):
         key = (path, name, how)
         found = self._handed_on_by.get(key)
         if found is None:
-            found = self._handed_on_by[key] = self._an_importer(path, lambda text: name in text and (
-                passed_on(text, name, how, qualified=True) or named_by_string(text, name)))
+            self._handed_on_by[key] = True  # (asked again within: an import cycle)
+            found = self._handed_on_by[key] = any(
+                self._importer_hands_on(importer, name, how) for importer in self._importers(path))
         return found
+
+    def _importer_hands_on(self, path: str, name: str, how: Handing) -> bool:
+        """`handed_on_by_importers`' question of one importer: its text hands the object on,
+        or names it by a string, or holds it in a table of its own (`ALL = (A, B)`) that it
+        only reads and its own importers hand on or change."""
+        text = self._text(path)
+        if text is None or name not in text:
+            return False
+        held: list[tuple[str, Handing]] = []
+        if passed_on(text, name, how, qualified=True, held_in=held) or named_by_string(text, name):
+            return True
+        source = self.source(path) if held else None
+        return bool(held) and (source is None or any(
+            self.handed_on_by_importers(source, table, table_how) or self.changed_by_importers(source, table)
+            for table, table_how in held))
 
     def mentioned_by_importers(self, source: SourceFile, word: str) -> bool:
         """Whether a file of the tree that imports the module (directly or not) has `word` in

@@ -185,9 +185,22 @@ _CHANGED = [
     ('class AccCfg:\n  acc = jnp.float32\n@pytest.mark.parametrize("n, k", [(AccCfg, 1)])\ndef test_it(k, n):\n  n.acc = jnp.int32\n', 'AccCfg.acc'),
     ('class AccCfg:\n  acc = jnp.float32\nclass T:\n  @parameterized.named_parameters(dict(testcase_name="a", k=AccCfg))\n  def test_it(self, k):\n    k.acc = jnp.int32\n', 'AccCfg.acc'),
     ('class AccCfg:\n  acc = jnp.float32\nclass T:\n  @parameterized.product(k=(AccCfg, int))\n  def test_it(self, k):\n    _ALL.append(k)\n_ALL = []\n', 'AccCfg.acc'),
+    # a class or object in a table of the module that is handed on or changed, or given by
+    # `pytest.param` to a test that changes it
+    ('class AccCfg:\n  acc = jnp.float32\nKERNELS = [AccCfg, int]\nfix(KERNELS)\n', 'AccCfg.acc'),
+    ('class AccCfg:\n  acc = jnp.float32\nKERNELS = [AccCfg, int]\nKERNELS[0].acc = jnp.int32\n', 'AccCfg.acc'),
+    ('class AccCfg:\n  acc = jnp.float32\nKERNELS = [AccCfg, int]\n@pytest.mark.parametrize("k", KERNELS)\ndef test_it(k):\n  k.acc = jnp.int32\n', 'AccCfg.acc'),
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\nCFGS = (CFG,)\nfor c in CFGS:\n  c.acc = jnp.int32\n', 'CFG.acc'),
+    ('class AccCfg:\n  acc = jnp.float32\n@pytest.mark.parametrize("k", [pytest.param(AccCfg, id="a")])\ndef test_it(k):\n  k.acc = jnp.int32\n', 'AccCfg.acc'),
 ]
 
 _READ = [
+    # a class or object in a table of the module a sweep gives to a test that only reads it
+    # (heldout27 case07, heldout27b case07); a case of `pytest.param`
+    ('class AccCfg:\n  acc = jnp.float32\nKERNELS = [AccCfg, pytest.param(int, marks=pytest.mark.skip)]\n@pytest.mark.parametrize("k", KERNELS)\ndef test_it(k):\n  print(k.acc, k())\n', 'AccCfg.acc'),
+    ('class AccCfg:\n  acc = jnp.float32\nKERNELS = [int, pytest.param(AccCfg, marks=pytest.mark.slow)]\n@pytest.mark.parametrize("k", KERNELS)\ndef test_it(k):\n  print(k.acc, k())\n', 'AccCfg.acc'),
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\nCFGS = [CFG]\n@pytest.mark.parametrize("c", CFGS)\ndef test_it(c):\n  print(c.acc)\n', 'CFG.acc'),
+    ('class AccCfg:\n  acc = jnp.float32\n@pytest.mark.parametrize("k, n", [pytest.param(AccCfg, 1, id="a")])\ndef test_it(k, n):\n  print(k.acc)\n', 'AccCfg.acc'),
     # a class a sweep's decorator gives to a test that only reads it (heldout27 case21)
     ('class AccCfg:\n  acc = jnp.float32\n@pytest.mark.parametrize("k", [AccCfg, int])\ndef test_it(k):\n  print(k.acc, k())\n', 'AccCfg.acc'),
     ('class AccCfg:\n  acc = jnp.float32\n@pytest.mark.parametrize("k, n", [(AccCfg, 1), (int, 2)])\ndef test_it(k, n):\n  print(k.acc, n)\n', 'AccCfg.acc'),

