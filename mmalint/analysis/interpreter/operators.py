@@ -88,7 +88,10 @@ class Operators(Machine):
             if isinstance(found, Func):
                 return self._method(found, value, value.cls, node)
             if found is not None:
-                return found
+                # Not the class's where an `__init__` not read (a library base's) or a store of
+                # an unknown name may have set it on the object (`Cfg(acc=jnp.int32).acc` of a
+                # pydantic model whose class says `acc = jnp.float32`).
+                return UNKNOWN if "__unknown__" in value.attrs else found
             # A method of a base class defined elsewhere, that a model knows.
             fallback = REGISTRY.instance_attributes.get(attr)
             return fallback() if fallback is not None else UNKNOWN
