@@ -278,7 +278,8 @@ class Classes(Machine):
         return UNKNOWN  # Python raises ValueError
 
     def dataclass_fields(self, cls: ClassVal) -> list[str] | None:
-        """The `__init__` parameters of a `@dataclass` (its annotated fields, bases first)."""
+        """The `__init__` parameters of a `@dataclass` (its annotated fields, bases first), or
+        of a `typing.NamedTuple` class."""
         fields: list[str] = []
         for klass in reversed(list(self.mro(cls))):
             block = klass.block
@@ -295,7 +296,8 @@ class Classes(Machine):
                 (_dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or "")
                 .endswith("dataclass")
                 for d in node.decorators
-            )
+            ) or any(  # `class Spec(NamedTuple):` takes its annotated fields likewise
+                (_dotted(base.value) or "").rpartition(".")[2] == "NamedTuple" for base in node.bases)
             if not decorated:
                 if klass is cls:
                     return None

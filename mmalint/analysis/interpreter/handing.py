@@ -447,19 +447,23 @@ def _only_methods(cls: ClassVal) -> bool:
 
 
 def _frozen(cls: ClassVal) -> bool:
-    """Whether the class is a frozen dataclass (`@dataclasses.dataclass(frozen=True)`): its
-    objects' attributes cannot be set (`object.__setattr__` aside)."""
+    """Whether the class is a frozen dataclass (`@dataclasses.dataclass(frozen=True)`) or a
+    `typing.NamedTuple`: its objects' attributes cannot be set (a dataclass's by
+    `object.__setattr__` aside; a named tuple's fields have no setter at all)."""
     if cls.block is None:
         return False
     head = []
     for row in cls.block.text.splitlines():
         if re.match(r"[ \t]*class\b", row):
+            if _NAMED_TUPLE.match(row):
+                return True
             break  # the decorators end at the class statement
         head.append(row)
     return bool(_FROZEN.search(code_of("\n".join(head))))
 
 
 _FROZEN = re.compile(r"@[ \t]*[\w.]*dataclass[ \t]*\([^)]*\bfrozen[ \t]*=[ \t]*True[ \t\n]*[,)]")
+_NAMED_TUPLE = re.compile(r"[ \t]*class[ \t]+\w+[ \t]*\([ \t]*(?:[\w.]+\.)?NamedTuple[ \t]*\)[ \t]*:")
 
 
 def _methods_keep_attributes(cls: ClassVal) -> bool:
