@@ -128,7 +128,7 @@ PLAIN = Handing()  # a list, dict or set of values that are not containers
 
 def passed_on(
     text: str, name: str, how: Handing = PLAIN, qualified: bool = False, consulted: set[str] | None = None,
-    held_in: list[tuple[str, Handing]] | None = None,
+    held_in: list[tuple[str, Handing]] | None = None, functions: Functions | None = None,
 ) -> bool:
     """Whether `text` uses the global `name` in a way that hands its object to other code
     (`f(T)`, `U = T`, `return T`, `(T, U)`), which may change it under another name.
@@ -150,16 +150,40 @@ def passed_on(
     `held_in`, for an object or a class: an item of a table the module binds at its top level
     (`KERNELS = [A, pytest.param(B, marks=...)]`) that the text only reads is not handed on
     here, and the table's name and reading are added to it: whether the files importing the
-    module hand the table on is the caller's to ask."""
+    module hand the table on is the caller's to ask. `functions`: where a name the text
+    imports is a function of another module of the tree, that module's code (`module_code`)
+    and the function's name there; an argument going to it is followed in as one going to a
+    function of the text is (`run(cfg)` of `from ops import run`)."""
     imports, code = _code_and_imports(text)
     renamed = re.compile(r"(?<![\w.])" + re.escape(name) + r"[ \t\\\n]+as\b")
     if qualified and any(renamed.search(row) for row in imports):
         return True  # `from m import T as U`: uses of U are not read here
-    return _hands_on(code, name, how, qualified, _ALIAS_DEPTH, set() if consulted is None else consulted, text,
-                     held_in)
+    return _hands_on(code, name, how, qualified, _ALIAS_DEPTH, set() if consulted is None else consulted,
+                     _Reach(text, held_in, None, functions))
 
 
 @functools.lru_cache(maxsize=16)
+def module_code(text: str) -> str:
+    """A module's code as the scans read it: strings, comments and imports blanked."""
+    return _code_and_imports(text)[1]
+
+
+# Where a function a module imports is defined: that module's code and the function's name.
+Functions = Callable[[str], "tuple[str, str] | None"]
+
+
+class _Reach(NamedTuple):
+    """What a scan of part of a module may read beyond the text it is given."""
+
+    original: str | None = None  # the module's text, where the text is its whole code (its strings)
+    held_in: list[tuple[str, Handing]] | None = None  # `passed_on`'s
+    module: str | None = None  # the module's whole code, where the text is a part of it
+    functions: Functions | None = None  # `passed_on`'s, for the names the module imports
+    hops: int = 3  # how many functions in a row an argument is followed into
+
+
+_NOWHERE = _Reach()
+
 def _code_and_imports(text: str) -> tuple[tuple[str, ...], str]:
     """A module's import statements, and its code (`code_of`) with them blanked: once a text,
     for every global and class `passed_on` is asked about in it."""
@@ -195,11 +219,12 @@ _BY_STRING = re.compile(r"(?<![\w.])(?:getattr|setattr|vars)[ \t]*\(|__dict__")
 
 
 def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int, consulted: set[str],
-              original: str | None = None, held_in: list[tuple[str, Handing]] | None = None) -> bool:
+              reach: _Reach = _NOWHERE) -> bool:
     """`passed_on` over code already blanked of strings, comments and imports; `aliases`: how
-    many plain names bound to it in a row are read before one counts as handed on;
-    `original`: the module's text the code was blanked from (its strings at the same places),
-    where `text` is the whole of it; `held_in` as `passed_on`'s."""
+    many plain names bound to it in a row are read before one counts as handed on; `reach`:
+    the module around the text (`_Reach`)."""
+    original, held_in = reach.original, reach.held_in
+    inner = _Reach(module=text if reach.module is None else reach.module, functions=reach.functions, hops=reach.hops)
     nesting, keyed, attributes, calls_keep, methods, item_attributes, copies, item_calls_keep, _ = how
     objects = item_attributes is not None
     dunders = attributes is not None and not calls_keep  # `if T:`, `T | U`: a method may set attributes
@@ -272,10 +297,10 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
                 and _read_by_caller(text, before, level, not copies, attributes is not None)):
             continue
         if aliases and text[after:after + 1] in (",", ")", "\n") and _kept_by_its_function(
-                text, before, how, qualified, aliases - 1, consulted):
+                text, before, how, aliases, consulted, inner):
             continue
         if aliases and original is not None and text[after:after + 1] in (",", ")", "]", "\n") and _kept_by_sweep(
-                text, original, before, how, level, aliases - 1, consulted):
+                text, original, before, how, level, aliases - 1, consulted, inner):
             continue
         if calls_keep and attributes is not None and _PARTIAL_OF.search(text, max(0, before - 40), before):
             continue  # `functools.partial(T, ...)`: a call of it later, which changes nothing of it
@@ -316,13 +341,13 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
             span = _function_span(text, row) if alias else None
             scope = text[span[0]:span[1]] if span is not None else _locals_blanked(text, alias) if alias else text
             if alias and alias != name and alias_level >= 0 and not _changed(scope, alias) and not _hands_on(
-                    scope, alias, alias_how, False, aliases - 1, consulted):
+                    scope, alias, alias_how, False, aliases - 1, consulted, inner):
                 continue
         if (held_in is not None and aliases and attributes is not None and text[after:after + 1] in (",", ")", "]", "\n")
                 and (table := _table_holding(text, before)) is not None and table != name):
             table_how = Handing(1, item_attributes=attributes, item_calls_keep=calls_keep)
             if not _changed(text, table) and not _hands_on(text, table, table_how, False, aliases - 1, consulted,
-                                                           original):
+                                                           reach._replace(held_in=None)):
                 held_in.append((table, table_how))
                 continue
         # Anything else hands it on; the name alone on its row too, which may continue a
@@ -449,20 +474,33 @@ def _call_around(text: str, at: int, stops: Callable[[int], bool]) -> tuple[int,
     return None
 
 
-def _kept_by_its_function(text: str, at: int, how: Handing, qualified: bool, aliases: int, consulted: set[str]) -> bool:
-    """Whether the argument that starts at `at` goes to a function the text defines at its
-    top level (`run(CFG)`, `check(kernel_cls)`) whose parameter it binds is only read there:
-    not changed (`_changed`) nor handed on (`_hands_on`, as a name bound to it would be)."""
-    call = _argument_of(text, at)
+def _kept_by_its_function(text: str, at: int, how: Handing, aliases: int, consulted: set[str], reach: _Reach) -> bool:
+    """Whether the argument that starts at `at` goes to a function the module's code
+    (`reach.module`) defines at its top level (`run(CFG)`, `check(kernel_cls)`, from a
+    function of the module too: `for name, cfg in T.items(): _random(cfg)`), or another
+    module's it imports (`reach.functions`), whose parameter it binds is only read there: not
+    changed (`_changed`) nor handed on (`_hands_on`, as a name bound to it would be; the
+    functions it goes to in turn followed likewise, up to `reach.hops` in a row)."""
+    call = _argument_of(text, at) if reach.hops > 0 else None
     if call is None:
         return False
     callee, index, keyword = call
-    head = re.search(r"^(?:async[ \t]+)?def[ \t]+" + re.escape(callee) + r"[ \t]*\(", text, re.MULTILINE)
-    if head is None or len(re.findall(r"^(?:async[ \t]+)?def[ \t]+" + re.escape(callee) + r"\b", text,
-                                      re.MULTILINE)) != 1 or re.search(
-            r"^" + re.escape(callee) + r"[ \t]*(?::[^=\n]*)?=", text, re.MULTILINE):
-        return False  # not a function of this text, or bound more than once
-    found = _parameters(text, head.end())
+    module = text if reach.module is None else reach.module
+    functions = reach.functions
+    if module is not text and _BINDS_LOCALLY(callee).search(text) is not None:
+        return False  # a local of the function the call is in, of the same name
+    if _DEFINED(callee).search(module) is None and functions is not None and re.search(
+            r"(?<![\w.])" + re.escape(callee) + r"[ \t]*(?::[^=\n]*)?=(?!=)", module) is None:
+        elsewhere = functions(callee)  # (a name the module binds itself is its own)
+        if elsewhere is None:
+            return False
+        module, callee = elsewhere
+        functions = None  # the names that module imports are not known here
+    head = _DEFINED(callee).search(module)
+    if head is None or len(_DEFINED(callee).findall(module)) != 1 or re.search(
+            r"^" + re.escape(callee) + r"[ \t]*(?::[^=\n]*)?=", module, re.MULTILINE):
+        return False  # not a function of the module, or bound more than once
+    found = _parameters(module, head.end())
     if found is None:
         return False
     params, body = found
@@ -472,14 +510,21 @@ def _kept_by_its_function(text: str, at: int, how: Handing, qualified: bool, ali
         param = params[index] if index < len(params) else None
     if param is None or param.startswith("*"):
         return False  # into `*args`/`**kwargs`: where it goes from there is not read
-    span = text[body:_block_end(text, _DEF_ROW.match(text, head.start()))]  # type: ignore[arg-type]
+    below = _DEDENT_TO(0).search(module, body)  # (past a `):` row of its own)
+    span = module[body:below.start() if below is not None else len(module)]
     consulted.add(param)
-    return not _changed(span, param) and not _hands_on(span, param, how._replace(nesting=how.nesting), False,
-                                                        aliases, consulted)
+    return not _changed(span, param) and not _hands_on(
+        span, param, how, False, aliases, consulted, _Reach(module=module, functions=functions, hops=reach.hops - 1))
+
+
+@functools.cache
+def _DEFINED(name: str) -> re.Pattern[str]:
+    """A module's top-level `def name(`."""
+    return re.compile(r"^(?:async[ \t]+)?def[ \t]+" + re.escape(name) + r"[ \t]*\(", re.MULTILINE)
 
 
 def _kept_by_sweep(text: str, original: str, at: int, how: Handing, level: int, aliases: int,
-                   consulted: set[str]) -> bool:
+                   consulted: set[str], reach: _Reach) -> bool:
     """Whether the argument that starts at `at` (`level` deep where a table) is a case, or the
     cases, of a sweep decorating a function of the text whose parameters it binds are only
     read there: not changed nor handed on, as a name bound to it would be.
@@ -566,7 +611,8 @@ def _kept_by_sweep(text: str, original: str, at: int, how: Handing, level: int, 
     below = _DEDENT_TO(len(head.group(1))).search(text, found_params[1])  # (past a `):` row of its own)
     span = text[found_params[1]:below.start() if below is not None else len(text)]
     consulted.update(params)
-    return not any(_changed(span, param) or _hands_on(span, param, item_how, False, aliases, consulted)
+    into = reach._replace(module=text)
+    return not any(_changed(span, param) or _hands_on(span, param, item_how, False, aliases, consulted, into)
                    for param in params)
 
 

@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING
 
 from mmalint.analysis.imports import import_words, scan_imports, scanned
 from mmalint.analysis.modules import Binding, ModuleRef, Modules, real_path
-from mmalint.analysis.mutations import Handing, changed_or_handed_on, named_by_string, passed_on
+from mmalint.analysis.mutations import (
+    Handing,
+    changed_or_handed_on,
+    module_code,
+    named_by_string,
+    passed_on,
+)
 from mmalint.analysis.prefilter import triggered
 from mmalint.tree import (
     SCAN_IMPORTS,
@@ -67,6 +73,8 @@ class Program(Modules):
         self._changed_by: dict[tuple[str, str], bool] = {}  # (module, global) -> `changed_by_importers`
         self._handed_on_by: dict[tuple[str, str, Handing], bool] = {}  # -> `handed_on_by_importers`
         self._asked_of: dict[tuple[str, str], bool] = {}  # (module, question) -> `asked_of_importers`
+        # (module, global, reading) -> `handed_on_through_functions`
+        self._through_functions: dict[tuple[str, str, Handing], tuple[bool, tuple[tuple[str, Handing], ...]]] = {}
         self._skipping_hooks: dict[str, bool] = {}  # directory -> `skips_by_parameters`
 
     def _forget(self, path: str) -> None:
@@ -81,6 +89,7 @@ class Program(Modules):
         self._changed_by.clear()
         self._handed_on_by.clear()
         self._asked_of.clear()
+        self._through_functions.clear()
         self._skipping_hooks.clear()
 
     # ------------------------------------------------------------------ which files name an MMA API
@@ -309,12 +318,53 @@ class Program(Modules):
         if text is None or name not in text:
             return False
         held: list[tuple[str, Handing]] = []
-        if passed_on(text, name, how, qualified=True, held_in=held) or named_by_string(text, name):
+        if passed_on(text, name, how, qualified=True, held_in=held,
+                     functions=lambda bound: self._function_home(path, bound)) or named_by_string(text, name):
             return True
         source = self.source(path) if held else None
         return bool(held) and (source is None or any(
             self.handed_on_by_importers(source, table, table_how) or self.changed_by_importers(source, table)
             for table, table_how in held))
+
+    def handed_on_through_functions(
+        self, source: SourceFile, name: str, how: Handing
+    ) -> tuple[bool, tuple[tuple[str, Handing], ...]]:
+        """`handing.handed_on`'s text scan of the module again, an argument given to a function
+        it imports from a module of the tree followed into it (`_function_home`); with the
+        tables that hold the object (`passed_on`'s `held_in`)."""
+        path = self.path_of(source)
+        if path is None:
+            return True, ()
+        key = (path, name, how)
+        found = self._through_functions.get(key)
+        if found is None:
+            held: list[tuple[str, Handing]] = []
+            answer = passed_on(source.text, name, how, held_in=held,
+                               functions=lambda bound: self._function_home(path, bound))
+            found = self._through_functions[key] = (answer, tuple(held))
+        return found
+
+    def _function_home(self, path: str, bound: str, depth: int = 3) -> tuple[str, str] | None:
+        """Where the function a file imports as `bound` (`from ops import run`) is defined,
+        through a package's re-exports (up to `depth` modules): that module's code as the
+        mutation scans read it (`module_code`) and the function's name there; None for
+        anything else (a library's, a module, a name not found)."""
+        for stmt in self.imports(path):
+            real = next((n for n, asname in stmt.names if (asname or n) == bound), None)
+            if real is None or real == "*":
+                continue
+            for binding in self.resolve(path, stmt):
+                if binding.bound != bound or binding.attr is None or not binding.ref.has_source:
+                    continue
+                text = self._text(binding.ref.path)
+                if text is None:
+                    continue
+                code = module_code(text)
+                if re.search(r"^(?:async[ \t]+)?def[ \t]+" + re.escape(real) + r"[ \t]*\(", code, re.MULTILINE):
+                    return code, real
+                if depth > 1 and (found := self._function_home(binding.ref.path, real, depth - 1)) is not None:
+                    return found
+        return None
 
     def mentioned_by_importers(self, source: SourceFile, word: str) -> bool:
         """Whether a file of the tree that imports the module (directly or not) has `word` in

