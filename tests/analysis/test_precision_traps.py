@@ -413,3 +413,30 @@ def test_64_bit_accumulator_is_canonicalized_without_x64(operand: str, acc: str)
 def test_64_bit_accumulator_with_x64_enabled(operand: str, acc: str, code: str) -> None:
     check(X64_KERNEL.format(enable='jax.config.update("jax_enable_x64", True)\n', acc=acc,
                             operand=operand), [code], target_jax="0.12")
+
+
+# ---------------------------------------------------------------- a generator function's call
+
+
+def test_a_generator_function_s_call_is_no_value_of_its_body() -> None:
+    # Calling it makes a generator: not the `None` its body falls off with (a generator given
+    # as a dtype read as `jnp.zeros(s, None)`, float32: MMA101 reported before).
+    code = '''
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def dtypes():
+  yield jnp.int32
+
+
+def run(acc_dtype):
+  acc = plgpu.layout_cast(jnp.zeros((64, 64), acc_dtype), plgpu.Layout.MMA_ACC(jnp.int8))
+  a = jnp.zeros((64, 64), jnp.int8)
+  return plgpu.mma(acc, a, a)
+
+
+def test():
+  run(dtypes())
+'''
+    check(code, [], target_jax="0.11", known=False)

@@ -224,6 +224,14 @@ class Calls(Machine):
                 # A call the depth or recursion guard cut short ran only part of it: the blind
                 # run at the world's end (from the top of the stack) may go further.
                 self._entered.discard(id(node))
+        generator = self._generators.get(node)
+        if generator is None:
+            generator = self._generators[node] = _generator(node)
+        if generator:
+            # Calling it makes a generator and runs none of the body (which ran here for what
+            # it records): not the value the body returns (`None`, then `jnp.zeros(s, None)`
+            # read as float32), nor an exception.
+            return UNKNOWN
         if flow is Flow.RAISE and not frame.returns:
             if root:
                 return UNKNOWN
@@ -817,3 +825,16 @@ def _with_entry(recorded: _Recorded, old: Entry | None, new: Entry | None) -> _R
     if old is None or new is None or recorded.context.entry is not old:
         return recorded
     return replace(recorded, context=replace(recorded.context, entry=new))
+
+
+def _generator(node: cst.FunctionDef | cst.Lambda) -> bool:
+    """Whether a function is a generator function: a `yield` in its own body (not in a
+    function or class defined there)."""
+    todo: list[cst.CSTNode] = [node.body]
+    while todo:
+        current = todo.pop()
+        if isinstance(current, cst.Yield):
+            return True
+        if not isinstance(current, cst.FunctionDef | cst.Lambda | cst.ClassDef):
+            todo.extend(current.children)
+    return False
