@@ -393,21 +393,30 @@ class Program(Modules):
         directory = os.path.dirname(path)
         found = self._skipping_hooks.get(directory)
         if found is None:
-            found = False
-            current = directory
-            for _ in range(_MAX_CONFTEST_LEVELS):
-                conftest = os.path.join(current, "conftest.py")
-                text = self._text(conftest) if self._is_file(conftest) else None
-                if text is not None and "callspec" in text and _SKIPPING_HOOK.search(text) and _SKIPS.search(text):
-                    found = True
-                    break
-                if any(self._is_file(os.path.join(current, marker)) for marker in _ROOTDIR_MARKERS):
-                    break  # pytest's rootdir: no conftest above it is read
-                parent = os.path.dirname(current)
-                if parent == current:
-                    break
-                current = parent
-            self._skipping_hooks[directory] = found
+            found = self._skipping_hooks[directory] = any(
+                "callspec" in text and _SKIPPING_HOOK.search(text) is not None and _SKIPS.search(text) is not None
+                for text in map(self._text, self.conftests(source)) if text is not None)
+        return found
+
+    def conftests(self, source: SourceFile) -> list[str]:
+        """The `conftest.py` files pytest reads for a test module: in its directory and those
+        above it, up to pytest's rootdir (a directory with a pytest configuration); nearest
+        first."""
+        path = self.path_of(source)
+        if path is None:
+            return []
+        found = []
+        current = os.path.dirname(path)
+        for _ in range(_MAX_CONFTEST_LEVELS):
+            conftest = os.path.join(current, "conftest.py")
+            if self._is_file(conftest):
+                found.append(conftest)
+            if any(self._is_file(os.path.join(current, marker)) for marker in _ROOTDIR_MARKERS):
+                break  # pytest's rootdir: no conftest above it is read
+            parent = os.path.dirname(current)
+            if parent == current:
+                break
+            current = parent
         return found
 
     def _an_importer(self, path: str, says: Callable[[str], bool]) -> bool:

@@ -18,8 +18,8 @@ from mmalint.analysis.interpreter import replays
 from mmalint.analysis.interpreter.core import (
     GAVE_UP,
     Frame,
-    Machine,
 )
+from mmalint.analysis.interpreter.fixtures import Fixtures
 from mmalint.analysis.source import Block, BlockParseError
 from mmalint.analysis.values import (
     ClassVal,
@@ -41,7 +41,7 @@ class SetUp:
     invoked: frozenset[cst.CSTNode]
 
 
-class Roots(Machine):
+class Roots(Fixtures):
     """Which code runs, in which worlds, within which budget."""
 
     def run_roots(self, roots: Sequence[Block]) -> None:
@@ -141,7 +141,9 @@ class Roots(Machine):
                 instance = Instance(receiver)
                 positional.append(instance)
             positional.extend(world.positional)
-            args = Args(positional, dict(world.keywords), [], {}, world.complete)
+            keywords = dict(world.keywords)
+            keywords.update(self.fixture_keywords(node, block, cls, len(world.positional), set(keywords)))
+            args = Args(positional, keywords, [], {}, world.complete)
             self.context = Context(world=(*class_binding, *world.bindings))
             self._defined = []
             self._invoked = set()
