@@ -344,8 +344,9 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
                     scope, alias, alias_how, False, aliases - 1, consulted, inner):
                 continue
         if (held_in is not None and aliases and attributes is not None and text[after:after + 1] in (",", ")", "]", "\n")
-                and (table := _table_holding(text, before)) is not None and table != name):
-            table_how = Handing(1, item_attributes=attributes, item_calls_keep=calls_keep)
+                and (holding := _table_holding(text, before)) is not None and holding[0] != name):
+            table, keyed_table = holding
+            table_how = Handing(1, keyed_table, item_attributes=attributes, item_calls_keep=calls_keep)
             if not _changed(text, table) and not _hands_on(text, table, table_how, False, aliases - 1, consulted,
                                                            reach._replace(held_in=None)):
                 held_in.append((table, table_how))
@@ -616,29 +617,35 @@ def _kept_by_sweep(text: str, original: str, at: int, how: Handing, level: int, 
                    for param in params)
 
 
-def _table_holding(text: str, at: int) -> str | None:
+def _table_holding(text: str, at: int) -> tuple[str, bool] | None:
     """The module global whose binding's display holds the item that starts at `at`, itself
-    or as `pytest.param(A, ...)`'s value (`KERNELS = [A, pytest.param(B, marks=...)]`)."""
+    or as `pytest.param(A, ...)`'s value (`KERNELS = [A, pytest.param(B, marks=...)]`), or
+    as a dict display's value (`_OPS = {"int8": Int8Op}`); and whether it is a dict."""
     inner = at
     for _ in range(2):
-        found = _bracket_around(text, inner, lambda i: text[i] in ":=")
+        value = _DICT_VALUE.search(text, max(0, inner - _CALL_REACH), inner)
+        found = (_bracket_around(text, value.start() + 1, lambda i: text[i] == "=") if value is not None
+                 else _bracket_around(text, inner, lambda i: text[i] in ":="))  # (a dict's entries have `:`)
         if found is None:
             return None
         opener, commas = found
         callee = _CALLEE.search(text, max(0, opener - _CALL_REACH), opener) if text[opener] == "(" else None
         if callee is not None and callee.group(1) not in _NOT_CALLS:
-            if (".".join(callee.group(1).rsplit(".", 2)[-2:]) not in ("pytest.param", "param") or commas
-                    or _KEYWORD_BEFORE.search(text, max(0, inner - _CALL_REACH), inner)):
+            if (value is not None or ".".join(callee.group(1).rsplit(".", 2)[-2:]) not in ("pytest.param", "param")
+                    or commas or _KEYWORD_BEFORE.search(text, max(0, inner - _CALL_REACH), inner)):
                 return None
             inner = callee.start()  # the case's value
             continue
-        if text[opener] not in "[(":
+        if text[opener] not in ("{" if value is not None else "[("):
             return None
         bound = _TABLE_BOUND.match(text, text.rfind("\n", 0, opener) + 1, opener)
-        return bound.group(1) if bound is not None else None
+        return (bound.group(1), value is not None) if bound is not None else None
     return None
 
 
+# A dict display's key up to its value: a string or a name (`"int8": `, `Kind.INT8: `), after
+# the display's `{` or an entry's `,`.
+_DICT_VALUE = re.compile(r"[{,][ \t\n]*(?:[\w.]+|\"[^\"\n]*\"|'[^'\n]*'|[ \t]+)[ \t\n]*:[ \t\n]*\Z")
 _TABLE_BOUND = re.compile(r"([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*\Z")  # `T = ` at a module's top level
 
 

@@ -201,9 +201,16 @@ _CHANGED = [
     ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\ndef run(\n    cfg,\n):\n  cfg.acc = jnp.int32\nrun(CFG)\n', 'CFG.acc'),
     ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\ndef inner(c):\n  c.acc = jnp.int32\ndef mid(b):\n  return inner(b)\ndef run(cfg):\n  return mid(cfg)\nrun(CFG)\n', 'CFG.acc'),
     ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\ndef run(cfg, n=3):\n  if n:\n    return run(cfg, n - 1)\n  cfg.acc = jnp.int32\nrun(CFG)\n', 'CFG.acc'),
+    # a class in a registry (a dict display) of the module that changes it or hands it on
+    ('class AccCfg:\n  acc = jnp.float32\n_OPS = {"a": AccCfg, "b": int}\nfor k, c in _OPS.items():\n  c.acc = jnp.int32\n', 'AccCfg.acc'),
+    ('class AccCfg:\n  acc = jnp.float32\n_OPS = {"a": AccCfg, "b": int}\n_OPS["a"].acc = jnp.int32\n', 'AccCfg.acc'),
+    ('class AccCfg:\n  acc = jnp.float32\n_OPS = {\n    "b": int,\n    "a": AccCfg,\n}\nregister(_OPS)\n', 'AccCfg.acc'),
 ]
 
 _READ = [
+    # a class in a registry (a dict display) the module only looks up and calls (heldout25b
+    # case23: `_OPS = {"bfloat16": MatmulOp, "int8": Int8MatmulOp}`; `_OPS[name]()`)
+    ('class AccCfg:\n  acc = jnp.float32\n_OPS = {\n    "b": int,\n    "a": AccCfg,\n}\ndef get(k):\n  return _OPS[k]()\nprint(get("a"), len(_OPS))\n', 'AccCfg.acc'),
     # a helper of a helper of the module that only reads it (heldout27 case13's bench: a loop
     # over a table, each object to `_random(cfg)`)
     ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFG = AccCfg()\ndef inner(c):\n  return c.acc\ndef run(cfg):\n  return inner(cfg), cfg.acc\nrun(CFG)\n', 'CFG.acc'),
