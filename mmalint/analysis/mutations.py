@@ -82,12 +82,13 @@ def mutation_words(text: str) -> tuple[set[str], set[str]]:
 # sees), an operator that makes a new value (`T | U`, `T == U`), a binding of the name itself
 # (`T = ...`, `T |= ...`, at a statement's start), a membership test or a loop over it (`k in
 # T`), a truth test (`if T:`, not `T or U`, `T if c else U`: those give the object itself), and
-# a builtin that reads it (`len(T)`, `sorted(T)`).
+# a builtin that reads it (`len(T)`, `sorted(T)`), an operand of an operator or comparison.
 _THEN_READ = re.compile(r"\[|\.|(?:==|!=|<=|>=|<(?!<=)|>(?!>=)|\*\*(?!=)|//(?!=)|[-+*/|&^%@](?!=)|is\b|not\b|in\b)")
 _BINDS = re.compile(ASSIGN_OP)
 _BEFORE_READ = re.compile(
     r"(?:(?:^|[^\w.])(?:in|not in|if|elif|while|not|assert)"
-    r"|(?<![\w.])(?:len|sorted|list|tuple|set|frozenset|dict|iter|enumerate|reversed|any|all|isinstance|bool|str|repr|print)\()\Z"
+    r"|(?<![\w.])(?:len|sorted|list|tuple|set|frozenset|dict|iter|enumerate|reversed|any|all|isinstance|bool|str|repr|print)\("
+    r"|[=!<>]=|<|(?<!-)>|[-+*/%|&^~])\Z"  # the right of a comparison or an operator (`{a, b} <= T`)
 )
 
 

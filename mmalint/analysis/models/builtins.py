@@ -86,6 +86,9 @@ def _len(host: Host, args: Bound, call: Call) -> Value:
     v = args["obj"]
     if isinstance(v, TupleVal | DictVal | MapVal) or (isinstance(v, SetVal) and v.ordered):
         return Const(len(v.items))
+    if isinstance(v, SetVal):
+        distinct = host.members(v)  # its items less those equal to another (`{a, b}` of a == b)
+        return Const(len(distinct)) if distinct is not None else UNKNOWN
     if isinstance(v, Const) and isinstance(v.value, str):
         return Const(len(v.value))
     return UNKNOWN

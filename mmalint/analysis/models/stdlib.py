@@ -77,9 +77,11 @@ def _replace(host: Host, args: Bound, call: Call) -> Value:
 
 @model("itertools.product", signature="(*iterables, **kwargs)")
 def _product(host: Host, args: Bound, call: Call) -> Value:
-    if args.keywords or not args.complete:
+    """`itertools.product(A, B)`, and `product(A, repeat=2)` (A with itself)."""
+    repeat = as_int(args.keywords["repeat"]) if set(args.keywords) == {"repeat"} else None if args.keywords else 1
+    if repeat is None or not 0 <= repeat <= 8 or not args.complete:
         return UNKNOWN
-    pools = [host.iterate(v) for v in args.positional]
+    pools = [host.iterate(v) for v in args.positional] * repeat
     if any(p is None for p in pools):
         return UNKNOWN
     combos: list[tuple[Value, ...]] = [()]
