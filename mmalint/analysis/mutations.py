@@ -489,8 +489,13 @@ def _kept_by_its_function(text: str, at: int, how: Handing, aliases: int, consul
     callee, index, keyword = call
     module = text if reach.module is None else reach.module
     functions = reach.functions
-    if module is not text and _BINDS_LOCALLY(callee).search(text) is not None:
-        return False  # a local of the function the call is in, of the same name
+    around = _function_span(text, text.rfind("\n", 0, at) + 1)
+    if around is not None:
+        local = _BINDS_LOCALLY(callee).search(text, around[0], around[1])
+    else:  # a function's body cut from the module (not a copy of all of it with some blanked)
+        local = _BINDS_LOCALLY(callee).search(text) if len(text) != len(module) else None
+    if local is not None:
+        return False  # a local of the function the call is in, of the same name (or itself)
     if _DEFINED(callee).search(module) is None and functions is not None and re.search(
             r"(?<![\w.])" + re.escape(callee) + r"[ \t]*(?::[^=\n]*)?=(?!=)", module) is None:
         elsewhere = functions(callee)  # (a name the module binds itself is its own)

@@ -205,9 +205,14 @@ _CHANGED = [
     ('class AccCfg:\n  acc = jnp.float32\n_OPS = {"a": AccCfg, "b": int}\nfor k, c in _OPS.items():\n  c.acc = jnp.int32\n', 'AccCfg.acc'),
     ('class AccCfg:\n  acc = jnp.float32\n_OPS = {"a": AccCfg, "b": int}\n_OPS["a"].acc = jnp.int32\n', 'AccCfg.acc'),
     ('class AccCfg:\n  acc = jnp.float32\n_OPS = {\n    "b": int,\n    "a": AccCfg,\n}\nregister(_OPS)\n', 'AccCfg.acc'),
+    # a call whose name the function it is in binds to something else
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFGS = [AccCfg()]\ndef show(k):\n  print(k.acc)\ndef main():\n  show = fix\n  for c in CFGS:\n    show(c)\n', 'CFGS[0].acc'),
 ]
 
 _READ = [
+    # a loop's name handed to a function of the module, at the top level while another
+    # function has a local of that name, and in a function
+    ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFGS = [AccCfg()]\ndef show(k):\n  print(k.acc)\ndef other():\n  c = 1\n  return c\nfor c in CFGS:\n  show(c)\ndef main():\n  for c in CFGS:\n    show(c)\n', 'CFGS[0].acc'),
     # a class in a registry (a dict display) the module only looks up and calls (heldout25b
     # case23: `_OPS = {"bfloat16": MatmulOp, "int8": Int8MatmulOp}`; `_OPS[name]()`)
     ('class AccCfg:\n  acc = jnp.float32\n_OPS = {\n    "b": int,\n    "a": AccCfg,\n}\ndef get(k):\n  return _OPS[k]()\nprint(get("a"), len(_OPS))\n', 'AccCfg.acc'),
