@@ -311,6 +311,9 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
             # A container that holds containers (`T`, `T[k]` of a deeper table).
             if _ITEM_SAFE_AFTER.match(text, after) or _ITEM_SAFE_BEFORE.search(text, max(0, before - 16), before):
                 continue
+            if (keyed and level == nesting and text[after:after + 1] in (")", ",")
+                    and _caller(text, before) in _ITERATING_BUILTINS):
+                continue  # `sorted(T)`, `list(T)` of a dict: its keys
             if _MEMBERSHIP.search(text, max(0, before - 4), before) and (
                     not _LOOPS.search(text, clause, before)
                     or (keyed and level == nesting and loop is not None and values is None
@@ -344,7 +347,7 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
             if alias and alias != name and alias_level >= 0 and not _changed(scope, alias) and not _hands_on(
                     scope, alias, alias_how, False, aliases - 1, consulted, inner):
                 continue
-        if (held_in is not None and aliases and attributes is not None and text[after:after + 1] in (",", ")", "]", "\n")
+        if (held_in is not None and aliases and attributes is not None and text[after:after + 1] in (",", ")", "]", "}", "\n")
                 and (holding := _table_holding(text, before)) is not None and holding[0] != name):
             table, keyed_table = holding
             table_how = Handing(1, keyed_table, item_attributes=attributes, item_calls_keep=calls_keep)

@@ -207,9 +207,14 @@ _CHANGED = [
     ('class AccCfg:\n  acc = jnp.float32\n_OPS = {\n    "b": int,\n    "a": AccCfg,\n}\nregister(_OPS)\n', 'AccCfg.acc'),
     # a call whose name the function it is in binds to something else
     ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFGS = [AccCfg()]\ndef show(k):\n  print(k.acc)\ndef main():\n  show = fix\n  for c in CFGS:\n    show(c)\n', 'CFGS[0].acc'),
+    # a registry's values copied out
+    ('import copy\nclass AccCfg:\n  acc = jnp.float32\nOPS = {"a": AccCfg}\nc = copy.copy(OPS)\nc["a"].acc = jnp.int32\n', 'AccCfg.acc'),
+    ('class AccCfg:\n  acc = jnp.float32\nOPS = {"a": AccCfg}\nvals = list(OPS.values())\nvals[0].acc = jnp.int32\n', 'AccCfg.acc'),
 ]
 
 _READ = [
+    # a registry's keys listed (heldout28 case03: `sorted(warpgemm.GEMMS)` in a test)
+    ('class AccCfg:\n  acc = jnp.float32\nOPS = {"a": AccCfg}\nprint(sorted(OPS), list(OPS), len(OPS))\n', 'AccCfg.acc'),
     # a loop's name handed to a function of the module, at the top level while another
     # function has a local of that name, and in a function
     ('class AccCfg:\n  def __init__(self):\n    self.acc = jnp.float32\nCFGS = [AccCfg()]\ndef show(k):\n  print(k.acc)\ndef other():\n  c = 1\n  return c\nfor c in CFGS:\n  show(c)\ndef main():\n  for c in CFGS:\n    show(c)\n', 'CFGS[0].acc'),
