@@ -602,12 +602,24 @@ def _kept_by_sweep(text: str, original: str, at: int, how: Handing, level: int, 
         params, down = [given], 1 - len(inside)  # `product(op=T)`, `product(op=(A, B))`
     elif qualified in _SWEEPS_OF_DICTS and shape == ["dict"] and inside[0][2] is not None:
         params, down = [inside[0][2]], 0  # `named_parameters(dict(testcase_name="x", op=A))`
+    elif qualified in _SWEEPS_OF_DICTS and shape == ["("] and inside[0][2] is None:
+        # `named_parameters(("x", A, 64))` (a case's name first), `parameters((A, 64))`: A to
+        # the parameter at its place
+        place = inside[0][1] - (qualified == "parameterized.named_parameters")
+        if place < 0:
+            return False
+        params, down = [], 0
     else:
         return False
     indent = len(_SPACES.match(text, text.rfind("\n", 0, opener) + 1).group())  # type: ignore[union-attr]
     head = _decorated(text, end, indent)
     found_params = _parameters(text, head.end()) if head is not None and level >= down else None
-    if head is None or found_params is None or not set(params) <= set(found_params[0]):
+    if head is not None and found_params is not None and not params:
+        taken = found_params[0][1 if indent else 0:]  # (a method's `self` first)
+        if place >= len(taken) or taken[place].startswith("*"):
+            return False
+        params = [taken[place]]
+    if head is None or found_params is None or not params or not set(params) <= set(found_params[0]):
         return False
     item_level = level - down
     if not down:

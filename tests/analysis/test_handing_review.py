@@ -210,9 +210,16 @@ _CHANGED = [
     # a registry's values copied out
     ('import copy\nclass AccCfg:\n  acc = jnp.float32\nOPS = {"a": AccCfg}\nc = copy.copy(OPS)\nc["a"].acc = jnp.int32\n', 'AccCfg.acc'),
     ('class AccCfg:\n  acc = jnp.float32\nOPS = {"a": AccCfg}\nvals = list(OPS.values())\nvals[0].acc = jnp.int32\n', 'AccCfg.acc'),
+    # a class absl's tuple cases give to a parameter that changes it
+    ('class AccCfg:\n  acc = jnp.float32\nclass T:\n  @parameterized.named_parameters(("a", 1, AccCfg))\n  def test_it(self, k, n):\n    n.acc = jnp.int32\n', 'AccCfg.acc'),
+    ('class AccCfg:\n  acc = jnp.float32\nclass T:\n  @parameterized.parameters((AccCfg, 1))\n  def test_it(self, k, n):\n    k.acc = jnp.int32\n', 'AccCfg.acc'),
 ]
 
 _READ = [
+    # a class absl's tuple cases give to a parameter that only reads it (heldout28 case25:
+    # `named_parameters(("s8_64x128x256", Int8WgmmaMatmul, 64, 128, 256))`)
+    ('class AccCfg:\n  acc = jnp.float32\nclass T:\n  @parameterized.named_parameters(("a", AccCfg, 1), ("b", int, 2))\n  def test_it(self, k, n):\n    print(k.acc, n)\n', 'AccCfg.acc'),
+    ('class AccCfg:\n  acc = jnp.float32\nclass T:\n  @parameterized.parameters((1, AccCfg), (2, int))\n  def test_it(self, n, k):\n    print(k(), n)\n', 'AccCfg.acc'),
     # a registry's keys listed (heldout28 case03: `sorted(warpgemm.GEMMS)` in a test)
     ('class AccCfg:\n  acc = jnp.float32\nOPS = {"a": AccCfg}\nprint(sorted(OPS), list(OPS), len(OPS))\n', 'AccCfg.acc'),
     # a loop's name handed to a function of the module, at the top level while another
