@@ -211,7 +211,8 @@ def _binding(name: str, value: Value) -> WorldBinding:
     return WorldBinding(name, label, value.origin)
 
 
-def _keyword_world(pairs: Sequence[tuple[str, Value]]) -> World:
+def keyword_world(pairs: Sequence[tuple[str, Value]]) -> World:
+    """A world binding each name to its value by keyword, each a named binding."""
     return World(
         keywords=tuple(pairs),
         bindings=tuple(_binding(k, v) for k, v in pairs),
@@ -229,20 +230,20 @@ def _product(positional: Sequence[Value], keywords: dict[str, Value]) -> list[li
         for item in items:
             if not isinstance(item, DictVal):
                 return [[World(complete=False)]]
-            axis.append(_keyword_world(item.items))
+            axis.append(keyword_world(item.items))
         axes.append(axis)
     for name, values in keywords.items():
         items = _items(values)
         if items is None:
             return [[World(complete=False)]]
-        axes.append([_keyword_world([(name, v)]) for v in items])
+        axes.append([keyword_world([(name, v)]) for v in items])
     return axes or [[World(complete=True)]]
 
 
 def _case(case: Value, param_names: Sequence[str], named: bool) -> World | None:
     if isinstance(case, DictVal):
         pairs = [(k, v) for k, v in case.items if k != "testcase_name"]
-        return _keyword_world(pairs)
+        return keyword_world(pairs)
     if isinstance(case, TupleVal):
         values = list(case.items)
         if named:
@@ -292,7 +293,7 @@ def _pytest(positional: Sequence[Value], keywords: dict[str, Value]) -> list[Wor
             values = inner
         pairs = list(zip(names, values, strict=True))
         # pytest passes only the named arguments; the others come from fixtures: unknown.
-        world = _keyword_world(pairs)
+        world = keyword_world(pairs)
         worlds.append(World(world.positional, world.keywords, world.bindings, complete=False))
     return worlds
 

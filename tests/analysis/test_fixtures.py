@@ -135,3 +135,32 @@ def test_test_classes(tmp_path: Path, test: str, expect: list[tuple[str, str, in
     header = "import jax.numpy as jnp\nimport pytest\nfrom u8mm.kernel import make_matmul\n\n\n"
     files = {"tests/conftest.py": FIXTURE + WARPGROUP, "tests/test_mm.py": header + test}
     assert lint(tmp_path, files) == expect
+
+
+DTYPE_FIXTURE = ("import jax.numpy as jnp\nimport pytest\n\n\n@pytest.fixture(params=[{params}])\ndef dtype(request):\n"
+                 "  {body}\n")
+PARAM_TEST = """
+    import numpy as np
+    from u8mm.kernel import make_matmul
+
+
+    def test_matmul(dtype, compiler_params):
+      a = np.zeros((64, 64), dtype)
+      make_matmul(dtype, compiler_params)(a, a)
+"""
+
+
+@pytest.mark.parametrize(("params", "body", "expect"), [
+    # one world per param of a fixture that gives it as it is
+    ("jnp.int8, jnp.uint8", '"""The operand dtype."""\n  return request.param', FOUND),
+    ("jnp.int8, jnp.int8", "return request.param", []),
+    # anything else done with the param, or a param pytest.param marks: unknown
+    ("jnp.int8, jnp.uint8", "return jnp.dtype(request.param)", []),
+    ("jnp.int8, pytest.param(jnp.uint8, marks=pytest.mark.skip)", "return request.param", []),
+])
+def test_a_parametrized_fixture_runs_the_test_once_per_param(
+        tmp_path: Path, params: str, body: str, expect: list[tuple[str, str, int]]) -> None:
+    files = {"tests/conftest.py": FIXTURE + WARPGROUP + "\n\n" + DTYPE_FIXTURE.format(params=params, body=body),
+             "tests/test_mm.py": PARAM_TEST}
+    found = lint(tmp_path, files)
+    assert found == expect

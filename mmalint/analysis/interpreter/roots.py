@@ -117,7 +117,7 @@ class Roots(Fixtures):
             cls = owner
             decorator_frame = Frame(self, module.frame, frozenset(), block.parent)
         func = self.make_function(node, block, module.frame, cls)
-        worlds = worlds_for(self, node, block, decorator_frame)
+        worlds = self.fixture_worlds(node, block, cls, worlds_for(self, node, block, decorator_frame))
         if self.program is not None and any(w.bindings for w in worlds) and self.program.skips_by_parameters(block.source):
             return  # a conftest hook may skip any of its worlds by their parameters: none is known to run
         is_static = any(
