@@ -224,10 +224,10 @@ class Calls(Machine):
                 # A call the depth or recursion guard cut short ran only part of it: the blind
                 # run at the world's end (from the top of the stack) may go further.
                 self._entered.discard(id(node))
-        generator = self._generators.get(node)
-        if generator is None:
-            generator = self._generators[node] = _generator(node)
-        if generator:
+        generator = self._generators.get(id(node))
+        if generator is None or generator[0] is not node:
+            generator = self._generators[id(node)] = (node, "yield" in func.block.text and _generator(node))
+        if generator[1]:
             # Calling it makes a generator and runs none of the body (which ran here for what
             # it records): not the value the body returns (`None`, then `jnp.zeros(s, None)`
             # read as float32), nor an exception.

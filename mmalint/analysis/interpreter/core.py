@@ -252,7 +252,8 @@ class Machine(ABC):
         self._traces: list[Trace] = []  # of the remembered calls under way, innermost last
         self._class_epoch = 0  # stores into a class's attributes so far
         self._cheap: set[cst.CSTNode] = set()  # functions not worth remembering (`replays.MIN_STEPS`)
-        self._generators: dict[cst.CSTNode, bool] = {}  # function -> a generator function (`calls._generator`)
+        # A function node's id -> the node (kept alive) and whether it is a generator function.
+        self._generators: dict[int, tuple[cst.CSTNode, bool]] = {}
         self._deepest = 0
 
     def module_of(self, source: SourceFile) -> ModuleState:
