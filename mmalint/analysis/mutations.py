@@ -12,6 +12,24 @@ import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
+from mmalint.analysis.brackets import (
+    CALL_REACH,
+    CALLEE,
+    DECORATOR_ROW,
+    DEDENT_TO,
+    KEYWORD_BEFORE,
+    NOT_CALLS,
+    SPACES,
+    block_end,
+    bracket_around,
+    bracket_end,
+    call_around,
+    clause_start,
+    decorated,
+    function_span,
+    parameters,
+)
+
 # Each pattern matches within a row (no `\n` in it), so it runs only on the rows where a literal
 # part of it is found first (`_on_rows`): a leading `(?<![\w.])(\w+)` makes the engine try every
 # position of the text (jax's 68 modules of a run: 0.69 s, against 0.05 s).
@@ -234,7 +252,7 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
     for match in re.finditer(r"(?<!\w)" + re.escape(name) + r"\b", text):
         # Read around the use in place, not through copies of the text before and after it
         # (a long block naming the global often).
-        after = _SPACES.match(text, match.end()).end()  # type: ignore[union-attr]
+        after = SPACES.match(text, match.end()).end()  # type: ignore[union-attr]
         before = match.start()
         if before and text[before - 1] == ".":
             if not qualified:
@@ -268,7 +286,7 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
             if level < 0:
                 continue  # an item below every container (a change of one is the scan's)
             if at != match.end():
-                after = _SPACES.match(text, at).end()  # type: ignore[union-attr]
+                after = SPACES.match(text, at).end()  # type: ignore[union-attr]
                 if (item_attributes is not None and not level and text[after:after + 1] == "."
                         and _ATTRIBUTE_CHAIN.match(text, after) is not None):
                     # An object the table holds, as such (`T[k].a = v`, `T[k].opts.update()`:
@@ -285,7 +303,7 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
         if (_CLASS_STATEMENT.match(text, row, before) or _TYPE_TEST.search(text, row, before)
                 or _in_annotation(text, row, before) or _a_base(text, before)):
             continue  # `class T:` defines it; `class U(T):`, `isinstance(x, T)`, `x: T` read it
-        clause = _clause_start(text, before)
+        clause = clause_start(text, before)
         loop = _FOR_IN.search(text, row, before)
         if _BOUND_METHOD.match(text, after) or _CHANGING_DUNDER.match(text, after):
             return True  # `u = T.update`: a method that changes it, called elsewhere; `T.__init__(...)`
@@ -294,7 +312,7 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
             values = _ITEMS.match(text, after)  # `for k, v in T.items():`: `v` as `.values()` gives it
             loop = pair if values is not None else None
         if values is not None:
-            after = _SPACES.match(text, values.end()).end()  # type: ignore[union-attr]  # `for v in T.values():`
+            after = SPACES.match(text, values.end()).end()  # type: ignore[union-attr]  # `for v in T.values():`
         if (not dunders and text[after:after + 1] in (",", ")", "\n")
                 and _read_by_caller(text, before, level, not copies, attributes is not None)):
             continue
@@ -344,7 +362,7 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
                 consulted.add(alias)
             # A local of the function around the loop or binding (its text alone), or a global
             # (the whole text but functions whose own local shares its name).
-            span = _function_span(text, row) if alias else None
+            span = function_span(text, row) if alias else None
             scope = text[span[0]:span[1]] if span is not None else _locals_blanked(text, alias) if alias else text
             if alias and alias != name and alias_level >= 0 and not _changed(scope, alias) and not _hands_on(
                     scope, alias, alias_how, False, aliases - 1, consulted, inner):
@@ -366,12 +384,12 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
 def _loop_over_display(text: str, at: int) -> str | None:
     """The name a `for` binds to each item of the display whose item starts at `at`
     (`for cls in (T, U):`, `[f(c) for c in [T, U]]`); None where it is no such item."""
-    opener = _clause_start(text, at) - 1
+    opener = clause_start(text, at) - 1
     if opener < 0 or text[opener] not in "([":
         return None
-    loop = _FOR_IN.search(text, max(0, opener - _CALL_REACH), opener)
-    end = _bracket_end(text, opener) if loop is not None else None
-    if loop is None or end is None or _LOOP_END.match(text, _SPACES.match(text, end).end()) is None:  # type: ignore[union-attr]
+    loop = _FOR_IN.search(text, max(0, opener - CALL_REACH), opener)
+    end = bracket_end(text, opener) if loop is not None else None
+    if loop is None or end is None or _LOOP_END.match(text, SPACES.match(text, end).end()) is None:  # type: ignore[union-attr]
         return None
     return loop.group(1)
 
@@ -397,9 +415,9 @@ def _attributes(text: str, at: int) -> tuple[list[str], int]:
     what follows them starts: past the subscripts after the last (`T.a[k][j]`) and blanks."""
     chain = _ATTRIBUTE_CHAIN.match(text, at)
     assert chain is not None  # `at` is a `.`
-    end = _SPACES.match(text, chain.end()).end()  # type: ignore[union-attr]
+    end = SPACES.match(text, chain.end()).end()  # type: ignore[union-attr]
     while (subscript := _SUBSCRIPT.match(text, end)) is not None:
-        end = _SPACES.match(text, subscript.end()).end()  # type: ignore[union-attr]
+        end = SPACES.match(text, subscript.end()).end()  # type: ignore[union-attr]
     return [part.strip() for part in chain.group().split(".")[1:]], end
 
 
@@ -446,39 +464,17 @@ def _caller(text: str, at: int) -> str | None:
     """The callee of the call whose argument starts at `at` (`zip` in `zip(T, U)`,
     `jtu.sample_product` in `jtu.sample_product(dtype=T)`); None where the argument is not
     one (an item of a display, a binding, a lambda's body), or the callee is not a name."""
-    start = max(0, at - _CALL_REACH)
+    start = max(0, at - CALL_REACH)
 
     def binds(i: int) -> bool:  # `U = T` (a binding, not a keyword argument), a lambda's body
         return text[i] == ":" or (text[i] == "=" and text[i - 1] not in "=!<>" and text[i + 1] != "="
                                   and not _KEYWORD.search(text, start, i))
 
-    found = _call_around(text, at, binds)
+    found = call_around(text, at, binds)
     if found is None:
         return None
-    callee = _CALLEE.search(text, start, found[0])
+    callee = CALLEE.search(text, start, found[0])
     return None if callee is None else callee.group(1)
-
-
-def _call_around(text: str, at: int, stops: Callable[[int], bool]) -> tuple[int, int] | None:
-    """Where the `(` of the call whose argument starts at `at` is, and how many arguments come
-    before it (its commas): scanning back over balanced brackets; None where the argument is an
-    item of a display (`[T, U]`), or `stops` says so of a character outside brackets."""
-    depth, commas = 0, 0
-    for i in range(at - 1, max(0, at - _CALL_REACH) - 1, -1):
-        char = text[i]
-        if char in ")]}":
-            depth += 1
-        elif char in "([{":
-            if depth:
-                depth -= 1
-                continue
-            return (i, commas) if char == "(" else None  # `[T, U]` is a new list that holds T
-        elif not depth:
-            if char == ",":
-                commas += 1
-            elif stops(i):
-                return None
-    return None
 
 
 def _kept_by_its_function(text: str, at: int, how: Handing, aliases: int, consulted: set[str], reach: _Reach) -> bool:
@@ -494,7 +490,7 @@ def _kept_by_its_function(text: str, at: int, how: Handing, aliases: int, consul
     callee, index, keyword = call
     module = text if reach.module is None else reach.module
     functions = reach.functions
-    around = _function_span(text, text.rfind("\n", 0, at) + 1)
+    around = function_span(text, text.rfind("\n", 0, at) + 1)
     if around is not None:
         local = _BINDS_LOCALLY(callee).search(text, around[0], around[1])
     else:  # a function's body cut from the module (not a copy of all of it with some blanked)
@@ -512,7 +508,7 @@ def _kept_by_its_function(text: str, at: int, how: Handing, aliases: int, consul
     if head is None or len(_DEFINED(callee).findall(module)) != 1 or re.search(
             r"^" + re.escape(callee) + r"[ \t]*(?::[^=\n]*)?=", module, re.MULTILINE):
         return False  # not a function of the module, or bound more than once
-    found = _parameters(module, head.end())
+    found = parameters(module, head.end())
     if found is None:
         return False
     params, body = found
@@ -522,7 +518,7 @@ def _kept_by_its_function(text: str, at: int, how: Handing, aliases: int, consul
         param = params[index] if index < len(params) else None
     if param is None or param.startswith("*"):
         return False  # into `*args`/`**kwargs`: where it goes from there is not read
-    below = _DEDENT_TO(0).search(module, body)  # (past a `):` row of its own)
+    below = DEDENT_TO(0).search(module, body)  # (past a `):` row of its own)
     span = module[body:below.start() if below is not None else len(module)]
     consulted.add(param)
     return not _changed(span, param) and not _hands_on(
@@ -552,14 +548,14 @@ def _kept_by_sweep(text: str, original: str, at: int, how: Handing, level: int, 
     chain: list[tuple[int, int, str | None, str]] = []
     inner = at
     while len(chain) < 4:
-        keyword = _KEYWORD_BEFORE.search(text, max(0, inner - _CALL_REACH), inner)
+        keyword = KEYWORD_BEFORE.search(text, max(0, inner - CALL_REACH), inner)
         stops: Callable[[int], bool] = (lambda i: False) if keyword is not None else (lambda i: text[i] in ":=")
-        found = _bracket_around(text, inner, stops)
+        found = bracket_around(text, inner, stops)
         if found is None:
             return False
         opener, commas = found
-        callee = _CALLEE.search(text, max(0, opener - _CALL_REACH), opener) if text[opener] == "(" else None
-        if callee is not None and callee.group(1) in _NOT_CALLS:
+        callee = CALLEE.search(text, max(0, opener - CALL_REACH), opener) if text[opener] == "(" else None
+        if callee is not None and callee.group(1) in NOT_CALLS:
             callee = None  # `in (A, B)`: a tuple
         kind = text[opener] if callee is None else "dict" if callee.group(1) == "dict" else (
             "param" if ".".join(callee.group(1).rsplit(".", 2)[-2:]) in ("pytest.param", "param") else "call")
@@ -570,10 +566,10 @@ def _kept_by_sweep(text: str, original: str, at: int, how: Handing, level: int, 
     else:
         return False
     assert callee is not None
-    if not _DECORATOR_ROW.match(text, text.rfind("\n", 0, opener) + 1, callee.start()):
+    if not DECORATOR_ROW.match(text, text.rfind("\n", 0, opener) + 1, callee.start()):
         return False
     qualified = ".".join(callee.group(1).rsplit(".", 2)[-2:])
-    end = _bracket_end(text, opener)
+    end = bracket_end(text, opener)
     if end is None:
         return False
     _, commas, given, _ = chain[-1]
@@ -613,9 +609,9 @@ def _kept_by_sweep(text: str, original: str, at: int, how: Handing, level: int, 
         params, down = [], 0
     else:
         return False
-    indent = len(_SPACES.match(text, text.rfind("\n", 0, opener) + 1).group())  # type: ignore[union-attr]
-    head = _decorated(text, end, indent)
-    found_params = _parameters(text, head.end()) if head is not None and level >= down else None
+    indent = len(SPACES.match(text, text.rfind("\n", 0, opener) + 1).group())  # type: ignore[union-attr]
+    head = decorated(text, end, indent)
+    found_params = parameters(text, head.end()) if head is not None and level >= down else None
     if head is not None and found_params is not None and not params:
         taken = found_params[0][1 if indent else 0:]  # (a method's `self` first)
         if place >= len(taken) or taken[place].startswith("*"):
@@ -632,7 +628,7 @@ def _kept_by_sweep(text: str, original: str, at: int, how: Handing, level: int, 
         item_how = Handing(item_level, item_attributes=how.item_attributes, item_calls_keep=how.item_calls_keep)
     if down == 2 and level == how.nesting and how.row_places is not None:
         params = [param for i, param in enumerate(params) if i in how.row_places]  # the rest get plain values
-    below = _DEDENT_TO(len(head.group(1))).search(text, found_params[1])  # (past a `):` row of its own)
+    below = DEDENT_TO(len(head.group(1))).search(text, found_params[1])  # (past a `):` row of its own)
     span = text[found_params[1]:below.start() if below is not None else len(text)]
     consulted.update(params)
     into = reach._replace(module=text)
@@ -646,16 +642,16 @@ def _table_holding(text: str, at: int) -> tuple[str, bool] | None:
     as a dict display's value (`_OPS = {"int8": Int8Op}`); and whether it is a dict."""
     inner = at
     for _ in range(2):
-        value = _DICT_VALUE.search(text, max(0, inner - _CALL_REACH), inner)
-        found = (_bracket_around(text, value.start() + 1, lambda i: text[i] == "=") if value is not None
-                 else _bracket_around(text, inner, lambda i: text[i] in ":="))  # (a dict's entries have `:`)
+        value = _DICT_VALUE.search(text, max(0, inner - CALL_REACH), inner)
+        found = (bracket_around(text, value.start() + 1, lambda i: text[i] == "=") if value is not None
+                 else bracket_around(text, inner, lambda i: text[i] in ":="))  # (a dict's entries have `:`)
         if found is None:
             return None
         opener, commas = found
-        callee = _CALLEE.search(text, max(0, opener - _CALL_REACH), opener) if text[opener] == "(" else None
-        if callee is not None and callee.group(1) not in _NOT_CALLS:
+        callee = CALLEE.search(text, max(0, opener - CALL_REACH), opener) if text[opener] == "(" else None
+        if callee is not None and callee.group(1) not in NOT_CALLS:
             if (value is not None or ".".join(callee.group(1).rsplit(".", 2)[-2:]) not in ("pytest.param", "param")
-                    or commas or _KEYWORD_BEFORE.search(text, max(0, inner - _CALL_REACH), inner)):
+                    or commas or KEYWORD_BEFORE.search(text, max(0, inner - CALL_REACH), inner)):
                 return None
             inner = callee.start()  # the case's value
             continue
@@ -672,117 +668,27 @@ _DICT_VALUE = re.compile(r"[{,][ \t\n]*(?:[\w.]+|\"[^\"\n]*\"|'[^'\n]*'|[ \t]+)[
 _TABLE_BOUND = re.compile(r"([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*\Z")  # `T = ` at a module's top level
 
 
-def _bracket_around(text: str, at: int, stops: Callable[[int], bool]) -> tuple[int, int] | None:
-    """As `_call_around`, for any bracket (a display's too): where it opens, and how many items
-    come before the one at `at`."""
-    depth, commas = 0, 0
-    for i in range(at - 1, max(0, at - _CALL_REACH) - 1, -1):
-        char = text[i]
-        if char in ")]}":
-            depth += 1
-        elif char in "([{":
-            if depth:
-                depth -= 1
-                continue
-            return i, commas
-        elif not depth:
-            if char == ",":
-                commas += 1
-            elif stops(i):
-                return None
-    return None
-
-
-def _decorated(text: str, at: int, indent: int) -> re.Match[str] | None:
-    """The `def` row (`_DEF_ROW`, up to its `(`) that a decorator ending at `at`, on a row
-    indented `indent` columns, decorates: past other decorators at that indent and rows
-    indented deeper (their arguments); None where anything else comes first."""
-    row = text.find("\n", at) + 1
-    while 0 < row < len(text):
-        head = _DEF_HEAD_ROW.match(text, row)
-        own = len(_SPACES.match(text, row).group())  # type: ignore[union-attr]
-        if head is not None and own == indent:
-            return head
-        if not (own > indent or text[row + own:row + own + 1] in ("@", ")", "]", "\n")):
-            return None
-        row = text.find("\n", row) + 1
-    return None
-
-
-# A decorator's row up to its callee; the cases' names, the first argument of `parametrize`
-# (`"op"`, `"op, m"`, `("op", "m")`); a `def` row up to its `(`.
-_DECORATOR_ROW = re.compile(r"[ \t]*@[ \t]*\Z")
+# The cases' names, the first argument of `parametrize` (`"op"`, `"op, m"`, `("op", "m")`).
 _ARGNAMES = re.compile(r"[ \t\n]*(?:argnames[ \t]*=[ \t]*)?(?:([\"'])?(?(1)([\w \t,]*)\1|[(\[]((?:[ \t\n]*[\"']\w+[\"'][ \t\n]*,?)+)[)\]]))[ \t\n]*,")
-_DEF_HEAD_ROW = re.compile(r"([ \t]*)(?:async[ \t]+)?def[ \t]+\w+[ \t]*\(")
 _SWEEPS_BY_KEYWORD = frozenset({"parameterized.product", "jtu.sample_product", "test_util.sample_product"})
 _SWEEPS_OF_DICTS = frozenset({"parameterized.named_parameters", "parameterized.parameters"})
-
-
-def _bracket_end(text: str, opener: int) -> int | None:
-    """Where the bracket opened at `opener` closes (just past it); None within 2,000 characters."""
-    depth = 0
-    for i in range(opener, min(len(text), opener + 2000)):
-        if text[i] in "([{":
-            depth += 1
-        elif text[i] in ")]}":
-            depth -= 1
-            if not depth:
-                return i + 1
-    return None
 
 
 def _argument_of(text: str, at: int) -> tuple[str, int, str | None] | None:
     """The call whose argument starts at `at`: its callee (a bare name), the argument's
     place among the positional ones, or its keyword; None for anything else (`*T`, `**T`
     aside, as an argument after them has no place known)."""
-    start = max(0, at - _CALL_REACH)
-    keyword = _KEYWORD_BEFORE.search(text, start, at)
+    start = max(0, at - CALL_REACH)
+    keyword = KEYWORD_BEFORE.search(text, start, at)
     # `U = T`, a lambda's body, a slice: no argument (a keyword's own `=` aside)
-    found = _call_around(text, at, lambda i: keyword is None and text[i] in ":=")
+    found = call_around(text, at, lambda i: keyword is None and text[i] in ":=")
     if found is None:
         return None
     opener, commas = found
-    callee = _CALLEE.search(text, start, opener)
-    if callee is None or "." in callee.group(1) or callee.group(1) in _NOT_CALLS or "*" in text[opener:at]:
+    callee = CALLEE.search(text, start, opener)
+    if callee is None or "." in callee.group(1) or callee.group(1) in NOT_CALLS or "*" in text[opener:at]:
         return None
     return callee.group(1), commas, keyword.group(1) if keyword is not None else None
-
-
-_KEYWORD_BEFORE = re.compile(r"[(,][ \t\n]*(\w+)[ \t]*=[ \t]*\Z")
-_NOT_CALLS = frozenset({"if", "elif", "while", "for", "in", "not", "and", "or", "return", "yield", "assert", "print",
-                        "lambda", "await", "del", "is"})
-
-
-def _parameters(text: str, at: int) -> tuple[list[str], int] | None:
-    """The parameters of the `def` whose `(` ends just before `at`, in order (`*args`,
-    `**kw` with their stars), and where the parameter list ends; None past 2,000 characters."""
-    depth = 0
-    current: list[str] = []
-    params: list[str] = []
-    for i in range(at, min(len(text), at + 2000)):
-        char = text[i]
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            if not depth:
-                params.append("".join(current))
-                end = i + 1
-                break
-            depth -= 1
-        elif char == "," and not depth:
-            params.append("".join(current))
-            current = []
-            continue
-        current.append(char)
-    else:
-        return None
-    names = []
-    for param in params:
-        found = re.match(r"[ \t\n]*(\*{0,2}[ \t]*\w*)", param)
-        name = found.group(1).replace(" ", "") if found else ""
-        if name and name != "/":
-            names.append(name)
-    return names, end
 
 
 def _read_by_caller(text: str, at: int, level: int, self_copies: bool, whole: bool = False) -> bool:
@@ -819,47 +725,15 @@ def _locals_blanked(text: str, name: str) -> str:
     as`, a parameter) blanked, newlines kept: their uses of it are their local's."""
     spans: list[tuple[int, int]] = []
     for bound in _BINDS_LOCALLY(name).finditer(text):
-        span = _function_span(text, text.rfind("\n", 0, bound.start()) + 1)
+        span = function_span(text, text.rfind("\n", 0, bound.start()) + 1)
         if span is not None:
             spans.append(span)
     for head in _PARAMETER_OF(name).finditer(text):
-        spans.append((head.start(), _block_end(text, head)))
+        spans.append((head.start(), block_end(text, head)))
     for start, end in spans:
         if not re.search(r"\b(?:global|nonlocal)[ \t]+[\w, \t]*\b" + re.escape(name) + r"\b", text[start:end]):
             text = text[:start] + re.sub(r"[^\n]", " ", text[start:end]) + text[end:]
     return text
-
-
-def _function_span(text: str, row: int) -> tuple[int, int] | None:
-    """Where the function whose body holds the row starting at `row` starts and ends (its
-    `def` row to the last row indented under it); None at module level."""
-    indent = len(text[row:]) - len(text[row:].lstrip(" \t"))
-    for head in reversed(list(_DEF_ROW.finditer(text, 0, row))):
-        own = len(head.group(1))
-        if own < indent:
-            stop = _block_end(text, head)
-            if stop > row:
-                return head.start(), stop
-            indent = own  # ended above the row: only a block less indented may hold it
-        if own == 0:
-            break
-    return None
-
-
-def _block_end(text: str, head: re.Match[str]) -> int:
-    """Where the block a `def` row (`head`, its indent as group 1) opens ends: the next row of
-    code indented no deeper than the row, or the end of the text."""
-    below = _DEDENT_TO(len(head.group(1))).search(text, head.end())
-    return below.start() if below is not None else len(text)
-
-
-_DEF_ROW = re.compile(r"^([ \t]*)(?:async[ \t]+)?def[ \t]", re.MULTILINE)
-
-
-@functools.cache
-def _DEDENT_TO(indent: int) -> re.Pattern[str]:
-    """A row of code indented `indent` columns or fewer (the end of a block at that depth)."""
-    return re.compile(r"^[ \t]{0,%s}(?=[^ \t\n])" % indent, re.MULTILINE)  # noqa: UP031
 
 
 @functools.cache
@@ -880,7 +754,7 @@ def _PARAMETER_OF(name: str) -> re.Pattern[str]:
 def _a_base(text: str, at: int) -> bool:
     """Whether the name at `at` is a base of a class statement over several rows (`class U(`
     / `T, metaclass=M` / `):`), or a keyword's value there."""
-    return _parenthesized_after(text, _clause_start(text, at), _CLASS_HEAD)
+    return _parenthesized_after(text, clause_start(text, at), _CLASS_HEAD)
 
 
 _CLASS_HEAD = re.compile(r"(?<![\w.])class[ \t]+\w+[ \t]*\Z")
@@ -900,7 +774,7 @@ def _in_annotation(text: str, row: int, at: int) -> bool:
     colon = _ANNOTATED.search(text, row, at)
     if colon is None:
         return False
-    clause = _clause_start(text, colon.start())
+    clause = clause_start(text, colon.start())
     if clause == row:
         return bool(_VARIABLE_ANNOTATED.match(text, row, colon.end()))  # no bracket around it
     return _parenthesized_after(text, clause, _DEF_HEAD)
@@ -914,23 +788,6 @@ _VARIABLE_ANNOTATED = re.compile(r"[ \t]*(?!(?:else|try|finally)[ \t]*:)[\w.]+[ 
 _DEF_HEAD = re.compile(r"\bdef[ \t]+\w+[ \t]*\Z")
 
 
-def _clause_start(text: str, at: int) -> int:
-    """Where the clause around `at` starts: past the bracket it is in (a comprehension over
-    rows), else its row."""
-    depth = 0
-    for i in range(at - 1, max(0, at - _CALL_REACH) - 1, -1):
-        char = text[i]
-        if char in ")]}":
-            depth += 1
-        elif char in "([{":
-            if not depth:
-                return i + 1  # (the text before it is balanced: only a bracket `at` is in)
-            depth -= 1
-    return text.rfind("\n", 0, at) + 1
-
-
-_CALL_REACH = 400
-_CALLEE = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)[ \t]*\Z")
 _KEYWORD = re.compile(r"[(,][ \t\n]*\w+[ \t]*\Z")
 # Builtins that read what they are given and keep none of it but its items (not `min`/`max`,
 # which give back one of their arguments).
@@ -966,4 +823,3 @@ _MEMBERSHIP = re.compile(r"(?:^|[^\w.])in\Z")
 _LOOPS = re.compile(r"(?<![\w.])for\b")
 
 
-_SPACES = re.compile(r"[ \t]*")
