@@ -32,28 +32,16 @@ def DEDENT_TO(indent: int) -> re.Pattern[str]:
 def call_around(text: str, at: int, stops: Callable[[int], bool]) -> tuple[int, int] | None:
     """Where the `(` of the call whose argument starts at `at` is, and how many arguments come
     before it (its commas): scanning back over balanced brackets; None where the argument is an
-    item of a display (`[T, U]`), or `stops` says so of a character outside brackets."""
-    depth, commas = 0, 0
-    for i in range(at - 1, max(0, at - CALL_REACH) - 1, -1):
-        char = text[i]
-        if char in ")]}":
-            depth += 1
-        elif char in "([{":
-            if depth:
-                depth -= 1
-                continue
-            return (i, commas) if char == "(" else None  # `[T, U]` is a new list that holds T
-        elif not depth:
-            if char == ",":
-                commas += 1
-            elif stops(i):
-                return None
-    return None
+    item of a display (`[T, U]`: a new list that holds T), or `stops` says so of a character
+    outside brackets."""
+    found = bracket_around(text, at, stops)
+    return found if found is not None and text[found[0]] == "(" else None
 
 
 def bracket_around(text: str, at: int, stops: Callable[[int], bool]) -> tuple[int, int] | None:
-    """As `call_around`, for any bracket (a display's too): where it opens, and how many items
-    come before the one at `at`."""
+    """Where the bracket the item that starts at `at` is in opens (a call's or a display's), and
+    how many items come before it: scanning back over balanced brackets; None where `stops` says
+    so of a character outside brackets first."""
     depth, commas = 0, 0
     for i in range(at - 1, max(0, at - CALL_REACH) - 1, -1):
         char = text[i]
