@@ -44,6 +44,9 @@ class World:
     keywords: tuple[tuple[str, Value], ...] = ()
     bindings: tuple[WorldBinding, ...] = ()
     complete: bool = False  # every parameter is given (or has its real default)
+    # A param pytest gives a fixture of the test's parameter's name (`request.param`): an
+    # `indirect` parametrize's, or a fixture's own `params=`.
+    indirect: tuple[tuple[str, Value], ...] = ()
 
     def combine(self, other: World) -> World:
         return World(
@@ -51,6 +54,7 @@ class World:
             self.keywords + other.keywords,
             self.bindings + other.bindings,
             self.complete or other.complete,
+            self.indirect + other.indirect,
         )
 
 
@@ -271,6 +275,13 @@ def _pytest(positional: Sequence[Value], keywords: dict[str, Value]) -> list[Wor
         names = [i.value for i in argnames.items if isinstance(i, Const)]
     else:
         return [World(complete=False)]
+    indirect = keywords.get("indirect")
+    if indirect is None or (isinstance(indirect, Const) and indirect.value in (False, True)):
+        to_fixtures = set(names) if indirect is not None and indirect.value is True else set()
+    elif isinstance(indirect, TupleVal) and all(isinstance(i, Const) for i in indirect.items):
+        to_fixtures = {i.value for i in indirect.items if isinstance(i, Const)}
+    else:
+        return [World(complete=False)]
     items = _items(argvalues)
     if items is None:
         return [World(complete=False)]
@@ -292,9 +303,11 @@ def _pytest(positional: Sequence[Value], keywords: dict[str, Value]) -> list[Wor
                 return [World(complete=False)]
             values = inner
         pairs = list(zip(names, values, strict=True))
-        # pytest passes only the named arguments; the others come from fixtures: unknown.
-        world = keyword_world(pairs)
-        worlds.append(World(world.positional, world.keywords, world.bindings, complete=False))
+        # pytest passes only the named arguments; the others come from fixtures (`indirect`
+        # ones given these values as their `request.param`).
+        world = keyword_world([(n, v) for n, v in pairs if n not in to_fixtures])
+        worlds.append(World(world.positional, world.keywords, tuple(_binding(n, v) for n, v in pairs), complete=False,
+                            indirect=tuple((n, v) for n, v in pairs if n in to_fixtures)))
     return worlds
 
 

@@ -85,6 +85,11 @@ FOUND = [("MMA204", "kernel.py", MMA_ROW)]
     ({"tests/conftest.py": FIXTURE.replace("@pytest.fixture\ndef compiler_params():",
                                            "@pytest.fixture(name='compiler_params')\ndef _params():") + WARPGROUP},
      FOUND),
+    # one that asks for the request (for anything but its param: unknown) or is parametrized,
+    # whatever its params
+    ({"tests/conftest.py": FIXTURE.replace("():", "(request):") + "  del request\n" + WARPGROUP}, FOUND),
+    ({"tests/conftest.py": FIXTURE.replace("@pytest.fixture", "@pytest.fixture(params=[0, 1])")
+      .replace("():", "(request):") + WARPGROUP}, FOUND),
 ])
 def test_a_conftest_fixture_gives_the_parameter(tmp_path: Path, files: dict[str, str],
                                                  expect: list[tuple[str, str, int]]) -> None:
@@ -106,9 +111,8 @@ def test_the_module_s_own_binding_comes_first(tmp_path: Path, prelude: str) -> N
 
 
 @pytest.mark.parametrize("fixture", [
-    # pytest parametrizes it, or it asks for the request: unknown
-    FIXTURE.replace("@pytest.fixture", "@pytest.fixture(params=[0, 1])").replace("():", "(request):") + WARPGROUP,
-    FIXTURE.replace("():", "(request):") + WARPGROUP,
+    # it reads a param pytest does not give it
+    FIXTURE.replace("():", "(request):") + "  return request.param\n",
     # it skips the test
     FIXTURE + "  pytest.skip('needs a GPU')\n" + WARPGROUP,
     # it yields (the generator is not modelled; its call's value is unknown, not the `None`
@@ -154,8 +158,8 @@ PARAM_TEST = """
     # one world per param of a fixture that gives it as it is
     ("jnp.int8, jnp.uint8", '"""The operand dtype."""\n  return request.param', FOUND),
     ("jnp.int8, jnp.int8", "return request.param", []),
-    # anything else done with the param, or a param pytest.param marks: unknown
-    ("jnp.int8, jnp.uint8", "return jnp.dtype(request.param)", []),
+    ("jnp.int8, jnp.uint8", "return jnp.dtype(request.param)", FOUND),
+    # a param pytest.param marks: unknown
     ("jnp.int8, pytest.param(jnp.uint8, marks=pytest.mark.skip)", "return request.param", []),
 ])
 def test_a_parametrized_fixture_runs_the_test_once_per_param(
@@ -164,3 +168,22 @@ def test_a_parametrized_fixture_runs_the_test_once_per_param(
              "tests/test_mm.py": PARAM_TEST}
     found = lint(tmp_path, files)
     assert found == expect
+
+
+@pytest.mark.parametrize(("parametrize", "expect"), [
+    # an indirect parametrize gives the fixture its value as `request.param` (heldout28
+    # case01): the test gets what the fixture makes of it, not the value itself
+    ("@pytest.mark.parametrize('dtype', ['u8'], indirect=True)", FOUND),
+    ("@pytest.mark.parametrize('dtype', ['s8'], indirect=True)", []),
+    ("@pytest.mark.parametrize('dtype', ['u8'], indirect=['dtype'])", FOUND),
+    # a string the test got itself would have been no dtype at all (no finding before either)
+    ("@pytest.mark.parametrize('dtype', ['u8'], indirect=SOMETHING)", []),
+])
+def test_an_indirect_parametrize_goes_through_its_fixture(
+        tmp_path: Path, parametrize: str, expect: list[tuple[str, str, int]]) -> None:
+    conftest = (FIXTURE + WARPGROUP + "\n\nimport jax.numpy as jnp\n\n\n@pytest.fixture\ndef dtype(request):\n"
+                "  return {'u8': jnp.uint8, 's8': jnp.int8}[request.param]\n")
+    test = "import numpy as np\nimport pytest\nfrom u8mm.kernel import make_matmul\n\n\n" + parametrize + (
+        "\ndef test_matmul(dtype, compiler_params):\n  a = np.zeros((64, 64), dtype)\n"
+        "  make_matmul(dtype, compiler_params)(a, a)\n")
+    assert lint(tmp_path, {"tests/conftest.py": conftest, "tests/test_mm.py": test}) == expect

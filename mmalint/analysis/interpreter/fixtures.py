@@ -4,10 +4,10 @@
 `compiler_params` from the fixture of that name: the test module's own, else the nearest
 `conftest.py`'s up to pytest's rootdir (`Program.conftests`), as pytest looks it up. A fixture
 runs like a function called with its own fixtures; what it returns is the parameter's value.
-A fixture pytest parametrizes (`params=[A, B]`) and that gives each param as it is
-(`return request.param`) runs the test once per param, a world each. Any other fixture that
-asks `request`, or one this lookup cannot find (a plugin's, a class's), leaves the parameter
-unknown, as before.
+A fixture pytest parametrizes (`params=[A, B]`) runs the test once per param, a world each,
+the fixture given it as `request.param`; so does an `indirect` parametrize's value. A fixture
+this lookup cannot find (a plugin's, a class's base's), or whose name the module binds another
+way too, leaves the parameter unknown, as before; so does anything of `request` but `.param`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import libcst as cst
 from mmalint.analysis.host import Args, Diverges
 from mmalint.analysis.interpreter.core import Machine
 from mmalint.analysis.source import Block, BlockParseError, SourceFile
-from mmalint.analysis.values import ClassVal, ParamSet, Value
+from mmalint.analysis.values import ClassVal, Instance, ParamSet, Value
 from mmalint.analysis.worlds import MAX_WORLDS, World, combine_axes, keyword_world
 
 _DEPTH = 3  # fixtures asking fixtures, in a row
@@ -27,29 +27,29 @@ class Fixtures(Machine):
     """The values of a pytest test's fixtures."""
 
     def fixture_keywords(self, node: cst.FunctionDef, block: Block, cls: ClassVal | None,
-                         given: int, named: set[str]) -> dict[str, Value]:
+                         given: int, named: set[str], params: dict[str, Value]) -> dict[str, Value]:
         """The fixtures' values of the test `node`'s parameters past the first `given` (after
         `self`) and not `named` by its world, that have no default (pytest asks no fixture
-        for those); none for a unittest test case's method (pytest runs it as unittest)."""
+        for those), the fixtures of `params` given theirs as `request.param`; none for a
+        unittest test case's method (pytest runs it as unittest)."""
         if not _pytest_test(node, block, cls):
             return {}
-        params = list(node.params.params)[1 if cls is not None else 0:][given:]
         own = _class_fixtures(cls)
         found: dict[str, Value] = {}
-        for param in params:
+        for param in list(node.params.params)[1 if cls is not None else 0:][given:]:
             name = param.name.value
             if param.default is not None or name in named or own is None or name in own:
                 continue  # a fixture of the class (or a base's, not read) comes first
-            value = self._fixture_value(name, block.source, _DEPTH)
+            value = self._fixture_value(name, block.source, _DEPTH, (params[name],) if name in params else None)
             if value is not None:
                 found[name] = value
         return found
 
     def fixture_worlds(self, node: cst.FunctionDef, block: Block, cls: ClassVal | None,
                        worlds: list[World]) -> list[World]:
-        """The worlds again, once per param of each fixture pytest parametrizes that gives
-        its param as it is (`@pytest.fixture(params=[A, B])` returning `request.param`), for
-        the test's parameters a world leaves unbound: each value a binding of the world."""
+        """The worlds again, once per param of each fixture pytest parametrizes
+        (`@pytest.fixture(params=[A, B])`) of the test's parameters a world leaves unbound:
+        each param the fixture's `request.param` there, and a binding of the world."""
         if not worlds or not _pytest_test(node, block, cls) or _class_fixtures(cls) is None:
             return worlds
         own = _class_fixtures(cls) or frozenset()
@@ -57,69 +57,76 @@ class Fixtures(Machine):
         axes: list[list[World]] = []
         for param in list(node.params.params)[1 if cls is not None else 0:][positional:]:
             name = param.name.value
-            if param.default is not None or name in own or any(name in dict(w.keywords) for w in worlds):
+            if param.default is not None or name in own or any(
+                    name in dict(w.keywords) or name in dict(w.indirect) for w in worlds):
                 continue
             values = self._fixture_params(name, block.source)
             if values:
-                axes.append([keyword_world([(name, value)]) for value in values])
+                axes.append([World(bindings=keyword_world([(name, v)]).bindings, indirect=((name, v),))
+                             for v in values])
         if not axes:
             return worlds
         return [world.combine(row) for world in worlds for row in combine_axes(axes)][:MAX_WORLDS]
 
     def _fixture_params(self, name: str, source: SourceFile) -> list[Value] | None:
-        """The values of a fixture that gives each of its `params=` as it is; None for any
-        other (or none found)."""
-        fixture = self._fixture(name, source, parametrized=True)
-        if fixture is None:
+        """The `params=` of the fixture `name`, where pytest parametrizes it; None for any
+        other (or none found, or a param `pytest.param` marks: which run is not read here)."""
+        fixture = self._fixture(name, source)
+        params = _params_of(fixture[0]) if fixture is not None else None
+        if fixture is None or params is None:
             return None
-        node, block = fixture
-        params = next((a.value for d in node.decorators if isinstance(d.decorator, cst.Call)
-                       for a in d.decorator.args if a.keyword is not None and a.keyword.value == "params"), None)
-        if params is None or not _returns_its_param(node):
-            return None
-        items = self.iterate(self.eval(params, self.module_of(block.source).frame, block))
+        items = self.iterate(self.eval(params, self.module_of(fixture[1].source).frame, fixture[1]))
         if items is None or not items or any(isinstance(item, ParamSet) for item in items):
-            return None  # `pytest.param(..., marks=...)`: which run is not read here
+            return None
         return list(items)
 
-    def _fixture_value(self, name: str, source: SourceFile, depth: int) -> Value | None:
+    def _fixture_value(self, name: str, source: SourceFile, depth: int,
+                       param: tuple[Value] | None = None) -> Value | None:
+        """What the fixture `name` gives a test of `source`: its function run with its own
+        fixtures and `request` (whose `.param` is `param`'s one value where given); None where
+        pytest would give it a param not given here, or it is not found."""
         fixture = self._fixture(name, source) if depth else None
         if fixture is None:
             return None
         node, block = fixture
+        if param is None and _params_of(node) is not None:
+            return None  # parametrized: `fixture_worlds` gives each world its param
         keywords: dict[str, Value] = {}
         complete = True
-        for param in node.params.params:
-            if param.default is not None:
+        for arg in node.params.params:
+            if arg.default is not None:
                 continue
-            value = self._fixture_value(param.name.value, source, depth - 1) if param.name.value != "request" else None
+            if arg.name.value == "request":
+                value: Value | None = _request(param)
+            else:
+                value = self._fixture_value(arg.name.value, source, depth - 1)
             if value is None:
                 complete = False  # `tmp_path`, `monkeypatch`, a plugin's: unknown
             else:
-                keywords[param.name.value] = value
+                keywords[arg.name.value] = value
         func = self.make_function(node, block, self.module_of(block.source).frame)
         try:
             return self.call_function(func, Args([], keywords, [], {}, complete), node)
         except Diverges:
             return None  # `pytest.skip(...)` in the fixture: the test does not run
 
-    def _fixture(self, name: str, source: SourceFile, parametrized: bool = False) -> tuple[cst.FunctionDef, Block] | None:
+    def _fixture(self, name: str, source: SourceFile) -> tuple[cst.FunctionDef, Block] | None:
         """The fixture `name` a test of `source` gets: the module's own, else the nearest
-        conftest's; None where none is found, or the one named so is parametrized or asks
-        `request` (unless `parametrized`: then only such a one)."""
+        conftest's; None where none is found, or the module finding it binds the name
+        otherwise too."""
         sources = [source]
         if self.program is not None:
             sources += [s for path in self.program.conftests(source) if (s := self.program.source(path)) is not None]
         for module in sources:
-            found = self._fixture_of(name, module, parametrized)
+            found = self._fixture_of(name, module)
             if found is not False:
                 return found if isinstance(found, tuple) else None
         return None
 
-    def _fixture_of(self, name: str, module: SourceFile, parametrized: bool) -> tuple[cst.FunctionDef, Block] | bool | None:
+    def _fixture_of(self, name: str, module: SourceFile) -> tuple[cst.FunctionDef, Block] | bool | None:
         """The fixture `name` of one module; None where the module binds the name otherwise
-        too (`from .helpers import compiler_params`: which one pytest gets is not read), or its
-        fixture is parametrized or asks `request`; False where the module has none."""
+        too (`from .helpers import compiler_params`: which one pytest gets is not read), or
+        defines two; False where the module has none."""
         found: tuple[cst.FunctionDef, Block] | None = None
         for block in module.blocks:
             if block.kind != "def" or block.parent is not None or block.name is None:
@@ -129,12 +136,9 @@ class Fixtures(Machine):
             except BlockParseError:
                 continue
             node = stmts[0] if stmts else None
-            if not isinstance(node, cst.FunctionDef):
+            if not isinstance(node, cst.FunctionDef) or _fixture_name(node) != name:
                 continue
-            if _fixture_name(node) != name:
-                continue
-            asks = _parametrized(node) or any(p.name.value == "request" for p in node.params.params)
-            if found is not None or asks != (parametrized and _parametrized(node)):
+            if found is not None:
                 return None
             found = node, block
         if found is None:
@@ -142,6 +146,12 @@ class Fixtures(Machine):
         if any(b is not found[1] for b in module.bindings.get(name, ())):
             return None  # bound again, otherwise
         return found
+
+
+def _request(param: tuple[Value] | None) -> Value:
+    """pytest's `request` as a fixture sees it: its `.param` where pytest gives one; every
+    other attribute unknown."""
+    return Instance(ClassVal("FixtureRequest", None, (), {}), {"param": param[0]} if param is not None else {})
 
 
 def _pytest_test(node: cst.FunctionDef, block: Block, cls: ClassVal | None) -> bool:
@@ -153,19 +163,6 @@ def _pytest_test(node: cst.FunctionDef, block: Block, cls: ClassVal | None) -> b
         return block.parent is None
     head = cls.block.text.split(":", 1)[0] if cls.block is not None else ""
     return cls.name.startswith("Test") and "TestCase" not in head
-
-
-def _returns_its_param(node: cst.FunctionDef) -> bool:
-    """A fixture whose body (past a docstring) is `return request.param`."""
-    body = list(node.body.body) if isinstance(node.body, cst.IndentedBlock) else []
-    if body and isinstance(body[0], cst.SimpleStatementLine) and isinstance(body[0].body[0], cst.Expr) and isinstance(
-            body[0].body[0].value, cst.SimpleString | cst.ConcatenatedString):
-        body = body[1:]
-    if len(body) != 1 or not isinstance(body[0], cst.SimpleStatementLine) or len(body[0].body) != 1:
-        return False
-    stmt = body[0].body[0]
-    return isinstance(stmt, cst.Return) and stmt.value is not None and _dotted(stmt.value) == "request.param" and [
-        p.name.value for p in node.params.params] == ["request"]
 
 
 def _class_fixtures(cls: ClassVal | None) -> frozenset[str] | None:
@@ -203,13 +200,10 @@ def _fixture_name(node: cst.FunctionDef) -> str | None:
     return None
 
 
-def _parametrized(node: cst.FunctionDef) -> bool:
-    """`@pytest.fixture(params=...)`: a test runs once per param (`request.param`)."""
-    return any(
-        isinstance(d.decorator, cst.Call) and any(a.keyword is not None and a.keyword.value == "params"
-                                                  for a in d.decorator.args)
-        for d in node.decorators
-    )
+def _params_of(node: cst.FunctionDef) -> cst.BaseExpression | None:
+    """The `params=` of `@pytest.fixture(params=...)`: a test runs once per param."""
+    return next((a.value for d in node.decorators if isinstance(d.decorator, cst.Call)
+                 for a in d.decorator.args if a.keyword is not None and a.keyword.value == "params"), None)
 
 
 def _dotted(node: cst.BaseExpression) -> str | None:

@@ -142,7 +142,8 @@ class Roots(Fixtures):
                 positional.append(instance)
             positional.extend(world.positional)
             keywords = dict(world.keywords)
-            keywords.update(self.fixture_keywords(node, block, cls, len(world.positional), set(keywords)))
+            keywords.update(self.fixture_keywords(node, block, cls, len(world.positional), set(keywords),
+                                                  dict(world.indirect)))
             args = Args(positional, keywords, [], {}, world.complete)
             self.context = Context(world=(*class_binding, *world.bindings))
             self._defined = []
