@@ -161,8 +161,11 @@ def _pytest_test(node: cst.FunctionDef, block: Block, cls: ClassVal | None) -> b
         return False
     if cls is None:
         return block.parent is None
-    head = cls.block.text.split(":", 1)[0] if cls.block is not None else ""
-    return cls.name.startswith("Test") and "TestCase" not in head
+    if not cls.name.startswith("Test") or cls.block is None:
+        return False
+    # The class statement's rows (not the body: a test class may run to thousands of rows).
+    first = cls.block.members[0].start_line if cls.block.members else cls.block.end_line + 1
+    return "TestCase" not in "".join(cls.block.source.lines[cls.block.start_line - 1:first - 1])
 
 
 def _class_fixtures(cls: ClassVal | None) -> frozenset[str] | None:
