@@ -322,9 +322,13 @@ class Program(Modules):
                      functions=lambda bound: self._function_home(path, bound)) or named_by_string(text, name):
             return True
         source = self.source(path) if held else None
-        return bool(held) and (source is None or any(
-            self.handed_on_by_importers(source, table, table_how) or self.changed_by_importers(source, table)
-            for table, table_how in held))
+        return bool(held) and (source is None or self.tables_handed_on(source, held))
+
+    def tables_handed_on(self, source: SourceFile, tables: Iterable[tuple[str, Handing]]) -> bool:
+        """Whether a file of the tree importing the module hands on or changes one of its
+        tables that hold an object (`passed_on`'s `held_in`: each table's name and reading)."""
+        return any(self.handed_on_by_importers(source, table, how) or self.changed_by_importers(source, table)
+                   for table, how in tables)
 
     def handed_on_through_functions(
         self, source: SourceFile, name: str, how: Handing

@@ -356,9 +356,7 @@ def handed_on(source: SourceFile, name: str, how: Handing, program: Program | No
         # Handed to a function another module of the tree defines (`run(cfg)` of `from ops
         # import run`): followed there (the answer then depends on that module's text too).
         answer, tables = program.handed_on_through_functions(source, name, how)
-    return answer or (program is not None and any(
-        program.handed_on_by_importers(source, table, table_how) or program.changed_by_importers(source, table)
-        for table, table_how in tables))
+    return answer or (program is not None and program.tables_handed_on(source, tables))
 
 
 _HANDED_ON: weakref.WeakKeyDictionary[
