@@ -24,6 +24,12 @@ DECORATOR_ROW = re.compile(r"[ \t]*@[ \t]*\Z")
 
 
 @functools.cache
+def TOP_LEVEL_DEF(name: str) -> re.Pattern[str]:
+    """A module's top-level `def name(` (up to its `(`)."""
+    return re.compile(r"^(?:async[ \t]+)?def[ \t]+" + re.escape(name) + r"[ \t]*\(", re.MULTILINE)
+
+
+@functools.cache
 def DEDENT_TO(indent: int) -> re.Pattern[str]:
     """A row of code indented `indent` columns or fewer (the end of a block at that depth)."""
     return re.compile(r"^[ \t]{0,%s}(?=[^ \t\n])" % indent, re.MULTILINE)  # noqa: UP031

@@ -20,6 +20,7 @@ from mmalint.analysis.brackets import (
     KEYWORD_BEFORE,
     NOT_CALLS,
     SPACES,
+    TOP_LEVEL_DEF,
     block_end,
     bracket_around,
     bracket_end,
@@ -497,18 +498,18 @@ def _kept_by_its_function(text: str, at: int, how: Handing, aliases: int, consul
         local = _BINDS_LOCALLY(callee).search(text) if len(text) != len(module) else None
     if local is not None:
         return False  # a local of the function the call is in, of the same name (or itself)
-    if _DEFINED(callee).search(module) is None and functions is not None and re.search(
+    heads = list(TOP_LEVEL_DEF(callee).finditer(module))
+    if not heads and functions is not None and re.search(
             r"(?<![\w.])" + re.escape(callee) + r"[ \t]*(?::[^=\n]*)?=(?!=)", module) is None:
         elsewhere = functions(callee)  # (a name the module binds itself is its own)
         if elsewhere is None:
             return False
         module, callee = elsewhere
         functions = None  # the names that module imports are not known here
-    head = _DEFINED(callee).search(module)
-    if head is None or len(_DEFINED(callee).findall(module)) != 1 or re.search(
-            r"^" + re.escape(callee) + r"[ \t]*(?::[^=\n]*)?=", module, re.MULTILINE):
+        heads = list(TOP_LEVEL_DEF(callee).finditer(module))
+    if len(heads) != 1 or re.search(r"^" + re.escape(callee) + r"[ \t]*(?::[^=\n]*)?=", module, re.MULTILINE):
         return False  # not a function of the module, or bound more than once
-    found = parameters(module, head.end())
+    found = parameters(module, heads[0].end())
     if found is None:
         return False
     params, body = found
@@ -523,12 +524,6 @@ def _kept_by_its_function(text: str, at: int, how: Handing, aliases: int, consul
     consulted.add(param)
     return not _changed(span, param) and not _hands_on(
         span, param, how, False, aliases, consulted, _Reach(module=module, functions=functions, hops=reach.hops - 1))
-
-
-@functools.cache
-def _DEFINED(name: str) -> re.Pattern[str]:
-    """A module's top-level `def name(`."""
-    return re.compile(r"^(?:async[ \t]+)?def[ \t]+" + re.escape(name) + r"[ \t]*\(", re.MULTILINE)
 
 
 def _kept_by_sweep(text: str, original: str, at: int, how: Handing, level: int, aliases: int,

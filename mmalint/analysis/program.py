@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from mmalint.analysis.brackets import TOP_LEVEL_DEF
 from mmalint.analysis.imports import import_words, scan_imports, scanned
 from mmalint.analysis.modules import Binding, ModuleRef, Modules, real_path
 from mmalint.analysis.mutations import (
@@ -364,7 +365,7 @@ class Program(Modules):
                 if text is None:
                     continue
                 code = module_code(text)
-                if re.search(r"^(?:async[ \t]+)?def[ \t]+" + re.escape(real) + r"[ \t]*\(", code, re.MULTILINE):
+                if TOP_LEVEL_DEF(real).search(code):
                     return code, real
                 if depth > 1 and (found := self._function_home(binding.ref.path, real, depth - 1)) is not None:
                     return found
