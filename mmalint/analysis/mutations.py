@@ -553,7 +553,7 @@ def _kept_by_sweep(text: str, original: str, at: int, how: Handing, level: int, 
         if callee is not None and callee.group(1) in NOT_CALLS:
             callee = None  # `in (A, B)`: a tuple
         kind = text[opener] if callee is None else "dict" if callee.group(1) == "dict" else (
-            "param" if ".".join(callee.group(1).rsplit(".", 2)[-2:]) in ("pytest.param", "param") else "call")
+            "param" if _last_two(callee.group(1)) in _PARAM_CALLS else "call")
         chain.append((opener, commas, keyword.group(1) if keyword is not None else None, kind))
         if kind == "call":
             break
@@ -563,7 +563,7 @@ def _kept_by_sweep(text: str, original: str, at: int, how: Handing, level: int, 
     assert callee is not None
     if not DECORATOR_ROW.match(text, text.rfind("\n", 0, opener) + 1, callee.start()):
         return False
-    qualified = ".".join(callee.group(1).rsplit(".", 2)[-2:])
+    qualified = _last_two(callee.group(1))
     end = bracket_end(text, opener)
     if end is None:
         return False
@@ -645,7 +645,7 @@ def _table_holding(text: str, at: int) -> tuple[str, bool] | None:
         opener, commas = found
         callee = CALLEE.search(text, max(0, opener - CALL_REACH), opener) if text[opener] == "(" else None
         if callee is not None and callee.group(1) not in NOT_CALLS:
-            if (value is not None or ".".join(callee.group(1).rsplit(".", 2)[-2:]) not in ("pytest.param", "param")
+            if (value is not None or _last_two(callee.group(1)) not in _PARAM_CALLS
                     or commas or KEYWORD_BEFORE.search(text, max(0, inner - CALL_REACH), inner)):
                 return None
             inner = callee.start()  # the case's value
@@ -697,7 +697,7 @@ def _read_by_caller(text: str, at: int, level: int, self_copies: bool, whole: bo
     callee = _caller(text, at)
     if callee is None:
         return False
-    qualified = ".".join(callee.rsplit(".", 2)[-2:])
+    qualified = _last_two(callee)
     if whole and qualified in _CASE_CALLS:
         return False
     if self_copies and qualified.startswith("copy."):
@@ -711,6 +711,16 @@ def _read_by_caller(text: str, at: int, level: int, self_copies: bool, whole: bo
 
 
 _COPIED_INTO = re.compile(r"(\w+)\.(?:update|extend)")
+
+
+def _last_two(callee: str) -> str:
+    """A dotted callee by its module's last name and its own (`pytest.mark.parametrize` ->
+    `mark.parametrize`, `jax._src.test_util.sample_product` -> `test_util.sample_product`):
+    how the call tables below name it."""
+    return ".".join(callee.rsplit(".", 2)[-2:])
+
+
+_PARAM_CALLS = ("pytest.param", "param")  # `pytest.param(A, ...)`, `from pytest import param`
 # Calls whose argument itself is a case of a sweep (not a list of cases).
 _CASE_CALLS = frozenset({"pytest.param", "parameterized.parameters", "parameterized.named_parameters"})
 
