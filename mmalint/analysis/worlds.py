@@ -200,7 +200,8 @@ def _items(value: Value) -> tuple[Value, ...] | None:
     return value.items if isinstance(value, TupleVal) else None
 
 
-def _binding(name: str, value: Value) -> WorldBinding:
+def binding(name: str, value: Value) -> WorldBinding:
+    """A world's binding of a name to a value, labelled as the value was written."""
     label = value.name if isinstance(value, ClassVal) else None  # not its whole statement
     if label is None and value.origin is not None:
         try:
@@ -219,7 +220,7 @@ def keyword_world(pairs: Sequence[tuple[str, Value]]) -> World:
     """A world binding each name to its value by keyword, each a named binding."""
     return World(
         keywords=tuple(pairs),
-        bindings=tuple(_binding(k, v) for k, v in pairs),
+        bindings=tuple(binding(k, v) for k, v in pairs),
         complete=True,
     )
 
@@ -258,7 +259,7 @@ def _case(case: Value, param_names: Sequence[str], named: bool) -> World | None:
         values = [case]
     if len(values) > len(param_names):
         return None
-    bindings = tuple(_binding(n, v) for n, v in zip(param_names, values, strict=False))
+    bindings = tuple(binding(n, v) for n, v in zip(param_names, values, strict=False))
     return World(positional=tuple(values), bindings=bindings, complete=True)
 
 
@@ -306,7 +307,7 @@ def _pytest(positional: Sequence[Value], keywords: dict[str, Value]) -> list[Wor
         # pytest passes only the named arguments; the others come from fixtures (`indirect`
         # ones given these values as their `request.param`).
         world = keyword_world([(n, v) for n, v in pairs if n not in to_fixtures])
-        worlds.append(World(world.positional, world.keywords, tuple(_binding(n, v) for n, v in pairs), complete=False,
+        worlds.append(World(world.positional, world.keywords, tuple(binding(n, v) for n, v in pairs), complete=False,
                             indirect=tuple((n, v) for n, v in pairs if n in to_fixtures)))
     return worlds
 

@@ -254,6 +254,9 @@ class Machine(ABC):
         self._cheap: set[cst.CSTNode] = set()  # functions not worth remembering (`replays.MIN_STEPS`)
         # A function node's id -> the node (kept alive) and whether it is a generator function.
         self._generators: dict[int, tuple[cst.CSTNode, bool]] = {}
+        # (a test module's id, a name) -> the module (kept alive) and the fixture its tests get,
+        # for the root running (`Fixtures._fixture`)
+        self._fixtures_found: dict[tuple[int, str], tuple[SourceFile, tuple[cst.FunctionDef, Block] | None]] = {}
         self._deepest = 0
 
     def module_of(self, source: SourceFile) -> ModuleState:

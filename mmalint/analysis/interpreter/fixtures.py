@@ -18,7 +18,7 @@ from mmalint.analysis.host import Args, Diverges
 from mmalint.analysis.interpreter.core import Machine
 from mmalint.analysis.source import Block, BlockParseError, SourceFile
 from mmalint.analysis.values import ClassVal, Instance, ParamSet, Value
-from mmalint.analysis.worlds import MAX_WORLDS, World, combine_axes, keyword_world
+from mmalint.analysis.worlds import MAX_WORLDS, World, binding, combine_axes
 
 _DEPTH = 3  # fixtures asking fixtures, in a row
 
@@ -29,17 +29,12 @@ class Fixtures(Machine):
     def fixture_keywords(self, node: cst.FunctionDef, block: Block, cls: ClassVal | None,
                          given: int, named: set[str], params: dict[str, Value]) -> dict[str, Value]:
         """The fixtures' values of the test `node`'s parameters past the first `given` (after
-        `self`) and not `named` by its world, that have no default (pytest asks no fixture
-        for those), the fixtures of `params` given theirs as `request.param`; none for a
-        unittest test case's method (pytest runs it as unittest)."""
-        if not _pytest_test(node, block, cls):
-            return {}
-        own = _class_fixtures(cls)
+        `self`) and not `named` by its world (`_candidates`), the fixtures of `params` given
+        theirs as `request.param`."""
         found: dict[str, Value] = {}
-        for param in list(node.params.params)[1 if cls is not None else 0:][given:]:
-            name = param.name.value
-            if param.default is not None or name in named or own is None or name in own:
-                continue  # a fixture of the class (or a base's, not read) comes first
+        for place, name in _candidates(node, block, cls):
+            if place < given or name in named:
+                continue
             value = self._fixture_value(name, block.source, _DEPTH, (params[name],) if name in params else None)
             if value is not None:
                 found[name] = value
@@ -50,20 +45,16 @@ class Fixtures(Machine):
         """The worlds again, once per param of each fixture pytest parametrizes
         (`@pytest.fixture(params=[A, B])`) of the test's parameters a world leaves unbound:
         each param the fixture's `request.param` there, and a binding of the world."""
-        if not worlds or not _pytest_test(node, block, cls) or _class_fixtures(cls) is None:
+        if not worlds:
             return worlds
-        own = _class_fixtures(cls) or frozenset()
-        positional = len(worlds[0].positional)
         axes: list[list[World]] = []
-        for param in list(node.params.params)[1 if cls is not None else 0:][positional:]:
-            name = param.name.value
-            if param.default is not None or name in own or any(
+        for place, name in _candidates(node, block, cls):
+            if place < len(worlds[0].positional) or any(
                     name in dict(w.keywords) or name in dict(w.indirect) for w in worlds):
                 continue
             values = self._fixture_params(name, block.source)
             if values:
-                axes.append([World(bindings=keyword_world([(name, v)]).bindings, indirect=((name, v),))
-                             for v in values])
+                axes.append([World(bindings=(binding(name, v),), indirect=((name, v),)) for v in values])
         if not axes:
             return worlds
         return [world.combine(row) for world in worlds for row in combine_axes(axes)][:MAX_WORLDS]
@@ -113,7 +104,14 @@ class Fixtures(Machine):
     def _fixture(self, name: str, source: SourceFile) -> tuple[cst.FunctionDef, Block] | None:
         """The fixture `name` a test of `source` gets: the module's own, else the nearest
         conftest's; None where none is found, or the module finding it binds the name
-        otherwise too."""
+        otherwise too. Looked up once a root (each world of a sweep asks again)."""
+        key = (id(source), name)
+        kept = self._fixtures_found.get(key)
+        if kept is None or kept[0] is not source:
+            kept = self._fixtures_found[key] = (source, self._find_fixture(name, source))
+        return kept[1]
+
+    def _find_fixture(self, name: str, source: SourceFile) -> tuple[cst.FunctionDef, Block] | None:
         sources = [source]
         if self.program is not None:
             sources += [s for path in self.program.conftests(source) if (s := self.program.source(path)) is not None]
@@ -152,6 +150,18 @@ def _request(param: tuple[Value] | None) -> Value:
     """pytest's `request` as a fixture sees it: its `.param` where pytest gives one; every
     other attribute unknown."""
     return Instance(ClassVal("FixtureRequest", None, (), {}), {"param": param[0]} if param is not None else {})
+
+
+def _candidates(node: cst.FunctionDef, block: Block, cls: ClassVal | None) -> list[tuple[int, str]]:
+    """The parameters of a test pytest gives fixtures, with their places after `self`: those
+    with no default (pytest asks no fixture for those) that no fixture of the test class
+    itself gives; none for anything but a pytest test (a unittest test case's method runs as
+    unittest), nor where a base of the test class may have fixtures of its own."""
+    own = _class_fixtures(cls) if _pytest_test(node, block, cls) else None
+    if own is None:
+        return []
+    params = list(node.params.params)[1 if cls is not None else 0:]
+    return [(place, p.name.value) for place, p in enumerate(params) if p.default is None and p.name.value not in own]
 
 
 def _pytest_test(node: cst.FunctionDef, block: Block, cls: ClassVal | None) -> bool:

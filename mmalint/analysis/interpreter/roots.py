@@ -87,6 +87,7 @@ class Roots(Fixtures):
     def _enter_root(self, block: Block, window: Window) -> None:
         self.budget.enter(window)
         self._foreign_spent.clear()  # capped helpers: each root has their steps anew
+        self._fixtures_found.clear()  # each root reads the fixtures it gets (what its runs read)
         by_root.begin(self, block, self._steps_taken, self.budget.window.end)
 
     def _steps_taken(self) -> int:
