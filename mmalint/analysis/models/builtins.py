@@ -106,6 +106,10 @@ def _isinstance(host: Host, args: Bound, call: Call) -> Value:
             continue
         if not isinstance(c, Api):
             return UNKNOWN
+        builtin = _BUILTIN_TYPES.get(c.name)
+        if builtin is not None:
+            results.append(_is_of_builtin(obj, builtin))
+            continue
         check = next(((p, fn) for p, fn in REGISTRY.class_checks if c.name.startswith(p)), None)
         if check is None:
             return UNKNOWN
@@ -115,6 +119,35 @@ def _isinstance(host: Host, args: Bound, call: Call) -> Value:
     if all(r == FALSE for r in results):
         return FALSE
     return UNKNOWN
+
+
+# `isinstance(recipe, str)`: the builtin types a constant or an object of the module's class is
+# decided against.
+_BUILTIN_TYPES: dict[str, type] = {
+    f"builtins.{t.__name__}": t for t in (str, int, float, bool, bytes, complex, tuple, list, dict, set, frozenset)
+}
+
+
+def _is_of_builtin(obj: Value, builtin: type) -> Value:
+    """`isinstance(obj, str)`: a constant by its Python value; an object of a class of the
+    module whose bases are all the module's classes (or `object`) is no builtin's (a base of
+    another library, `class Name(str, Enum)`, may be one)."""
+    if type(obj) is Const:
+        return TRUE if isinstance(obj.value, builtin) else FALSE
+    if not isinstance(obj, Instance):
+        return UNKNOWN
+    pending, seen = [obj.cls], set()
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        for base in current.bases:
+            if isinstance(base, ClassVal):
+                pending.append(base)
+            elif not (isinstance(base, Api) and base.name == "builtins.object"):
+                return UNKNOWN
+    return FALSE
 
 
 def _is_of_class(obj: Value, cls: ClassVal) -> Value:
