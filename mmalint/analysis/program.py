@@ -77,6 +77,8 @@ class Program(Modules):
         # (module, global, reading) -> `handed_on_through_functions`
         self._through_functions: dict[tuple[str, str, Handing], tuple[bool, tuple[tuple[str, Handing], ...]]] = {}
         self._skipping_hooks: dict[str, bool] = {}  # directory -> `skips_by_parameters`
+        # (registry module, its registrars) -> `registrations`
+        self._registrations: dict[tuple[str, frozenset[str]], list[tuple[SourceFile, Block]] | None] = {}
 
     def _forget(self, path: str) -> None:
         """What was derived from a file's text when it changes: its imports, and which names
@@ -92,6 +94,7 @@ class Program(Modules):
         self._asked_of.clear()
         self._through_functions.clear()
         self._skipping_hooks.clear()
+        self._registrations.clear()
 
     # ------------------------------------------------------------------ which files name an MMA API
 
@@ -171,8 +174,10 @@ class Program(Modules):
             for cut in self._under_way.values():
                 cut.add(key)
             return empty
-        source = self.source(path) if toward == path or self.may_reach(path, toward) else None
-        if source is None:
+        reaches = toward == path or self.may_reach(path, toward)
+        source = self.source(path) if reaches or self._may_register(path) else None
+        seeds = self.registry_seeds(source, toward) if source is not None and toward != path else frozenset()
+        if source is None or not (reaches or seeds):
             self._closures[key] = empty
             return empty
         self._under_way[key] = set()
@@ -183,7 +188,7 @@ class Program(Modules):
             else:
                 found = relevant(
                     source, lambda block: self.leading_imports(source, block, toward),
-                    triggers=toward is None, strict=True,
+                    triggers=toward is None, seeds=seeds, strict=True,
                 )
         finally:
             cut = self._under_way.pop(key) - {key}
@@ -277,6 +282,72 @@ class Program(Modules):
             if roots:
                 found.append((caller, roots))
         return found
+
+    def registrations(self, source: SourceFile, registrars: frozenset[str]) -> list[tuple[SourceFile, Block]] | None:
+        """The top-level statements of the tree that call the module's `registrars` as they
+        are imported (`registries.registrations`): in the module, in the files whose import
+        statements name one, and in those that import the module (directly or not) and name
+        one. None where some file uses one otherwise, which may register at any time."""
+        from mmalint.analysis.registries import registrations  # with the relevance scans
+
+        path = self.path_of(source)
+        if path is None:
+            return None
+        key = (path, registrars)
+        if key in self._registrations:
+            return self._registrations[key]
+        found: list[tuple[SourceFile, Block]] | None = []
+        own = registrations(source, registrars, own=True)
+        if own is None:
+            found = None
+        else:
+            found = [(source, block) for block in own]
+            word = re.compile(r"(?<!\w)(?:" + "|".join(sorted(map(re.escape, registrars))) + r")\b")
+            files = {p for name in registrars for p in self._files_with(name, path)}
+            files.update(p for p in self._importers(path) if (text := self._text(p)) is not None and word.search(text))
+            for other in sorted(files - {path}):
+                module = self.source(other)
+                if module is None:
+                    found = None
+                    break
+                blocks = registrations(module, registrars)
+                if blocks is None:
+                    found = None
+                    break
+                found += [(module, block) for block in blocks]
+        self._registrations[key] = found
+        return found
+
+    def _may_register(self, path: str) -> bool:
+        """Whether a module's text binds an empty dict at its top level and stores into a
+        table by a key in a function: what a registry (`registries.py`) needs, read cheaply."""
+        text = self._text(path)
+        return text is not None and _EMPTY_TABLE.search(text) is not None and _KEYED_STORE.search(text) is not None
+
+    def registry_seeds(self, source: SourceFile, toward: str | None) -> frozenset[tuple[int, int]]:
+        """The bindings of the module's registries (`registries.py`) that a function leading
+        to an MMA call (or to the file `toward`) is registered into, as relevance seeds: a
+        function that looks the table up leads there too (`get_kernel("int8")(...)`)."""
+        from mmalint.analysis.registries import registrars as registrars_of
+
+        by_registrar = registrars_of(source)
+        if not by_registrar:
+            return frozenset()
+        from mmalint.analysis.registries import registry
+
+        path = self.path_of(source)
+        seeds: set[tuple[int, int]] = set()
+        for name in frozenset().union(*by_registrar.values()):
+            table = registry(source, name)
+            if table is None:
+                continue
+            sites = self.registrations(source, table.registrars) or []
+            for site, _ in sites:
+                where = self.path_of(site)
+                if where is not None and where != path and (where == toward or self.may_reach(where, toward)):
+                    seeds.add((table.binding.start_line, table.binding.end_line))
+                    break
+        return frozenset(seeds)
 
     def changed_by_importers(self, source: SourceFile, name: str) -> bool:
         """Whether a file of the tree that imports the module (directly or not) may change its
@@ -574,6 +645,10 @@ _SKIPS = re.compile(r"\b(?:skip\w*|xfail|deselect\w*)\b|\.(?:remove|pop)\(|\bdel
 # A pytest hook that sees each collected test (and may skip or drop it).
 _SKIPPING_HOOK = re.compile(r"^def[ \t]+pytest_(?:collection_modifyitems|runtest_setup|runtest_call|itemcollected)\b",
                             re.MULTILINE)
+
+
+_EMPTY_TABLE = re.compile(r"^\w+[ \t]*(?::[^=\n]*)?=[ \t]*(?:\{[ \t]*\}|dict\([ \t]*\))[ \t]*$", re.MULTILINE)
+_KEYED_STORE = re.compile(r"^[ \t]+\w+\[[^\]\n]*\][ \t]*=(?!=)", re.MULTILINE)
 
 
 def _module_word(path: str) -> str | None:

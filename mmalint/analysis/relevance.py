@@ -20,6 +20,7 @@ from mmalint.analysis import names, reads
 from mmalint.analysis.model_words import modelled
 from mmalint.analysis.mutations import changed_names
 from mmalint.analysis.prefilter import TRIGGER_TEXT, could_trigger
+from mmalint.analysis.registries import registered_into, registrars
 from mmalint.analysis.source import Block, SourceFile
 
 
@@ -89,7 +90,16 @@ def _relevant(
     built: set[str] = set()  # classes whose making itself leads there (a relevant `__init__`)
     exported: set[str] = set()
 
+    registering: list[dict[str, frozenset[str]]] = []  # the module's registrars, once asked
+
     def learn(block: Block) -> None:
+        if block.parent is None and (block.kind == "stmt" or block.first_line.startswith("@")):
+            # `@register("int8") def kernel(...)`: whoever looks the table up may call it.
+            if not registering:
+                registering.append(registrars(source))
+            into = registered_into(block, registering[0])
+            bare.update(into)
+            exported.update(into)
         if block.kind == "def" and block.name:
             (methods if block.parent is not None else bare).add(block.name)
             if block.parent is not None and block.parent.name:

@@ -16,11 +16,12 @@ from mmalint.analysis.interpreter.core import Flow, Frame
 from mmalint.analysis.interpreter.expressions import Expressions
 from mmalint.analysis.interpreter.flow import FlowControl
 from mmalint.analysis.interpreter.operators import Operators
+from mmalint.analysis.interpreter.registries import Registries
 from mmalint.analysis.interpreter.roots import Roots
 from mmalint.analysis.interpreter.statements import Statements
 
 
-class Interpreter(Roots, Statements, FlowControl, Expressions, Calls, Classes, Operators):
+class Interpreter(Roots, Statements, FlowControl, Expressions, Calls, Classes, Operators, Registries):
     """Runs the roots of one module and collects what the models record (`sites`, `uses`).
     It is the `host.Host` the models ask."""
 

@@ -12,7 +12,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import libcst as cst
 
@@ -135,6 +135,7 @@ class ModuleState:
         # (-1 once one ran out of turn or stopped half-way); each block's place in the chains.
         self.filled: dict[str, int] = {}
         self._places: dict[int, list[tuple[str, int]]] = {}
+        self.registries: dict[str, Any] = {}  # global -> how this run filled it (`registries.Fill`)
 
     def chain(self, name: str) -> Chain | None:
         """The statements that fill the global `name` at import (`settling_chain`)."""
@@ -309,7 +310,10 @@ class Machine(ABC):
         if cached is not None:
             return UNKNOWN if changed_elsewhere(module.source, name, cached, self.program) else cached
         if name in module.rebound:
-            return UNKNOWN
+            filled = self.registry_value(module, name)  # a table its registrars fill at import
+            if filled is None or changed_elsewhere(module.source, name, filled, self.program):
+                return UNKNOWN
+            return filled
         blocks = source.bindings.get(name)
         if not blocks:
             if name in env:
@@ -569,6 +573,8 @@ class Machine(ABC):
     @abstractmethod
     def make_function(self, node: cst.FunctionDef | cst.Lambda, block: Block, closure: Frame,
                       owner: ClassVal | None = None) -> Func: ...
+    @abstractmethod
+    def registry_value(self, module: ModuleState, name: str) -> Value | None: ...
     @abstractmethod
     def call_function(self, func: Func, args: Args, call_node: cst.CSTNode, root: bool = False) -> Value: ...
     @abstractmethod
