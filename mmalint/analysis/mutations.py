@@ -785,8 +785,10 @@ def _in_annotation(text: str, row: int, at: int) -> bool:
     return _parenthesized_after(text, clause, _DEF_HEAD)
 
 
-# `Optional[`, `dict[str, `, `dict[tuple[int, int], ` (brackets closed inside, two deep)
-_GENERIC = r"(?:[\w.]+[ \t]*\[(?:[^\[\]=\n]|\[(?:[^\[\]=\n]|\[[^\[\]=\n]*\])*\])*)?"
+# `Optional[`, `dict[str, `, `dict[tuple[int, int], ` (brackets closed inside, two deep), and
+# one open inside another: `dict[str, Callable[[], `
+_OPEN_GENERIC = r"[\w.]+[ \t]*\[(?:[^\[\]=\n]|\[(?:[^\[\]=\n]|\[[^\[\]=\n]*\])*\])*"
+_GENERIC = r"(?:" + _OPEN_GENERIC + r"(?:(?<=[\[ ,])" + _OPEN_GENERIC + r")?)?"
 _RETURNS = re.compile(r"->[ \t]*" + _GENERIC + r"\Z")
 _ANNOTATED = re.compile(r":[ \t]*" + _GENERIC + r"\Z")
 _VARIABLE_ANNOTATED = re.compile(r"[ \t]*(?!(?:else|try|finally)[ \t]*:)[\w.]+[ \t]*:")

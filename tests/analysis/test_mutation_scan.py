@@ -95,6 +95,8 @@ _CLASS = Handing(attributes=frozenset({"opts"}), calls_keep=True, copies=False) 
         ("ok = isinstance(x, T) and issubclass(U, (S, T))\n", False),
         ("def f(x, cfg: T, other: Optional[T] = None) -> T:\n  pass\n", False),
         ("def f(\n    x,\n    cfg: T,\n):\n  pass\ncfg: T = T()\n", False),
+        # in a bracket open inside another (heldout29 case01's registry of factories)
+        ("_F: dict[str, Callable[[], T]] = {}\ndef g(fn: dict[str, list[T]]) -> Callable[[], T]:\n  pass\n", False),
         ("cfg = T()\nprint(T.acc)\nok = T.opts['a'] == 1\n", False),
         # Handed on: a store into it, held by a display (a dict's value on its own row too),
         # given to a call, returned by a lambda, a container attribute going on.
@@ -102,6 +104,7 @@ _CLASS = Handing(attributes=frozenset({"opts"}), calls_keep=True, copies=False) 
         ("K = {'int8': T}\n", True),
         ("K = {\n  int8: T,\n}\n", True),
         ("override(T, acc=1)\n", True),
+        ("K = d[str, h(T)]\nU = {k: g[f(T)]}\n", True),
         ("g(key=lambda c: T)\n", True),
         ("else: use(T)\n", True),
         ("o = T.opts\no['a'] = 1\n", True),
