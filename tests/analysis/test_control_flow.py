@@ -608,6 +608,42 @@ def test_loop_carried_accumulator_over_k() -> None:
     assert len(all_of(report, "MMA101")) == 1
 
 
+@pytest.mark.parametrize(("count", "accs", "expect"), [
+    # Each of a few iterations runs with its own index (heldout29 case27: a test sweeping
+    # widths by `for i in range(NUM_WIDTHS)`): the third's float32 accumulator is the bug.
+    (3, "(jnp.int32, jnp.int32, jnp.float32)", ["MMA101"]),
+    (3, "(jnp.int32, jnp.int32, jnp.int32)", []),
+    # More than MAX_RANGE_UNROLL: a loop of unknown count, its index some int, as before.
+    (5, "(jnp.int32, jnp.int32, jnp.int32, jnp.int32, jnp.float32)", []),
+])
+def test_a_short_range_loop_runs_each_iteration(count: int, accs: str, expect: list[str]) -> None:
+    code = f'''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+    COUNT = {count}
+    ACCS = {accs}
+
+
+    def make(acc_dtype):
+      def body(a_ref, b_ref, o_ref):
+        acc = plgpu.layout_cast(jnp.zeros((64, 64), acc_dtype), plgpu.Layout.MMA_ACC(jnp.int8))
+        a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(jnp.int8))
+        b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(jnp.int8))
+        o_ref[...] = plgpu.mma(acc, a, b)
+      return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((64, 64), jnp.int32))
+
+
+    def test_sweep():
+      for i in range(COUNT):
+        make(ACCS[i])(jnp.zeros((64, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
+    '''
+    report = check(code, expect, target_jax=V, known=count <= 4)
+    # No world of its own: the message names no index.
+    assert all("when" not in d["message"] for d in all_of(report, "MMA101"))
+
+
 def test_while_loop_and_unknown_trip_count() -> None:
     code = '''
     import jax

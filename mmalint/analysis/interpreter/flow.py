@@ -89,8 +89,13 @@ def _label(value: Value) -> str | None:
         return f"jnp.{value.name}"
     return None
 
-def _is_range_call(node: cst.BaseExpression) -> bool:
-    return isinstance(node, cst.Call) and _dotted(node.func) in ("range", "enumerate", "zip")
+def _is_range_call(node: cst.BaseExpression, names: tuple[str, ...] = ("range", "enumerate", "zip")) -> bool:
+    return isinstance(node, cst.Call) and _dotted(node.func) in names
+
+
+# `for i in range(NUM_WIDTHS)` with a few iterations runs each (no world of its own: what a
+# K loop records each time is the same record); a longer one runs as a loop of unknown count.
+MAX_RANGE_UNROLL = 4
 
 
 class FlowControl(Machine):
@@ -238,6 +243,8 @@ class FlowControl(Machine):
         orelse = body_of(stmt.orelse.body) if stmt.orelse is not None else ()
         if items is not None and len(items) <= MAX_UNROLL and not _is_range_call(stmt.iter):
             return self._exec_unrolled(stmt, items, body, orelse, frame, block)
+        if items is not None and len(items) <= MAX_RANGE_UNROLL and _is_range_call(stmt.iter, ("range",)):
+            return self._exec_unrolled(stmt, items, body, orelse, frame, block, named=False)
         element: Value = UNKNOWN
         if items:
             element = items[0]
@@ -259,13 +266,14 @@ class FlowControl(Machine):
         orelse: Sequence[cst.BaseStatement | cst.BaseSmallStatement],
         frame: Frame,
         block: Block,
+        named: bool = True,
     ) -> Flow:
         """`for dtype in (jnp.int8, jnp.float16):` runs once per item, each a named world."""
         name = _target_name(stmt.target)
         exits: list[dict[str, Value]] = []
         for item in items:
             self.assign(stmt.target, item, frame, block)
-            world = (*self.context.world, *_loop_bindings(stmt.target, item, name))
+            world = (*self.context.world, *(_loop_bindings(stmt.target, item, name) if named else ()))
             with self.with_context(world=world):
                 flow, breaks, continues = self._run_loopbody_of(body, frame, block)
             exits.extend(breaks)
