@@ -285,9 +285,9 @@ class Program(Modules):
 
     def registrations(self, source: SourceFile, registrars: frozenset[str]) -> list[tuple[SourceFile, Block]] | None:
         """The top-level statements of the tree that call the module's `registrars` as they
-        are imported (`registries.registrations`): in the module, in the files whose import
-        statements name one, and in those that import the module (directly or not) and name
-        one. None where some file uses one otherwise, which may register at any time."""
+        are imported (`registries.registrations`): in the module and in the files that may
+        name one (`_registering_files`). None where some file uses one otherwise, which may
+        register at any time."""
         from mmalint.analysis.registries import registrations  # with the relevance scans
 
         path = self.path_of(source)
@@ -296,55 +296,69 @@ class Program(Modules):
         key = (path, registrars)
         if key in self._registrations:
             return self._registrations[key]
-        found: list[tuple[SourceFile, Block]] | None = []
         own = registrations(source, registrars, own=True)
-        if own is None:
-            found = None
-        else:
+        found: list[tuple[SourceFile, Block]] | None = None
+        if own is not None:
             found = [(source, block) for block in own]
-            word = re.compile(r"(?<!\w)(?:" + "|".join(sorted(map(re.escape, registrars))) + r")\b")
-            files = {p for name in registrars for p in self._files_with(name, path)}
-            files.update(p for p in self._importers(path) if (text := self._text(p)) is not None and word.search(text))
-            for other in sorted(files - {path}):
-                module = self.source(other)
-                if module is None:
-                    found = None
-                    break
-                blocks = registrations(module, registrars)
-                if blocks is None:
-                    found = None
-                    break
-                found += [(module, block) for block in blocks]
+        for other in self._registering_files(path, registrars) if found is not None else ():
+            module = self.source(other)
+            blocks = registrations(module, registrars) if module is not None else None
+            if module is None or blocks is None or found is None:
+                found = None
+                break
+            found += [(module, block) for block in blocks]
         self._registrations[key] = found
         return found
 
+    def _registering_files(self, path: str, registrars: frozenset[str]) -> list[str]:
+        """The other files of the tree that may name one of a module's registrars: those with
+        an import naming one (`from reg import register`, a package's re-export), or naming
+        the module or a package above it (`import reg`, `pkg.reg.register(...)`), whose text
+        has a registrar's name."""
+        words = set(registrars)
+        name = self._module_name(path)
+        if name is not None:
+            words.update(name.split("."))
+        word = re.compile(r"(?<!\w)(?:" + "|".join(sorted(map(re.escape, registrars))) + r")\b")
+        files = {p for w in words for p in self._files_with(w, path)} - {path}
+        return sorted(p for p in files if (text := self._text(p)) is not None and word.search(text))
+
     def _may_register(self, path: str) -> bool:
-        """Whether a module's text binds an empty dict at its top level and stores into a
-        table by a key in a function: what a registry (`registries.py`) needs, read cheaply."""
+        """Whether a module's text may hold a registry (`registries.registrar_candidates`)
+        that the module itself or another file's import names a registrar of: read cheaply,
+        before the module is indexed."""
         text = self._text(path)
-        return text is not None and _EMPTY_TABLE.search(text) is not None and _KEYED_STORE.search(text) is not None
+        if text is None or _EMPTY_TABLE.search(text) is None:
+            return False
+        from mmalint.analysis.registries import registrar_candidates
+
+        names = registrar_candidates(text)
+        return any(re.search(r"^(?:@[ \t]*(?:\w+\.)*)?" + re.escape(name) + r"\b", text, re.MULTILINE)
+                   or any(p != path for p in self._files_with(name, path)) for name in names)
 
     def registry_seeds(self, source: SourceFile, toward: str | None) -> frozenset[tuple[int, int]]:
         """The bindings of the module's registries (`registries.py`) that a function leading
-        to an MMA call (or to the file `toward`) is registered into, as relevance seeds: a
-        function that looks the table up leads there too (`get_kernel("int8")(...)`)."""
+        to an MMA call (or to the file `toward`) may be registered into, as relevance seeds: a
+        function that looks the table up leads there too (`get_kernel("int8")(...)`). Read
+        from the text of the files that register (a top-level row calling a registrar) and
+        what they import, without indexing them."""
+        from mmalint.analysis.registries import registering_texts, registry
         from mmalint.analysis.registries import registrars as registrars_of
 
         by_registrar = registrars_of(source)
-        if not by_registrar:
-            return frozenset()
-        from mmalint.analysis.registries import registry
-
         path = self.path_of(source)
+        if not by_registrar or path is None:
+            return frozenset()
         seeds: set[tuple[int, int]] = set()
-        for name in frozenset().union(*by_registrar.values()):
+        for name in sorted(frozenset().union(*by_registrar.values())):
             table = registry(source, name)
             if table is None:
                 continue
-            sites = self.registrations(source, table.registrars) or []
-            for site, _ in sites:
-                where = self.path_of(site)
-                if where is not None and where != path and (where == toward or self.may_reach(where, toward)):
+            for other in self._registering_files(path, table.registrars):
+                # What it registers names an MMA API itself (a kernel), in the file `toward`
+                # or one that reaches it.
+                texts = registering_texts(self._text(other) or "", table.registrars)
+                if any(map(triggered, texts)) and (other == toward or self.may_reach(other, toward)):
                     seeds.add((table.binding.start_line, table.binding.end_line))
                     break
         return frozenset(seeds)
@@ -648,7 +662,6 @@ _SKIPPING_HOOK = re.compile(r"^def[ \t]+pytest_(?:collection_modifyitems|runtest
 
 
 _EMPTY_TABLE = re.compile(r"^\w+[ \t]*(?::[^=\n]*)?=[ \t]*(?:\{[ \t]*\}|dict\([ \t]*\))[ \t]*$", re.MULTILINE)
-_KEYED_STORE = re.compile(r"^[ \t]+\w+\[[^\]\n]*\][ \t]*=(?!=)", re.MULTILINE)
 
 
 def _module_word(path: str) -> str | None:

@@ -137,6 +137,47 @@ def _registry(source: SourceFile, name: str, binding: Block) -> Registry | None:
     return Registry(name, binding, frozenset(registrars))
 
 
+_TOP_LEVEL_DEF = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
+_TOP_LEVEL_EMPTY = re.compile(r"^(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:\{[ \t]*\}|dict[ \t]*\([ \t]*\))[ \t]*$", re.MULTILINE)
+
+
+def registrar_candidates(text: str) -> set[str]:
+    """The top-level functions of a module's text that store by a key into a global it binds
+    to an empty dict at its top level: a cheap reading of what `registrars` may find, for a
+    module not yet indexed."""
+    tables = set(_TOP_LEVEL_EMPTY.findall(text))
+    if not tables:
+        return set()
+    store = re.compile(r"^[ \t]+(?:" + "|".join(map(re.escape, sorted(tables))) + r")[ \t]*\[[^\]\n]*\][ \t]*=(?!=)",
+                       re.MULTILINE)
+    defs = [(m.start(), m.group(1)) for m in _TOP_LEVEL_DEF.finditer(text)]
+    found = set()
+    for match in store.finditer(text):
+        owner = [name for at, name in defs if at < match.start()]
+        if owner:
+            found.add(owner[-1])
+    return found
+
+
+def registering_texts(text: str, registrars: frozenset[str]) -> list[str]:
+    """The top-level statements of a module's text that may call one of `registrars` at
+    import (`@register("k")` with the def it decorates, `register(Recipe(...))`), read
+    cheaply before the module is indexed: each from its row to the next top-level row that is
+    not a decorator or its def."""
+    start = re.compile(r"^(?:@[ \t]*)?(?:\w+[ \t]*\.[ \t]*)*(?:" + "|".join(sorted(map(re.escape, registrars)))
+                       + r")\b", re.MULTILINE)
+    found = []
+    for match in start.finditer(text):
+        end = _NEXT_TOP_LEVEL.search(text, match.end())
+        found.append(text[match.start() : end.start() if end is not None else len(text)])
+    return found
+
+
+# A row at the top level that starts a statement of its own (not a decorator's def, a comment,
+# a closing bracket).
+_NEXT_TOP_LEVEL = re.compile(r"\n(?=[^\s@#)\]}]|(?:async[ \t]+)?def\b|class\b)(?!(?:async[ \t]+)?def\b|class\b)")
+
+
 # A top-level decorator row, or the start of a top-level statement, calling a dotted name.
 _CALLEE = r"(?:\w+[ \t]*\.[ \t]*)*(?P<callee>\w+)"
 _DECORATOR = re.compile(r"@[ \t]*" + _CALLEE + r"[ \t]*(?:\(|\n|\Z)")
