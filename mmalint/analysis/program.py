@@ -515,10 +515,12 @@ class Program(Modules):
 
     def _importers(self, target: str) -> list[str]:
         """The files of the tree that import `target`, directly or through up to
-        `MAX_CALLER_DEPTH` modules; nearest first."""
+        `MAX_CALLER_DEPTH` modules (a package's `__init__.py` on the way not counted: it
+        re-exports what a test reaches through it); nearest first."""
         found: dict[str, None] = {}
+        depth = {target: 0}
         frontier = [target]
-        for _ in range(MAX_CALLER_DEPTH):
+        for _ in range(2 * MAX_CALLER_DEPTH):
             words = {_module_word(p) for p in frontier}
             words.discard(None)
             nxt: list[str] = []
@@ -526,8 +528,13 @@ class Program(Modules):
             for path in sorted(candidates):
                 if path == target or path in found:
                     continue
-                if any(t in frontier for t in self.edges(path)):
+                below = [depth[t] for t in self.edges(path) if t in frontier]
+                if not below:
+                    continue
+                steps = min(below) + (os.path.basename(path) != "__init__.py")
+                if steps <= MAX_CALLER_DEPTH:
                     found[path] = None
+                    depth[path] = steps
                     nxt.append(path)
             if not nxt:
                 break

