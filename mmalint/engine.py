@@ -79,8 +79,8 @@ def check_text(
 
 def undecided(catalog: Catalog, version: str) -> Callable[[MmaSite], bool]:
     """Whether a recorded call leaves open what its callers elsewhere could decide: an
-    operand's element type or signedness unknown (`analysis.run.analyze`)."""
-    return lambda site: not _fully_known(normalize(site, catalog, version))
+    operand's element type, signedness or shape unknown (`analysis.run.analyze`)."""
+    return lambda site: not _decided(normalize(site, catalog, version))
 
 
 def report_of(
@@ -300,6 +300,13 @@ def _fully_known(call: MmaCall) -> bool:
         op.element_type is not None and op.signedness is not None
         for op in call.operands.values()
     )
+
+
+def _decided(call: MmaCall) -> bool:
+    """Whether a call leaves nothing its callers could decide: every operand's element type,
+    signedness and shape known (an integer wgmma's N from an autotuner's tiles)."""
+    return _fully_known(call) and all(
+        op.shape is not None and None not in op.shape for op in call.operands.values())
 
 
 def _in_fallback(context: Context) -> bool:
