@@ -702,6 +702,38 @@ def test_a_package_s_re_exports_are_no_step_toward_a_caller(tmp_path: Path, layo
     assert [d for d in found if d[0] == "MMA101"] == expect
 
 
+@pytest.mark.parametrize(("n", "expect"), [("64", ["MMA401"]), ("n", [])])
+def test_a_shape_its_own_roots_leave_open_is_decided_by_a_caller(tmp_path: Path, n: str, expect: list[str]) -> None:
+    """The kernel module knows every operand's dtype but not its shapes, which its callers
+    give (heldout29 case13: an integer wgmma's N from an autotuner's candidate tiles): such a
+    call is open too, and the test that launches it with (64, 32, 32) decides the mismatch."""
+    root = project(tmp_path, {
+        "kernels.py": f"""
+            import jax
+            import jax.numpy as jnp
+            from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+            def make(m, n, k):
+              def body(a_ref, b_ref, o_ref):
+                acc = plgpu.layout_cast(jnp.zeros((m, {n}), jnp.float32), plgpu.Layout.MMA_ACC(jnp.bfloat16))
+                a = plgpu.layout_cast(jnp.ones((m, k), jnp.bfloat16), plgpu.Layout.MMA_LHS(jnp.bfloat16))
+                b = plgpu.layout_cast(jnp.ones((k, n), jnp.bfloat16), plgpu.Layout.MMA_RHS(jnp.bfloat16))
+                o_ref[...] = plgpu.mma(acc, a, b)
+              return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((m, n), jnp.float32))
+        """,
+        "kernels_test.py": """
+            import jax.numpy as jnp
+            import kernels
+
+
+            def test_tile():
+              kernels.make(64, 32, 32)(jnp.zeros((64, 32), jnp.bfloat16), jnp.zeros((32, 32), jnp.bfloat16))
+        """,
+    })
+    assert [code for code, _, _ in where(check(root, "kernels.py"))] == expect
+
+
 def test_a_skip_guard_of_another_module_is_decided_in_every_world_of_a_wide_sweep(tmp_path: Path) -> None:
     """A guard helper of another module leads to no MMA call: its steps are capped
     (`CROSS_MODULE_STEPS_PER_FUNCTION`), in each world anew. Capped per root, a sweep's later
