@@ -644,6 +644,43 @@ def test_a_short_range_loop_runs_each_iteration(count: int, accs: str, expect: l
     assert all("when" not in d["message"] for d in all_of(report, "MMA101"))
 
 
+@pytest.mark.parametrize(("body", "expect"), [
+    # what a generator function yields, each yield sure to run (heldout29 case13: an
+    # autotuner's candidate tiles), is iterated in turn
+    ("  for acc in (jnp.int32, jnp.float32):\n    yield acc\n", ["MMA101"]),
+    ("  yield jnp.int32\n  yield from (jnp.int32,)\n", []),
+    ("  yield jnp.int32\n  return\n  yield jnp.float32\n", []),
+    # a yield under a branch not decided, or a loop of unknown count: unknown
+    ("  if os.environ.get('X'):\n    yield jnp.float32\n  yield jnp.int32\n", []),
+    ("  for _ in range(int(os.environ['N'])):\n    yield jnp.float32\n", []),
+])
+def test_a_generator_function_gives_what_it_yields(body: str, expect: list[str]) -> None:
+    code = f'''
+import os
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def make(acc_dtype):
+  def kernel(a_ref, b_ref, o_ref):
+    acc = plgpu.layout_cast(jnp.zeros((64, 64), acc_dtype), plgpu.Layout.MMA_ACC(jnp.int8))
+    a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(jnp.int8))
+    b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(jnp.int8))
+    o_ref[...] = plgpu.mma(acc, a, b)
+  return plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct((64, 64), jnp.int32))
+
+
+def candidates():
+{body}
+
+def test_all():
+  for acc_dtype in candidates():
+    make(acc_dtype)(jnp.zeros((64, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
+'''
+    check(code, expect, target_jax=V, known=False)
+
+
 def test_while_loop_and_unknown_trip_count() -> None:
     code = '''
     import jax

@@ -20,6 +20,7 @@ from mmalint.analysis.host import REGISTRY, Args, Call, Diverges
 from mmalint.analysis.interpreter import replays
 from mmalint.analysis.interpreter.core import (
     MAX_CALL_DEPTH,
+    MAX_UNROLL,
     Flow,
     Frame,
     Machine,
@@ -202,6 +203,12 @@ class Calls(Machine):
         self._stack.append(node)
         if len(self._stack) > self._deepest:
             self._deepest = len(self._stack)
+        generator = self._generators.get(id(node))
+        if generator is None or generator[0] is not node:
+            generator = self._generators[id(node)] = (node, "yield" in func.block.text and _generator(node))
+        if generator[1]:
+            frame.yields = []
+            frame.yield_base = (self._uncertainty, self._guarded)
         in_main = func.block.source is self.source
         self._in_main += in_main
         if in_main and by_root.active is not None:
@@ -224,13 +231,15 @@ class Calls(Machine):
                 # A call the depth or recursion guard cut short ran only part of it: the blind
                 # run at the world's end (from the top of the stack) may go further.
                 self._entered.discard(id(node))
-        generator = self._generators.get(id(node))
-        if generator is None or generator[0] is not node:
-            generator = self._generators[id(node)] = (node, "yield" in func.block.text and _generator(node))
         if generator[1]:
             # Calling it makes a generator and runs none of the body (which ran here for what
             # it records): not the value the body returns (`None`, then `jnp.zeros(s, None)`
-            # read as float32), nor an exception.
+            # read as float32), nor an exception. What it yields, where every yield was sure to
+            # run in turn and the body ended, is an iterable of those values (as a generator
+            # expression's: `for tile in candidate_tiles():`).
+            yields = frame.yields
+            if flow in (Flow.NORMAL, Flow.RETURN) and yields is not None and len(yields) <= MAX_UNROLL:
+                return TupleVal(tuple(yields), True)
             return UNKNOWN
         if flow is Flow.RAISE and not frame.returns:
             if root:

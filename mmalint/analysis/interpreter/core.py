@@ -96,6 +96,10 @@ class Frame:
         self.module: ModuleState | None = None  # a module's own frame: whose globals
         self.env: dict[str, Value] = {}
         self.returns: list[Value] = []
+        # A generator function's run: what its `yield`s gave, in order (None: not one, or a
+        # yield under a branch or loop not sure to run), and the uncertainty it began at.
+        self.yields: list[Value] | None = None
+        self.yield_base: tuple[int, int] = (0, 0)
         # One (breaks, continues) pair of environments per loop being run in this frame.
         self.loops: list[tuple[list[dict[str, Value]], list[dict[str, Value]]]] = []
 

@@ -185,8 +185,27 @@ class Expressions(Machine):
             if len(entries) != len(pairs) or any(not key.known for key, _ in entries):
                 return UNKNOWN
             return self.mapping(entries)
-        # f-strings, await, yield: not modelled.
+        if type(node) is cst.Yield:
+            self._yield(node, frame, block)
+            return UNKNOWN  # what `send` gives: not modelled
+        # f-strings, await: not modelled.
         return UNKNOWN
+
+    def _yield(self, node: cst.Yield, frame: Frame, block: Block) -> None:
+        """`yield v` / `yield from xs` in a generator function's run: its values, in order,
+        while every yield so far was sure to run (`Frame.yields`)."""
+        given = node.value
+        items: Sequence[Value] | None
+        if isinstance(given, cst.From):
+            items = self.iterate(self.eval(given.item, frame, block))
+        else:
+            items = (self.eval(given, frame, block) if given is not None else NONE,)
+        if frame.yields is None:
+            return
+        if items is None or (self._uncertainty, self._guarded) != frame.yield_base:
+            frame.yields = None
+        else:
+            frame.yields.extend(items)
 
     def _comprehension(
         self, node: cst.ListComp | cst.GeneratorExp | cst.SetComp | cst.DictComp, frame: Frame, block: Block
