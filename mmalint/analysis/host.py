@@ -103,6 +103,11 @@ class Host(Protocol):
         type, integer or shape (a skip on it may skip the very world: `interpreter/guards.py`)."""
         ...
 
+    def surely_running(self) -> bool:
+        """Whether the code running now is sure to run: under no branch or loop of unknown
+        outcome, nor in a `try` or `with` body."""
+        ...
+
     def record(self, site: MmaSite) -> None:
         """One call of an instruction family on the path being run."""
         ...

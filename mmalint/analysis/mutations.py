@@ -811,6 +811,7 @@ _READING_CALLS = frozenset({
     "itertools.chain", "itertools.islice", "itertools.cycle", "itertools.zip_longest",
     "parameterized.product", "parameterized.parameters", "parameterized.named_parameters",
     "mark.parametrize", "pytest.param",  # `@pytest.mark.parametrize("dtype", DTYPES)`
+    "metafunc.parametrize",  # `pytest_generate_tests`'s `metafunc.parametrize("dtype", DTYPES)`
     "jtu.sample_product", "jtu.cases_from_list", "test_util.sample_product", "test_util.cases_from_list",
     "copy.copy", "dataclasses.replace", "dataclasses.asdict", "dataclasses.astuple", "dataclasses.fields",
 })

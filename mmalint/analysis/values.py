@@ -500,6 +500,26 @@ class Func(Value):
 
 
 @dataclass(frozen=True, eq=False)
+class Parametrize(Value):
+    """`metafunc.parametrize` of the `metafunc` a `pytest_generate_tests` hook is given for
+    one test (`interpreter/fixtures.py`): each call's arguments, and whether it was sure to
+    run, are collected in `calls` as the hook runs."""
+
+    # Identity, not facts: two functions (or kernels, objects) are never the same value.
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+    calls: Any  # list[tuple[Args, bool]]; Any to keep this layer free of the host
+
+
+@dataclass(frozen=True)
+class FixtureNames(Value):
+    """`metafunc.fixturenames`: it holds the test's parameters; whether it holds another name
+    (a fixture's own, an autouse fixture's) is not known."""
+
+    names: tuple[str, ...]
+
+
+@dataclass(frozen=True, eq=False)
 class BoundMethod(Value):
 
     # Identity, not facts: two functions (or kernels, objects) are never the same value.

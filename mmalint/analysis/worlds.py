@@ -173,7 +173,7 @@ def _cases(
     if kind in _PRODUCT:
         return _product(args.positional, args.keywords)
     if kind in _PYTEST:
-        cases_run = _pytest(args.positional, args.keywords)
+        cases_run = pytest_worlds(args.positional, args.keywords)
         return None if cases_run is None else [cases_run]
     cases: list[Value] = list(args.positional)
     if (
@@ -263,7 +263,9 @@ def _case(case: Value, param_names: Sequence[str], named: bool) -> World | None:
     return World(positional=tuple(values), bindings=bindings, complete=True)
 
 
-def _pytest(positional: Sequence[Value], keywords: dict[str, Value]) -> list[World] | None:
+def pytest_worlds(positional: Sequence[Value], keywords: dict[str, Value]) -> list[World] | None:
+    """The worlds of `pytest.mark.parametrize(argnames, argvalues, indirect=...)`'s arguments
+    (or `metafunc.parametrize`'s)."""
     argnames = positional[0] if positional else keywords.get("argnames")
     argvalues = positional[1] if len(positional) > 1 else keywords.get("argvalues")
     if argnames is None or argvalues is None:

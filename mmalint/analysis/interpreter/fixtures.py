@@ -17,8 +17,8 @@ import libcst as cst
 from mmalint.analysis.host import Args, Diverges
 from mmalint.analysis.interpreter.core import Machine
 from mmalint.analysis.source import Block, BlockParseError, SourceFile
-from mmalint.analysis.values import ClassVal, Instance, ParamSet, Value
-from mmalint.analysis.worlds import MAX_WORLDS, World, binding, combine_axes
+from mmalint.analysis.values import ClassVal, FixtureNames, Instance, Parametrize, ParamSet, Value
+from mmalint.analysis.worlds import MAX_WORLDS, World, binding, combine_axes, pytest_worlds
 
 _DEPTH = 3  # fixtures asking fixtures, in a row
 
@@ -48,9 +48,14 @@ class Fixtures(Machine):
         if not worlds:
             return worlds
         axes: list[list[World]] = []
-        for place, name in _candidates(node, block, cls):
-            if place < len(worlds[0].positional) or any(
-                    name in dict(w.keywords) or name in dict(w.indirect) for w in worlds):
+        unbound = [(place, name) for place, name in _candidates(node, block, cls) if not (
+            place < len(worlds[0].positional) or any(name in dict(w.keywords) or name in dict(w.indirect) for w in worlds))]
+        generated = self._generated(node, block, [name for _, name in unbound]) if unbound else []
+        for axis in generated or ():
+            axes.append(axis)
+        hooked = {b.name for axis in generated or () for w in axis for b in w.bindings}
+        for _, name in unbound:
+            if name in hooked:
                 continue
             values = self._fixture_params(name, block.source)
             if values:
@@ -58,6 +63,59 @@ class Fixtures(Machine):
         if not axes:
             return worlds
         return [world.combine(row) for world in worlds for row in combine_axes(axes)][:MAX_WORLDS]
+
+    def _generated(self, node: cst.FunctionDef, block: Block, names: list[str]) -> list[list[World]] | None:
+        """The worlds the `pytest_generate_tests` hooks pytest calls for the test (the test
+        module's, each conftest's up to the rootdir) give its parameters `names` no decorator
+        binds: each hook run with a `metafunc` whose `fixturenames` holds the test's parameters
+        and whose `parametrize` collects what it asks (`models/testing.py`). None where a hook
+        may parametrize something not known (a call not sure to run, arguments not read, the
+        hook ending in a raise): those parameters stay unknown, as without the hooks."""
+        hooks = self._hooks(block.source)
+        if not hooks:
+            return []
+        params = tuple(p.name.value for p in (*node.params.posonly_params, *node.params.params))
+        axes: list[list[World]] = []
+        for hook, where in hooks:
+            calls: list[tuple[Args, bool]] = []
+            metafunc = Instance(ClassVal("Metafunc", None, (), {}),
+                                {"fixturenames": FixtureNames(params), "parametrize": Parametrize(calls)})
+            func = self.make_function(hook, where, self.module_of(where.source).frame)
+            saved = self._uncertainty, self._guarded
+            self._uncertainty = self._guarded = 0
+            try:
+                self.call_function(func, Args([metafunc], {}, [], {}, True), hook)
+            except Diverges:
+                return None
+            finally:
+                self._uncertainty, self._guarded = saved
+            for raw, sure in calls:
+                worlds = pytest_worlds(raw.positional, raw.keywords) if sure and raw.complete else None
+                if not worlds or not all(w.bindings for w in worlds):
+                    return None
+                if not {b.name for b in worlds[0].bindings} <= set(names):
+                    return None  # a decorator's parameter too (pytest refuses), or not the test's
+                axes.append(worlds)
+        return axes
+
+    def _hooks(self, source: SourceFile) -> list[tuple[cst.FunctionDef, Block]]:
+        """The `pytest_generate_tests` functions pytest calls for a test of `source`: its
+        own, and each conftest's above it."""
+        sources = [source]
+        if self.program is not None:
+            sources += [s for path in self.program.conftests(source) if (s := self.program.source(path)) is not None]
+        found = []
+        for module in sources:
+            for block in module.bindings.get("pytest_generate_tests", ()):
+                if block.kind != "def" or block.parent is not None:
+                    continue
+                try:
+                    stmts = block.statements()
+                except BlockParseError:
+                    continue
+                if stmts and isinstance(stmts[0], cst.FunctionDef):
+                    found.append((stmts[0], block))
+        return found
 
     def _fixture_params(self, name: str, source: SourceFile) -> list[Value] | None:
         """The `params=` of the fixture `name`, where pytest parametrizes it; None for any

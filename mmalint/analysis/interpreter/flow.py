@@ -135,6 +135,9 @@ class FlowControl(Machine):
             raise Diverges
         return self.exec_branches([body_of(stmt.body), else_body], frame, block)
 
+    def surely_running(self) -> bool:
+        return self._uncertainty == 0 and self._guarded == 0
+
     def about_the_kernel(self, test: cst.BaseExpression, frame: Frame, block: Block) -> bool:
         return guards.about_the_kernel(self, test, frame, block)
 

@@ -29,6 +29,7 @@ from mmalint.analysis.values import (
     DictVal,
     DType,
     EnumMember,
+    FixtureNames,
     Func,
     Instance,
     MapVal,
@@ -164,6 +165,10 @@ class Operators(Machine):
                 return None
             return same if op == "Is" else not same
         if op in ("In", "NotIn"):
+            if isinstance(right, FixtureNames):
+                # `"dtype" in metafunc.fixturenames`: one of the test's parameters is.
+                held = isinstance(left, Const) and left.value in right.names
+                return (op == "In") if held else None
             if isinstance(right, _HASHED):
                 found = self.found_in(left, right)
                 return None if found is None else found if op == "In" else not found

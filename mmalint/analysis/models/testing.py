@@ -7,8 +7,26 @@ import re
 
 import libcst as cst
 
-from mmalint.analysis.host import REGISTRY, Bound, Call, Host, TestIdioms, model
-from mmalint.analysis.values import Api, Const, ParamSet, SkipMark, TupleVal, Value
+from mmalint.analysis.host import (
+    REGISTRY,
+    Args,
+    Bound,
+    Call,
+    Host,
+    TestIdioms,
+    callable_kind,
+    model,
+)
+from mmalint.analysis.values import (
+    NONE,
+    Api,
+    Const,
+    Parametrize,
+    ParamSet,
+    SkipMark,
+    TupleVal,
+    Value,
+)
 
 
 @model("pytest.param", signature="(*values, **kwargs)")
@@ -19,6 +37,15 @@ def _param(host: Host, args: Bound, call: Call) -> Value:
     skips: list[bool | None] = [_skips(mark) for mark in given]
     skipped = True if True in skips else None if None in skips else False
     return ParamSet(tuple(args.positional), skipped=skipped)
+
+
+@callable_kind(Parametrize)
+def _metafunc_parametrize(host: Host, value: Value, raw: Args, call: Call) -> Value:
+    """`metafunc.parametrize(...)` in a `pytest_generate_tests` hook: its arguments, and
+    whether the call was sure to run, for the test's worlds (`interpreter/fixtures.py`)."""
+    assert isinstance(value, Parametrize)
+    value.calls.append((raw, host.surely_running()))
+    return NONE
 
 
 def _skips(mark: Value) -> bool | None:
