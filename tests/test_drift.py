@@ -227,6 +227,12 @@ def mma(d, a, b, *, a_scale=None, b_scale=None):
   if (n // n_lane_groups) % required_multiple != 0:
     raise ValueError(f"In {mode_name} MMA, N must be a multiple of {required_multiple},"
                      f" got N={n}")
+  if n > 256 and n.bit_count() != 1:
+    raise NotImplementedError(f"The only supported N > 256, is 512, but got N={n}")
+  if collective and n > 128:
+    raise ValueError("Only N <= 128 are supported for collective MMA")
+  elif n > 512:
+    raise ValueError("Only N <= 512 are supported for MMA")
   if k % k_group_elems:
     raise ValueError(f"K must be a multiple of {k_group_elems}, got: {k}")
   if is_scaled:

@@ -75,6 +75,9 @@ def full_packing(bits: int) -> int:
 # N must be a multiple of this per CTA group (`In 1 CTA MMA, N must be a multiple of 8`), twice
 # that for an s32 accumulator (jax 0.11+, v11:362-375).
 N_MULTIPLE = {False: 8, True: 16}  # collective -> multiple
+# The accumulator columns one instruction computes: 256 on one CTA, 128 per CTA of a pair
+# (`Only N <= 128 are supported for collective MMA`); past them jax takes only N=512 on one CTA.
+N_PER_INSTRUCTION = 256
 INTEGER_N_FACTOR = 2
 
 # Integer operands: the instruction descriptor's A/B format is hard-coded to 1 (S8, "Only s8

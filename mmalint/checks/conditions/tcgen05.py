@@ -778,6 +778,59 @@ def _scaled_n_v10(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
                 n_fixed=str(-(-mma.n // V10_SCALED_N_MULTIPLE) * V10_SCALED_N_MULTIPLE))
 
 
+def _n_reached(call: MmaCall, table: Tcgen05Table) -> _Mma | None:
+    """The MMA as `mma()` reaches its N range checks: every check before replayed and passed
+    (the N per CTA multiple, jax 0.10's block-scaled N); None where one is unknown or fails."""
+    mma = _mma_shape(call, table)
+    if mma is None or not _n_per_cta_ok(call, mma):
+        return None
+    if mma.scaled and call.version == "0.10" and mma.n % V10_SCALED_N_MULTIPLE:
+        return None
+    return mma
+
+
+@condition("n-not-512")
+def _n_not_512(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """N per CTA over 256 and not a power of two: "The only supported N > 256, is 512"
+    (v10:376 v11:392), the first of the N range checks."""
+    mma = _n_reached(call, table)
+    if mma is None:
+        return one(None, "acc")
+    return one(mma.n > 256 and mma.n.bit_count() != 1, "acc", n_per_cta=str(mma.n),
+               problem=f"N={mma.n} per CTA is over 256 and not 512, the only larger N the instruction takes",
+               remedy=_n_remedy(mma))
+
+
+@condition("n-collective-max")
+def _n_collective_max(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """A collective (2 CTA) MMA with N over 128 per CTA (v10:380 v11:396)."""
+    mma = _n_reached(call, table)
+    if mma is None:
+        return one(None, "acc")
+    first = mma.n > 256 and mma.n.bit_count() != 1
+    return one(mma.collective and mma.n > 128 and not first, "acc", n_per_cta=str(mma.n),
+               problem=f"a collective MMA takes N <= 128 per CTA, but the accumulator gives N={mma.n} per CTA",
+               remedy=_n_remedy(mma))
+
+
+@condition("n-max")
+def _n_max(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """A 1 CTA MMA with N over 512 (a power of two: 1024...) (v10:382 v11:398)."""
+    mma = _n_reached(call, table)
+    if mma is None:
+        return one(None, "acc")
+    first = mma.n > 256 and mma.n.bit_count() != 1
+    return one(not mma.collective and mma.n > 512 and not first, "acc", n_per_cta=str(mma.n),
+               problem=f"an MMA takes N <= 512, but the accumulator gives N={mma.n}",
+               remedy=_n_remedy(mma))
+
+
+def _n_remedy(mma: _Mma) -> str:
+    limit = 128 if mma.collective else 256
+    return (f"split N into tiles of at most {limit} per CTA" + ("" if mma.collective else " (or exactly 512)")
+            + ", one MMA each")
+
+
 @condition("a-scale-columns")
 def _a_scale_columns(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """jax 0.11 on: A's scale columns do not divide K (v11:360), the first use of the scales'

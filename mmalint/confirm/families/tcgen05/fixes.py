@@ -40,6 +40,7 @@ FIX_DESCRIPTIONS: dict[str, str] = {
               "bf16); K padded to the 32-byte row when none does",
     "MMA717": "N rounded up to a multiple of 32 (jax 0.10's block-scaled N)",
     "MMA718": "A's and B's scales -> (rows, K // the operand type's block): 32 for MXFP8",
+    "MMA719": "N -> 256 (128 per CTA for a collective MMA), the most one instruction takes",
 }
 CODES = frozenset(FIX_DESCRIPTIONS)
 
@@ -89,6 +90,8 @@ def fixed_call(call: Call, code: str) -> Call | None:
         return replace(call, a=as_dtype(call.a, "int8"), b=as_dtype(call.b, "int8"))
     if code == "MMA706":
         return _resized(call, 128, n)
+    if code == "MMA719":
+        return _resized(call, m, min(n, facts.N_PER_INSTRUCTION))
     if code in ("MMA716", "MMA717", "MMA718"):
         return group_fixed(call, code, m, n)
     if (own := _own_change(call, code)) is not None:
