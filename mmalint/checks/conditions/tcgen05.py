@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mmalint.checks.conditions.registry import Conditions, Outcome, element_bits, matrix_shape, one
-from mmalint.facts.dtypes import IR_TYPES
-from mmalint.facts.swizzle import SWIZZLES, row_elements, swizzle_for_k, tiling_fits
 from mmalint.facts.tcgen05 import (
     A_IN_TMEM_M,
     ANY_SCALE_TYPES,
@@ -28,18 +26,11 @@ from mmalint.facts.tcgen05 import (
     NO_KIND_I8,
     OPERAND_KINDS,
     SCALABLE_TYPES,
-    SCALE_BLOCKS,
-    SCALE_ROWS,
     SCALE_TYPES,
-    SCALES_PER_K_GROUP,
     SUPPORTED_M,
     TMEM_COLUMN_MULTIPLE,
     TMEM_MAX_PACKING,
-    V10_DEFAULT_SCALE_BLOCK,
-    V10_SCALE_BLOCK,
-    V10_SCALED_N_MULTIPLE,
     full_packing,
-    k_group,
 )
 
 if TYPE_CHECKING:
@@ -73,20 +64,20 @@ CONDITIONS = Conditions("tcgen05", Tcgen05Table)
 condition = CONDITIONS.condition
 
 
-def _option(call: MmaCall, name: str) -> Any:
+def call_option(call: MmaCall, name: str) -> Any:
     """A recorded option as a JSON value; None when unknown or not recorded."""
     return call.options.get(name)
 
 
-def _scaled(call: MmaCall) -> bool | None:
+def is_scaled(call: MmaCall) -> bool | None:
     """Whether the call is block-scaled: both scales given (one alone raises first)."""
-    a, b = _option(call, "a_scale"), _option(call, "b_scale")
+    a, b = call_option(call, "a_scale"), call_option(call, "b_scale")
     if a is None or b is None or a != b:
         return None
     return bool(a)
 
 
-def _element(call: MmaCall, table: Tcgen05Table) -> tuple[str, str] | None:
+def operand_element(call: MmaCall, table: Tcgen05Table) -> tuple[str, str] | None:
     """A's element type and how jax's messages name the operands' type, when A and B are known
     and pass jax's same-element-type check; None otherwise."""
     a, b = call.a.element_type, call.b.element_type
@@ -120,8 +111,8 @@ def _acc_check(elements: frozenset[str], scaled_case: bool | None = False) -> An
     block-scaled ones (True)."""
 
     def check(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
-        found = _element(call, table)
-        scaled = _scaled(call)
+        found = operand_element(call, table)
+        scaled = is_scaled(call)
         if found is None or scaled is None:
             return one(None)
         element, elem = found
@@ -144,7 +135,7 @@ condition("acc-s32")(_acc_check(frozenset({"i8"})))
 @condition("scales-one-side")
 def _scales_one_side(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """`a_scale=` without `b_scale=`, or the reverse."""
-    a, b = _option(call, "a_scale"), _option(call, "b_scale")
+    a, b = call_option(call, "a_scale"), call_option(call, "b_scale")
     if a is True and b is False:
         return one(True, "a", given="a_scale", missing="b_scale")
     if b is True and a is False:
@@ -158,8 +149,8 @@ def _scales_one_side(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
 def _tf32_not_lowered(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """f32 operands into an f32 accumulator pass every check of `mma()`, then `_do_mma` has no
     instruction kind for them."""
-    found = _element(call, table)
-    if found is None or _scaled(call) is not False or call.acc.element_type is None:
+    found = operand_element(call, table)
+    if found is None or is_scaled(call) is not False or call.acc.element_type is None:
         return one(None)
     return one(found[0] == "f32" and call.acc.element_type == "f32", "a", mma_type="tf32")
 
@@ -169,7 +160,7 @@ def _n_multiple(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """D's N per CTA is not a multiple of 8 (16 collective), twice that for s32, at M=128 or
     collective M=64 (1 CTA M=64 splits N into two lane groups after a swizzle check)."""
     shape = call.acc.shape
-    collective = _option(call, "collective")
+    collective = call_option(call, "collective")
     if shape is None or len(shape) != 2 or None in shape or collective is None or call.acc.element_type is None:
         return one(None)
     m, n_total = shape
@@ -192,7 +183,7 @@ def _n_multiple(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
 def _unsigned_as_signed(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """uint8 operands: the instruction descriptor always says s8, so values >= 128 are read as
     negative. Only when the call builds (int8-class operands into an int32 accumulator)."""
-    if call.acc.element_type != "i32" or _element(call, table) is None:
+    if call.acc.element_type != "i32" or operand_element(call, table) is None:
         return one(None)
     outcomes: list[Outcome] = []
     for role in ("a", "b"):
@@ -226,7 +217,7 @@ _DTYPE_NAMES = {
 }
 
 
-def _name(element: str) -> str:
+def type_name(element: str) -> str:
     return _DTYPE_NAMES.get(element, element)
 
 
@@ -253,8 +244,8 @@ def _mixed_fp8_unsupported(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
 def _scaled_element(call: MmaCall, table: Tcgen05Table) -> tuple[str, str, bool] | None:
     """A's element type, how jax names it, and whether the call is block-scaled; None when one
     of them is unknown or A and B fail the element type check first."""
-    found = _element(call, table)
-    scaled = _scaled(call)
+    found = operand_element(call, table)
+    scaled = is_scaled(call)
     if found is None or scaled is None:
         return None
     return found[0], found[1], scaled
@@ -269,7 +260,7 @@ def _scaling_unsupported(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     element, elem, scaled = found
     if element not in OPERAND_KINDS:
         return one(None)
-    if element == "f32" and scaled and _option(call, "sparse") is not False:
+    if element == "f32" and scaled and call_option(call, "sparse") is not False:
         return one(None)  # "Sparse MMA unsupported for f32" comes first (v11:292), not replayed
     return one(scaled and element not in SCALABLE_TYPES, "a", elem=elem)
 
@@ -287,8 +278,8 @@ def _f4_needs_scales(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
 # ---------------------------------------------------------------- scale types (MMA710)
 
 
-def _scale_types(call: MmaCall) -> tuple[str | None, str | None]:
-    return _option(call, "a_scale_type"), _option(call, "b_scale_type")
+def scale_types(call: MmaCall) -> tuple[str | None, str | None]:
+    return call_option(call, "a_scale_type"), call_option(call, "b_scale_type")
 
 
 def _scale_outcome(problem: str, remedy: str, **fields: str) -> list[Outcome]:
@@ -299,7 +290,7 @@ def _scale_outcome(problem: str, remedy: str, **fields: str) -> list[Outcome]:
 def _a_scale_type_any(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """jax 0.10: A's scale is neither float8_e8m0fnu nor float8_e4m3fn (checked before B's)."""
     found = _scaled_element(call, table)
-    a_scale, _ = _scale_types(call)
+    a_scale, _ = scale_types(call)
     if found is None:
         return one(None)
     if not found[2] or found[0] not in SCALABLE_TYPES:
@@ -309,7 +300,7 @@ def _a_scale_type_any(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     if a_scale in ANY_SCALE_TYPES:
         return one(False)
     return _scale_outcome(
-        f"block scales must be float8_e8m0fnu or float8_e4m3fn, but `a_scale` is {_name(a_scale)}",
+        f"block scales must be float8_e8m0fnu or float8_e4m3fn, but `a_scale` is {type_name(a_scale)}",
         "allocate the scales as float8_e8m0fnu", scale_type=a_scale,
     )
 
@@ -318,7 +309,7 @@ def _a_scale_type_any(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
 def _b_scale_type_differs(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """A's and B's scales of different element types."""
     found = _scaled_element(call, table)
-    a_scale, b_scale = _scale_types(call)
+    a_scale, b_scale = scale_types(call)
     if found is None or not found[2] or found[0] not in SCALABLE_TYPES:
         return one(None if found is None else False)
     if a_scale is None or b_scale is None:
@@ -326,9 +317,9 @@ def _b_scale_type_differs(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     if a_scale == b_scale:
         return one(False)
     return [Outcome(True, "b", {
-        "problem": f"`a_scale` is {_name(a_scale)} but `b_scale` is {_name(b_scale)}:"
+        "problem": f"`a_scale` is {type_name(a_scale)} but `b_scale` is {type_name(b_scale)}:"
         " both scales must be of one type",
-        "remedy": f"allocate both scales as {_name(a_scale)}",
+        "remedy": f"allocate both scales as {type_name(a_scale)}",
         "a_scale_type": a_scale, "b_scale_type": b_scale,
     })]
 
@@ -338,7 +329,7 @@ def _scale_type_check(elements: frozenset[str]) -> Any:
 
     def check(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
         found = _scaled_element(call, table)
-        a_scale, _ = _scale_types(call)
+        a_scale, _ = scale_types(call)
         if found is None:
             return one(None)
         element, _elem, scaled = found
@@ -349,11 +340,11 @@ def _scale_type_check(elements: frozenset[str]) -> Any:
         accepted = SCALE_TYPES[element]
         if a_scale in accepted:
             return one(False)
-        names = " or ".join(_name(t) for t in accepted)
+        names = " or ".join(type_name(t) for t in accepted)
         return _scale_outcome(
-            f"{_name(element)} operands take {names} block scales,"
-            f" but `a_scale` is {_name(a_scale)}",
-            f"allocate the scales as {_name(accepted[0])}", scale_type=a_scale,
+            f"{type_name(element)} operands take {names} block scales,"
+            f" but `a_scale` is {type_name(a_scale)}",
+            f"allocate the scales as {type_name(accepted[0])}", scale_type=a_scale,
         )
 
     return check
@@ -371,7 +362,7 @@ def _fp8_scale_type_v10(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     outcomes = _scale_type_check(FP8_TYPES)(call, table)
     if not outcomes[0].status:
         return outcomes
-    columns = _option(call, "a_scale_columns")
+    columns = call_option(call, "a_scale_columns")
     shape = call.a.shape
     if columns is None or shape is None or len(shape) != 2 or shape[1] is None:
         return one(None)
@@ -435,7 +426,7 @@ def _semantics_unsure(call: MmaCall) -> bool:
 @condition("a-tmem-scaled-sparse")
 def _a_tmem_scaled_sparse(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """A in TMEM with block scales and sparsity metadata: jax has no such MMA (every version)."""
-    tmem, scaled, sparse = _a_in_tmem(call), _scaled(call), _option(call, "sparse")
+    tmem, scaled, sparse = _a_in_tmem(call), is_scaled(call), call_option(call, "sparse")
     if tmem is False or scaled is False or sparse is False:
         return one(False)
     if tmem is None or scaled is None or sparse is None or _semantics_unsure(call):
@@ -446,7 +437,7 @@ def _a_tmem_scaled_sparse(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
 @condition("a-tmem-scaled")
 def _a_tmem_scaled(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """jax 0.10: A in TMEM with block scales (not sparse; sparse raises first, above)."""
-    tmem, scaled, sparse = _a_in_tmem(call), _scaled(call), _option(call, "sparse")
+    tmem, scaled, sparse = _a_in_tmem(call), is_scaled(call), call_option(call, "sparse")
     if tmem is False or scaled is False or sparse is True:
         return one(False)
     if tmem is None or scaled is None or sparse is None or _semantics_unsure(call):
@@ -466,7 +457,7 @@ def _allocatable_rows(call: MmaCall, rows: int, cols: int) -> bool | None:
         return False
     if packing is None:
         return None
-    limit = TMEM_MAX_PACKING if _option(call, "collective") else cols // 2
+    limit = TMEM_MAX_PACKING if call_option(call, "collective") else cols // 2
     return cols % TMEM_COLUMN_MULTIPLE == 0 and packing <= limit
 
 
@@ -590,330 +581,11 @@ def _a_tmem_not_collective(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
     """Pallas: a collective MMA (`collective_axis=`) whose A is a TMEM ref allocated without
     `collective=True`. Only when the accumulator is known collective: otherwise its own check
     ("Accumulator Ref must be collective") comes first."""
-    if _option(call, "collective") is False or _a_in_tmem(call) is False:
+    if call_option(call, "collective") is False or _a_in_tmem(call) is False:
         return one(False)
-    if _option(call, "collective") is None or _a_in_tmem(call) is None:
+    if call_option(call, "collective") is None or _a_in_tmem(call) is None:
         return one(None)
     a, d = call.a.tmem_collective, call.acc.tmem_collective
     if a is None or d is not True:
         return one(None)
     return one(not a, "a", variant="collective")
-
-
-# ---------------------------------------------------------------- K groups, block-scaled N and
-# the A scale's columns (MMA716-MMA718)
-
-
-@dataclass(frozen=True)
-class _Mma:
-    """A tcgen05 MMA as `mma()` has worked it out when it reaches its step 2 (the instruction
-    groups): every check before passed, or failed in a way whose fix keeps these facts."""
-
-    element: str  # A's MLIR element type
-    bits: int
-    m: int
-    n: int  # B's N: per CTA
-    k: int
-    collective: bool
-    a_swizzle: int
-    b_swizzle: int
-    scaled: bool
-
-
-def _logical(call: MmaCall, role: str) -> tuple[int, int] | None:
-    """An operand's (rows, columns) as `mma()` reads them: a Pallas ref's shape; a Mosaic GPU
-    SMEM memref's `(s0 * s2, s1 * s3)` (`mma_utils.tiled_memref_shape`, 4-D only)."""
-    shape = call.operands[role].shape
-    if shape is None or None in shape:
-        return None
-    dims = [d for d in shape if d is not None]
-    if len(dims) == 2 and call.frontend == "pallas":
-        return dims[0], dims[1]
-    if len(dims) == 4 and call.frontend == "mosaic":
-        return dims[0] * dims[2], dims[1] * dims[3]
-    return None
-
-
-def _swizzles(call: MmaCall) -> tuple[int, int] | None:
-    """A's and B's swizzles as `mma()` gets them: Mosaic GPU's `a_swizzle=`/`b_swizzle=`;
-    Pallas's from the SMEM refs' transforms, which must be one tiling that fits one swizzle, the
-    same for A and B (Lane checks them; Warpgroup's layout inference accepts nothing else)."""
-    if call.frontend == "mosaic":
-        a, b = _option(call, "a_swizzle"), _option(call, "b_swizzle")
-        return (a, b) if a in SWIZZLES and b in SWIZZLES else None
-    a, b = call.a, call.b
-    if b.swizzle is None or b.swizzle not in SWIZZLES or b.element_type is None:
-        return None
-    b_bits = IR_TYPES[b.element_type].bits
-    a_bits = element_bits(a.element_type)
-    if a_bits is None or not tiling_fits(b.tiling, b.swizzle, b_bits) or a.swizzle != b.swizzle:
-        return None
-    if not tiling_fits(a.tiling, a.swizzle, a_bits):
-        return None
-    return b.swizzle, b.swizzle
-
-
-def _mma_shape(call: MmaCall, table: Tcgen05Table) -> _Mma | None:
-    """The MMA `mma()` reaches its instruction groups with, or None when something before is
-    unknown, not replayed, or a finding whose fix may change K, the swizzles or the scaling:
-    A in SMEM (A in TMEM has layout checks of its own), A's and B's K equal, one element type,
-    D of (M, N x CTAs) at M 128 (or 64, with what it needs), in a 32-bit type (a 16-bit D's
-    TMEM layout depends on its packing), no sparsity, scales on both sides or none, block
-    scaling exactly where the type has it."""
-    found = _element(call, table)
-    scaled = _scaled(call)
-    collective = _option(call, "collective")
-    if found is None or scaled is None or collective not in (True, False):
-        return None
-    element = found[0]
-    if element not in OPERAND_KINDS or _option(call, "sparse") is not False:
-        return None
-    if call.a.memory_space != "smem" or call.acc.element_type not in ("f32", "i32"):
-        return None
-    if (scaled and element not in SCALABLE_TYPES) or (element in F4_TYPES and not scaled):
-        return None  # MMA707 / MMA708 first: their fix adds or drops the scales
-    swizzles = _swizzles(call)
-    a, b, d = _logical(call, "a"), _logical(call, "b"), call.acc.shape
-    if swizzles is None or a is None or b is None or d is None or len(d) != 2 or None in d:
-        return None
-    (m, k_a), (k, n) = a, b
-    ctas = 2 if collective else 1
-    bits = IR_TYPES[element].bits
-    if k_a != k or tuple(d) != (m, n * ctas):
-        return None
-    if m == 64 and not collective:
-        if scaled or 8 * swizzles[1] // bits > n // 2:
-            return None  # "not supported for 1CTA M=64" / "Swizzle=... is too big": not replayed
-    elif m not in SUPPORTED_M:
-        return None
-    return _Mma(element, bits, m, n, k, bool(collective), swizzles[0], swizzles[1], scaled)
-
-
-def _n_supported(mma: _Mma) -> bool:
-    """The N checks `mma()` makes between the N multiples and the K group (not replayed)."""
-    if mma.n > 256 and mma.n.bit_count() != 1:
-        return False
-    return mma.n <= (128 if mma.collective else 512)
-
-
-def _scale_block(call: MmaCall, table: Tcgen05Table, mma: _Mma) -> int | None:
-    """The scale block `mma()` works with: K // A's scale columns (jax 0.11 on; None when they
-    do not divide K, which it refuses first), or the scale type's (jax 0.10)."""
-    if table.scale_block_from_columns:
-        columns = _option(call, "a_scale_columns")
-        if not isinstance(columns, int) or columns <= 0 or mma.k % columns:
-            return None
-        return mma.k // columns
-    scale_type = _option(call, "a_scale_type")
-    if scale_type is None:
-        return None
-    return V10_SCALE_BLOCK.get(scale_type, V10_DEFAULT_SCALE_BLOCK)
-
-
-def _group(call: MmaCall, table: Tcgen05Table, mma: _Mma) -> int | None:
-    block = _scale_block(call, table, mma) if mma.scaled else None
-    if mma.scaled and block is None:
-        return None
-    return k_group(mma.a_swizzle, mma.b_swizzle, mma.bits, scale_block=block)
-
-
-@condition("k-group")
-def _k_group(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
-    """K not a multiple of the K group: the elements of the widest swizzle row of A and B, or
-    of 4 scale blocks when block-scaled (`k_group_elems`, v11:350-366)."""
-    mma = _mma_shape(call, table)
-    if mma is None or not _n_supported(mma) or (mma.scaled and not _allocatable_scales(call)):
-        return one(None, "b")
-    group = _group(call, table, mma)
-    if group is None:
-        return one(None, "b")
-    if mma.k % group == 0:
-        return one(False, "b")
-    return one(True, "b", k_value=str(mma.k), k_group=str(group),
-                reason=_k_reason(call, table, mma, group), remedy=_k_remedy(call, mma, group))
-
-
-def _k_reason(call: MmaCall, table: Tcgen05Table, mma: _Mma, group: int) -> str:
-    swizzle_group = k_group(mma.a_swizzle, mma.b_swizzle, mma.bits)
-    if mma.scaled and group > swizzle_group:
-        block = group // SCALES_PER_K_GROUP
-        return f"a block-scaled instruction group reads {SCALES_PER_K_GROUP} scales of {block} elements"
-    swizzle = max(mma.a_swizzle, mma.b_swizzle)
-    return f"a {swizzle}-byte swizzle row holds {group} {_name(mma.element)} elements"
-
-
-def _k_remedy(call: MmaCall, mma: _Mma, group: int) -> str:
-    swizzle_group = k_group(mma.a_swizzle, mma.b_swizzle, mma.bits)
-    if mma.scaled and group > swizzle_group:
-        return (f"make K a multiple of {group} (e.g. one MMA over two K tiles), or use a wider "
-                "scale block")
-    fitting = swizzle_for_k(mma.k, mma.bits)
-    if fitting is None:
-        return f"pad K to a multiple of {row_elements(min(SWIZZLES), mma.bits)} (the smallest swizzle's row)"
-    tile = f"(8, {row_elements(fitting, mma.bits)})"
-    if call.frontend == "pallas":
-        return (f"declare A's and B's SMEM with `plgpu.SwizzleTransform({fitting})` and "
-                f"`plgpu.TilingTransform({tile})`")
-    return (f"pass `a_swizzle={fitting}, b_swizzle={fitting}` and stage A and B with that swizzle "
-            f"(tiles {tile}, in their SMEM shapes and copies)")
-
-
-def _n_per_cta_ok(call: MmaCall, mma: _Mma) -> bool:
-    """The `In ... MMA, N must be a multiple of ...` check (MMA703) passes."""
-    multiple = N_MULTIPLE[mma.collective] * (INTEGER_N_FACTOR if call.acc.element_type == "i32" else 1)
-    lane_groups = 2 if mma.m == 64 and not mma.collective else 1
-    return (mma.n // lane_groups) % multiple == 0
-
-
-@condition("scaled-n-v10")
-def _scaled_n_v10(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
-    """jax 0.10: a block-scaled MMA whose N is not a multiple of 32 (v10:372), once the N per
-    CTA check before it passes (its fix may make N a multiple of 32, or not)."""
-    mma = _mma_shape(call, table)
-    if mma is None or not mma.scaled:
-        return one(None if mma is None else False, "b")
-    if not _n_per_cta_ok(call, mma):
-        return one(None, "b")
-    return one(mma.n % V10_SCALED_N_MULTIPLE != 0, "b", n_value=str(mma.n),
-                n_fixed=str(-(-mma.n // V10_SCALED_N_MULTIPLE) * V10_SCALED_N_MULTIPLE))
-
-
-def _n_reached(call: MmaCall, table: Tcgen05Table) -> _Mma | None:
-    """The MMA as `mma()` reaches its N range checks: every check before replayed and passed
-    (the N per CTA multiple, jax 0.10's block-scaled N); None where one is unknown or fails."""
-    mma = _mma_shape(call, table)
-    if mma is None or not _n_per_cta_ok(call, mma):
-        return None
-    if mma.scaled and call.version == "0.10" and mma.n % V10_SCALED_N_MULTIPLE:
-        return None
-    return mma
-
-
-@condition("n-not-512")
-def _n_not_512(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
-    """N per CTA over 256 and not a power of two: "The only supported N > 256, is 512"
-    (v10:376 v11:392), the first of the N range checks."""
-    mma = _n_reached(call, table)
-    if mma is None:
-        return one(None, "acc")
-    return one(mma.n > 256 and mma.n.bit_count() != 1, "acc", n_per_cta=str(mma.n),
-               problem=f"N={mma.n} per CTA is over 256 and not 512, the only larger N the instruction takes",
-               remedy=_n_remedy(mma))
-
-
-@condition("n-collective-max")
-def _n_collective_max(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
-    """A collective (2 CTA) MMA with N over 128 per CTA (v10:380 v11:396)."""
-    mma = _n_reached(call, table)
-    if mma is None:
-        return one(None, "acc")
-    first = mma.n > 256 and mma.n.bit_count() != 1
-    return one(mma.collective and mma.n > 128 and not first, "acc", n_per_cta=str(mma.n),
-               problem=f"a collective MMA takes N <= 128 per CTA, but the accumulator gives N={mma.n} per CTA",
-               remedy=_n_remedy(mma))
-
-
-@condition("n-max")
-def _n_max(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
-    """A 1 CTA MMA with N over 512 (a power of two: 1024...) (v10:382 v11:398)."""
-    mma = _n_reached(call, table)
-    if mma is None:
-        return one(None, "acc")
-    first = mma.n > 256 and mma.n.bit_count() != 1
-    return one(not mma.collective and mma.n > 512 and not first, "acc", n_per_cta=str(mma.n),
-               problem=f"an MMA takes N <= 512, but the accumulator gives N={mma.n}",
-               remedy=_n_remedy(mma))
-
-
-def _n_remedy(mma: _Mma) -> str:
-    limit = 128 if mma.collective else 256
-    return (f"split N into tiles of at most {limit} per CTA" + ("" if mma.collective else " (or exactly 512)")
-            + ", one MMA each")
-
-
-@condition("a-scale-columns")
-def _a_scale_columns(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
-    """jax 0.11 on: A's scale columns do not divide K (v11:360), the first use of the scales'
-    shape, before any N or K check."""
-    mma = _mma_shape(call, table)
-    columns = _option(call, "a_scale_columns")
-    if mma is None or not mma.scaled:
-        return one(None if mma is None else False, "a")
-    if not isinstance(columns, int) or columns <= 0 or not _allocatable_scales(call):
-        return one(None, "a")
-    return one(mma.k % columns != 0, "a", k_value=str(mma.k), columns=str(columns),
-                problem=f"K={mma.k} is not a whole number of blocks of A's {columns} scale columns",
-                remedy=_scale_columns_remedy(mma))
-
-
-def _allocatable_scales(call: MmaCall) -> bool:
-    """Whether A's scales are 128 rows with a multiple of 4 columns: then they allocate in the
-    scales' TMEM layout and in a packed default one alike, and the column checks below (made
-    before the scales' layout is looked at) raise the same for both. Other rows fail to
-    allocate in one of them (not replayed), or reach the layout check first: silent."""
-    rows, columns = _option(call, "a_scale_rows"), _option(call, "a_scale_columns")
-    return (rows == SCALE_ROWS and isinstance(columns, int) and columns > 0
-            and columns % SCALES_PER_K_GROUP == 0)
-
-
-def _scale_columns_remedy(mma: _Mma) -> str:
-    blocks = [b for (element, _), accepted in SCALE_BLOCKS.items() if element == mma.element for b in accepted]
-    block = max(blocks) if blocks else 32
-    return f"allocate A's scales as (128, K // {block}) = (128, {mma.k // block})"
-
-
-def _scales_reach_shapes(call: MmaCall, table: Tcgen05Table) -> tuple[_Mma, int] | None:
-    """The MMA and its scale block when `mma()` reaches the scales' shape checks with them:
-    the N and K group checks pass (a K fix would change the scales' columns), the scale types
-    are ones the operand type takes and agree (MMA710 first otherwise)."""
-    mma = _mma_shape(call, table)
-    if mma is None or not mma.scaled or not _n_supported(mma) or not _allocatable_scales(call):
-        return None
-    block = _scale_block(call, table, mma)
-    group = _group(call, table, mma)
-    a_type, b_type = _scale_types(call)
-    if block is None or group is None or mma.k % group or a_type is None or a_type != b_type:
-        return None
-    if table.scale_block_from_columns:
-        if a_type not in SCALE_TYPES.get(mma.element, ()):
-            return None
-    elif a_type not in ANY_SCALE_TYPES:
-        return None
-    return mma, block
-
-
-@condition("scale-block")
-def _scale_block_check(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
-    """jax 0.11 on: the block A's scale columns give (K // columns) is not one the operand and
-    scale types take: 32 for MXFP8, 16 for float4 with e4m3 scales, 16 or 32 with e8m0."""
-    reached = _scales_reach_shapes(call, table)
-    if reached is None:
-        return one(None, "a")
-    mma, block = reached
-    accepted = SCALE_BLOCKS.get((mma.element, _option(call, "a_scale_type")))
-    if accepted is None:
-        return one(None, "a")
-    expected = " or ".join(str(b) for b in accepted)
-    columns = _option(call, "a_scale_columns")
-    return one(block not in accepted, "a", expected=expected, scale_block=str(block),
-                problem=f"A's {columns} scale columns make blocks of {block} elements of K; "
-                        f"{_name(mma.element)} with {_name(_option(call, 'a_scale_type'))} scales takes {expected}",
-                remedy=f"allocate A's scales as (128, K // {max(accepted)}) = (128, {mma.k // max(accepted)})")
-
-
-@condition("a-scale-shape-v10")
-def _a_scale_shape_v10(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
-    """jax 0.10: A's scale columns are not K // block, the block its scale type implies (32 for
-    e8m0, else 16): `A scale shape mismatch` (v10:420). Later jaxes derive the block from the
-    columns and check it instead (`scale-block`)."""
-    reached = _scales_reach_shapes(call, table)
-    if reached is None:
-        return one(None, "a")
-    mma, block = reached
-    columns = _option(call, "a_scale_columns")
-    expected = (SCALE_ROWS, mma.k // block)
-    return one(columns != expected[1], "a", expected_rows=str(expected[0]),
-                expected_columns=str(expected[1]), got=f"({SCALE_ROWS}, {columns})",
-                problem=f"A's scales have {columns} columns; jax 0.10 reads {_name(_option(call, 'a_scale_type'))} "
-                        f"scales as one per {block} elements of K: ({expected[0]}, {expected[1]})",
-                remedy=f"allocate A's scales as ({expected[0]}, {expected[1]})")
