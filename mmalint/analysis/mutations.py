@@ -317,6 +317,10 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
         if (not dunders and text[after:after + 1] in (",", ")", "\n")
                 and _read_by_caller(text, before, level, not copies, attributes is not None)):
             continue
+        if (keyed and level and before and text[before - 1] == "*" and (star := _VALUES.match(text, after))
+                and text[SPACES.match(text, star.end()).end():][:1] in (",", ")")  # type: ignore[union-attr]
+                and _read_by_caller(text, before - 1, level - 1, not copies)):
+            continue  # `itertools.product(*T.values())`: each value, read as its own argument
         if aliases and text[after:after + 1] in (",", ")", "\n") and _kept_by_its_function(
                 text, before, how, aliases, consulted, inner):
             continue

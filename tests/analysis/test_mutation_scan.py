@@ -76,6 +76,11 @@ def test_each_run_of_a_module_gets_the_same_answer_and_records_that_it_asked() -
         ("for cfg in T:\n  print(cfg['a'])\ndef g():\n  cfg['a'] = 1\n", 1, False, True),
         ("for k, cfg in T.items():\n  print(k, cfg['a'])\n", 1, True, False),
         ("for k, cfg in T.items():\n  cfg['a'] = 1\n", 1, True, True),
+        # A dict's values each its own argument of a call that only iterates them (heldout30
+        # case27: a sweep built from a dict of lists); of another call, handed on.
+        ("C = itertools.product(*T.values())\n", 1, True, False),
+        ("C = f(*T.values())\n", 1, True, True),
+        ("C = itertools.product(*T.values())\n", 2, True, True),  # lists of lists: shared
     ],
 )
 def test_what_hands_a_global_on(code: str, nesting: int, keyed: bool, handed: bool) -> None:
