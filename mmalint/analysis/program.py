@@ -175,8 +175,12 @@ class Program(Modules):
                 cut.add(key)
             return empty
         reaches = toward == path or self.may_reach(path, toward)
-        source = self.source(path) if reaches or self._may_register(path) else None
-        seeds = self.registry_seeds(source, toward) if source is not None and toward != path else frozenset()
+        # A registry another module fills is looked at only toward a file (its callers): the
+        # import words of the whole tree it needs are read there anyway, and a module's own
+        # registrations are the relevance scan's (`relevance._relevant`'s `learn`).
+        registers = toward is not None and toward != path
+        source = self.source(path) if reaches or (registers and self._may_register(path)) else None
+        seeds = self.registry_seeds(source, toward) if source is not None and registers else frozenset()
         if source is None or not (reaches or seeds):
             self._closures[key] = empty
             return empty

@@ -82,10 +82,9 @@ _REGISTRIES: weakref.WeakKeyDictionary[SourceFile, dict[str, Registry]] = weakre
 
 def _registries(source: SourceFile) -> dict[str, Registry]:
     text = source.text
-    if "def " not in text or "=" not in text:
+    if "def " not in text or _TOP_LEVEL_EMPTY.search(text) is None:
         return {}
-    code = code_of(text)
-    if _BY_NAME.search(code):
+    if _BY_NAME.search(code_of(text)):
         return {}
     found: dict[str, Registry] = {}
     for block in source.blocks:
@@ -112,7 +111,10 @@ def _registry(source: SourceFile, name: str, binding: Block) -> Registry | None:
     for block in source.blocks:
         if block is binding:
             continue
-        code = code_of(_rows(source, block.start_line, block.end_line))
+        rows = _rows(source, block.start_line, block.end_line)
+        if name not in rows:
+            continue
+        code = code_of(rows)
         uses = list(word.finditer(code))
         if not uses:
             continue
@@ -203,7 +205,10 @@ def registrations(source: SourceFile, words: frozenset[str], own: bool = False) 
         return []  # its own `register`, whatever an import says
     found: list[Block] = []
     for block in source.blocks:
-        rows = code_of(_rows(source, block.start_line, block.end_line))
+        raw = _rows(source, block.start_line, block.end_line)
+        if not any(w in raw for w in words):
+            continue
+        rows = code_of(raw)
         uses = list(pattern.finditer(rows))
         if not uses:
             continue
