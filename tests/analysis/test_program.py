@@ -734,6 +734,42 @@ def test_a_shape_its_own_roots_leave_open_is_decided_by_a_caller(tmp_path: Path,
     assert [code for code, _, _ in where(check(root, "kernels.py"))] == expect
 
 
+@pytest.mark.parametrize(("init", "expect"), [
+    # the package's `__init__` importing its own submodule (heldout30 case09): the test's
+    # `from pkg import ops` is that module
+    ("from . import ops\n", [("MMA101", "ops.py", 7)]),
+    ("from pkg import ops\n", [("MMA101", "ops.py", 7)]),
+    ("", [("MMA101", "ops.py", 7)]),
+    # an `ops` that is a function of the submodule: `ops.tile` is nothing known
+    ("from pkg.ops import tile as ops\n", []),
+])
+def test_a_package_that_imports_its_own_submodule(tmp_path: Path, init: str, expect: list[tuple[str, str, int]]) -> None:
+    root = project(tmp_path, {
+        "pkg/__init__.py": init,
+        "pkg/ops.py": """
+            import jax.numpy as jnp
+            from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+            def tile(a_ref, b_ref, o_ref, acc_dtype):
+              acc = jnp.zeros((64, 64), acc_dtype)
+              o_ref[...] = plgpu.mma(acc, a_ref[...], b_ref[...])
+        """,
+        "tests/test_ops.py": """
+            import jax.numpy as jnp
+            from pkg import ops
+
+
+            def test_tile():
+              a = jnp.zeros((64, 64), jnp.int8)
+              ops.tile(a, a, None, jnp.float32)
+        """,
+    })
+    settings = Settings(target_jax="0.11", project_root=str(root))
+    result = run([Discovered(root / "pkg/ops.py", str(root / "pkg/ops.py"), True)], settings, jobs=1)
+    assert where(result.diagnostics) == expect
+
+
 def test_a_skip_guard_of_another_module_is_decided_in_every_world_of_a_wide_sweep(tmp_path: Path) -> None:
     """A guard helper of another module leads to no MMA call: its steps are capped
     (`CROSS_MODULE_STEPS_PER_FUNCTION`), in each world anew. Capped per root, a sweep's later

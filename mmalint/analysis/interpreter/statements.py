@@ -225,6 +225,13 @@ class Statements(Machine):
         if program is None or modelled(name):
             return self.api_value(name, is_module)
         base = None if modelled(names.module_for_import(package)) else program.find(package, block.source)
+        if base is not None and program.path_of(block.source) == base.path and all(
+                is_import_block(b) for b in block.source.bindings.get(attr, ())):
+            # A package's `__init__` importing its own submodule (`from . import ops`, `from pkg
+            # import ops`): the package has no such attribute yet, Python imports the submodule.
+            sub = program.find(f"{package}.{attr}", block.source)
+            if sub is not None:
+                return ProjectModule(sub.name, sub.path)
         if base is not None:
             found = self.project_attribute(ProjectModule(base.name, base.path), attr)
             if found is not None:
