@@ -187,6 +187,8 @@ MODELLED_PREFIXES: frozenset[str] = frozenset({
     'np.arange',
     'np.array',
     'np.asarray',
+    'np.ascontiguousarray',
+    'np.asfortranarray',
     'np.broadcast_to',
     'np.concatenate',
     'np.dot',

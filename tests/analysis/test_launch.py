@@ -74,6 +74,12 @@ def run(dtype_b):
 
 f = run({B})
 ''',
+    # a copy in another memory order keeps the data's dtype (heldout30 case25: an N-major B)
+    "contiguous": '''
+a = np.ascontiguousarray(np.zeros((K, M), np.int8).T)
+b = np.asfortranarray(np.zeros((N, K), {B}))
+out = mgpu.as_gpu_kernel(kernel, (1, 1, 1), (128, 1, 1), (a, b), jax.ShapeDtypeStruct((M, N), jnp.int32), ())(a, b)
+''',
     "like_struct": '''
 a = jnp.zeros((M, K), jnp.int8)
 b = jnp.zeros((N, K), {B})
@@ -88,8 +94,9 @@ f = mgpu.as_gpu_kernel(
 @pytest.mark.parametrize("launch", sorted(LAUNCHES))
 def test_as_gpu_kernel_binds_input_dtypes(launch: str) -> None:
     # b is loaded with is_signed=False: right for uint8 data, wrong for int8 data.
-    good = BODY + LAUNCHES[launch].format(B="jnp.uint8" if launch != "arrays" else "np.uint8")
-    bad = BODY + LAUNCHES[launch].format(B="jnp.int8" if launch != "arrays" else "np.int8")
+    numpy = launch in ("arrays", "contiguous")
+    good = BODY + LAUNCHES[launch].format(B="np.uint8" if numpy else "jnp.uint8")
+    bad = BODY + LAUNCHES[launch].format(B="np.int8" if numpy else "jnp.int8")
     check(good, [])
     report = check(bad, ["MMA203"])
     diag = only(report, "MMA203")

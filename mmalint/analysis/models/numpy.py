@@ -321,6 +321,8 @@ for _ns, _default in (("jnp", "float32"), ("np", "float64")):
     model(*(f"{_ns}.{fn}" for fn in _KEEPS_DTYPE), signature="(a, ...)")(_keeps_dtype)
 
 model("lax.collapse", "lax.reshape", "lax.transpose", signature="(a, ...)")(_keeps_dtype)
+# `np.ascontiguousarray(b.T)`: the same array in another memory order (its dtype, its shape).
+model("np.ascontiguousarray", "np.asfortranarray", signature="(a, dtype=None, *, like=None)")(_like("a", False))
 
 
 @model("jnp.arange", "np.arange", signature="(..., *, dtype=None)")
