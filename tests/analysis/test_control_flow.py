@@ -714,6 +714,50 @@ plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct((64, 64), jnp.int32))(
     check(code, expect, target_jax=V, known=known)
 
 
+@pytest.mark.parametrize(("make", "expect", "known"), [
+    # `_replace` of a NamedTuple's object is a new object with those fields (heldout30 case05)
+    ("Spec('int32')._replace(acc='float32')", ["MMA101"], True),
+    ("Spec('float32')._replace(acc='int32')", [], True),
+    # the object itself is unchanged: `_replace`'s result dropped
+    ("_dropped(Spec('float32'))", ["MMA101"], True),
+    # a field the class does not have (Python: ValueError): unknown
+    ("Spec('int32')._replace(other='float32')", [], False),
+])
+def test_a_namedtuple_s_replace_makes_a_new_object(make: str, expect: list[str], known: bool) -> None:
+    code = f'''
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+class Spec(NamedTuple):
+  acc: str
+  rows: int = 64
+
+
+def _dropped(spec):
+  spec._replace(acc="int32")
+  return spec
+
+
+SPEC = {make}
+
+
+def kernel(a_ref, b_ref, o_ref):
+  acc = plgpu.layout_cast(jnp.zeros((SPEC.rows, 64), jnp.dtype(SPEC.acc)), plgpu.Layout.MMA_ACC(jnp.int8))
+  a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(jnp.int8))
+  b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(jnp.int8))
+  o_ref[...] = plgpu.mma(acc, a, b)
+
+
+plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct((64, 64), jnp.int32))(
+    jnp.zeros((64, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
+'''
+    check(code, expect, target_jax=V, known=known)
+
+
 def test_while_loop_and_unknown_trip_count() -> None:
     code = '''
     import jax

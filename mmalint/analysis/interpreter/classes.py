@@ -277,6 +277,22 @@ class Classes(Machine):
                 return UNKNOWN
         return UNKNOWN  # Python raises ValueError
 
+    def is_namedtuple(self, cls: ClassVal) -> bool:
+        """Whether a class of the checked code is (or derives from) a `typing.NamedTuple`
+        class: its objects have `_replace`."""
+        for klass in self.mro(cls):
+            if klass.block is None:
+                continue
+            try:
+                stmts = klass.block.statements()
+            except BlockParseError:
+                return False
+            node = stmts[0] if stmts else None
+            if isinstance(node, cst.ClassDef) and any(
+                    (_dotted(base.value) or "").rpartition(".")[2] == "NamedTuple" for base in node.bases):
+                return True
+        return False
+
     def dataclass_fields(self, cls: ClassVal) -> list[str] | None:
         """The `__init__` parameters of a `@dataclass` (its annotated fields, bases first), or
         of a `typing.NamedTuple` class."""

@@ -34,6 +34,7 @@ from mmalint.analysis.values import (
     Instance,
     MapVal,
     Method,
+    Partial,
     ProjectModule,
     SetVal,
     TupleVal,
@@ -93,6 +94,10 @@ class Operators(Machine):
                 # an unknown name may have set it on the object (`Cfg(acc=jnp.int32).acc` of a
                 # pydantic model whose class says `acc = jnp.float32`).
                 return UNKNOWN if "__unknown__" in value.attrs else found
+            if attr == "_replace" and self.is_namedtuple(value.cls):
+                # `spec._replace(dtype_name="int32")`: a new object with those fields changed,
+                # as `dataclasses.replace` makes it.
+                return Partial(Api("dataclasses.replace"), (value,), ())
             # A method of a base class defined elsewhere, that a model knows.
             fallback = REGISTRY.instance_attributes.get(attr)
             return fallback() if fallback is not None else UNKNOWN
