@@ -458,7 +458,8 @@ def _subject_fields(call: MmaCall, op: Operand, role: str) -> dict[str, str]:
     ptx_type = {"uint8": "s8", "uint4": "s4"}.get(op.dtype or "", "signed")
     affected_204 = {"uint8": ">= 128", "uint4": ">= 8"}.get(op.dtype or "", "")
     how = {"loaded": "loaded", "splatted": "splatted", "converted": "converted with astype",
-           "built": "built", "bitcast": "bitcast", "mma result": "an mma result"}.get(op.how, op.how or "built")
+           "built": "built", "bitcast": "bitcast", "mma result": "an mma result",
+           "wgmma accumulator": "made by WGMMAAccumulator.zero"}.get(op.how, op.how or "built")
     layout = op.layout
     fields = {
         "layout_kind": {"mma_lhs": "lhs", "mma_rhs": "rhs", "mma_acc": "acc"}.get(layout.kind, layout.kind) if layout else "?",

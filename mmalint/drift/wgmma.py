@@ -75,7 +75,11 @@ def compare(catalog: Catalog, version: str, wgmma_py: str, primitives_py: str | 
     if jax_m64 != cat_m64:
         drifts.append(Drift("checks in wgmma_m64 the catalog models, in order", jax_m64, cat_m64))
     jax_zero = raises_in(wgmma_py, "zero", "WGMMAAccumulator")
-    cat_zero = catalog_raises(catalog, MGPU.name, version, ("construct",))
+    # The splat `zero` makes raises in FragmentedArray (MMA202), which the mma family's reader
+    # checks: here only the raises of `zero` itself.
+    splat = {Raise(c.exception, normalize(c.message)) for c in catalog.checks_for(MGPU.name, version)
+             if c.stage == "construct" and "fragmented_array.py" in c.where}
+    cat_zero = [r for r in catalog_raises(catalog, MGPU.name, version, ("construct",)) if r not in splat]
     if jax_zero != cat_zero:
         drifts.append(Drift("checks in WGMMAAccumulator.zero, in order", jax_zero, cat_zero))
     if primitives_py is not None:

@@ -70,6 +70,19 @@ def _zero_unsigned(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     return one(acc.signedness == "unsigned", "acc")
 
 
+@condition("zero-is-signed")
+def _zero_is_signed(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
+    """`WGMMAAccumulator.zero(m, n, i32)` without `is_signed` (or a float type with it): the
+    splat of zeros it makes is a FragmentedArray, whose `__init__` refuses it (TypeError),
+    before any wgmma."""
+    acc = call.acc
+    if acc.how != ZERO or acc.signedness is None or acc.element_type is None:
+        return one(None, "acc")
+    wrong = (acc.is_int and acc.signedness == "signless") or (acc.is_float and acc.signedness != "signless")
+    is_signed = {"signed": "True", "unsigned": "False", "signless": "None"}[acc.signedness]
+    return one(wrong, "acc", is_signed=is_signed, type=acc.element_type)
+
+
 @condition("acc-allocated-unsigned")
 def _allocated_unsigned(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     """A `plgpu.ACC` of an unsigned or bool dtype: jax refuses to allocate it (`utils.is_signed`

@@ -15,6 +15,7 @@ from mmalint.facts import wgmma as facts
 from mmalint.facts.swizzle import SWIZZLES, row_elements, swizzle_for_k
 
 FIX_DESCRIPTIONS: dict[str, str] = {
+    "MMA202": "accumulator zeros made with is_signed=True for an integer type (none for a float)",
     "MMA601": "accumulator -> the one the operands take (f32; int32 is_signed=True for int8)",
     "MMA602": "accumulator -> int32, is_signed=True",
     "MMA603": "operands stored as int8 (data in [-128, 127]), which the s8 instruction reads "
@@ -73,7 +74,7 @@ def _round_up(x: int, multiple: int) -> int:
 def fixed_call(call: Call, code: str) -> Call | None:
     """The call with the finding's mistake fixed (None for a code with no reference case)."""
     m, n = logical_shape(call.acc) or (TILES.default_m, TILES.default_n)
-    if code in ("MMA601", "MMA602"):
+    if code in ("MMA202", "MMA601", "MMA602"):
         return replace(call, acc=as_dtype(call.acc, _accepted_accumulator(call)))
     if code == "MMA603":
         return replace(call, a=as_dtype(call.a, "int8"), b=as_dtype(call.b, "int8"))
