@@ -758,6 +758,35 @@ plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct((64, 64), jnp.int32))(
     check(code, expect, target_jax=V, known=known)
 
 
+@pytest.mark.parametrize(("fill", "expect", "known"), [
+    # a table of lambdas filled by a module-level loop: each lambda reads the loop's name when
+    # called, after import: its last value (heldout30 case15's late binding)
+    ("for _name in ('int32', 'float32'):\n  ACCS[_name] = lambda: jnp.dtype(_name)\n", ["MMA101"], True),
+    ("for _name in ('float32', 'int32'):\n  ACCS[_name] = lambda: jnp.dtype(_name)\n", [], True),
+    ("for _name in ('int32', 'float32'):\n  ACCS[_name] = lambda _n=_name: jnp.dtype(_n)\n", [], True),
+    # a lambda that changes the table when called: when is not known
+    ("for _name in ('int32', 'float32'):\n  ACCS[_name] = lambda: ACCS.pop('int32', jnp.dtype(_name))\n", [], False),
+])
+def test_a_table_of_lambdas_filled_at_import(fill: str, expect: list[str], known: bool) -> None:
+    code = f'''
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+ACCS = {{}}
+{fill}
+
+def body(a_ref, b_ref, o_ref, kind):
+  acc = jnp.zeros((64, 64), ACCS[kind]())
+  o_ref[...] = plgpu.mma(acc, a_ref[...], b_ref[...])
+
+
+def test_it():
+  a = jnp.zeros((64, 64), jnp.int8)
+  body(a, a, None, "int32")
+'''
+    check(code, expect, target_jax=V, known=known)
+
+
 def test_while_loop_and_unknown_trip_count() -> None:
     code = '''
     import jax

@@ -744,9 +744,11 @@ def _settling_chain(source: SourceFile, name: str, mutated: bool) -> Chain | Non
         changes = name in stored or name in names_in(words)
         if changes and (block.kind != "stmt" or is_import_block(block)):
             return None  # changed by a function or a class body: when is not known
-        if changes and _MAY_SKIP.search(code_of(text)):
+        if changes and (_MAY_SKIP.search(code := code_of(text)) or any(
+                word.search(body) for body in _lambda_bodies(code))):
             # Under `try` or `with` (an exception the analysis does not see may skip it), or
-            # in a lambda (it runs when called, not here).
+            # in a lambda (it runs when called, not here; a lambda that does not name it, as
+            # `T[w] = lambda dt: make(dt, w)`, is only a value stored).
             return None
         if passed_on(text, name):
             return None
@@ -764,7 +766,31 @@ def _settling_chain(source: SourceFile, name: str, mutated: bool) -> Chain | Non
     return Chain(tuple(blocks), tuple(b.start_line for b in blocks), after_import)
 
 
-_MAY_SKIP = re.compile(r"(?<![\w.])(?:try|with|lambda)\b")
+_MAY_SKIP = re.compile(r"(?<![\w.])(?:try|with)\b")
+_LAMBDA = re.compile(r"(?<![\w.])lambda\b")
+
+
+def _lambda_bodies(code: str) -> list[str]:
+    """The text of each lambda in `code` (strings blanked): from `lambda` to where its
+    expression ends, a comma or closing bracket of the depth it began at, or the row's end
+    outside brackets."""
+    bodies = []
+    for match in _LAMBDA.finditer(code):
+        depth, end = 0, len(code)
+        for i in range(match.end(), len(code)):
+            char = code[i]
+            if char in "([{":
+                depth += 1
+            elif char in ")]}":
+                if depth == 0:
+                    end = i
+                    break
+                depth -= 1
+            elif (char == "," and depth == 0) or (char == "\n" and depth == 0):
+                end = i
+                break
+        bodies.append(code[match.start():end])
+    return bodies
 _MAIN_GUARD = re.compile(r"if[ \t(]+__name__[ \t]*==|if[ \t(]+[\"']__main__[\"'][ \t]*==")
 
 
@@ -791,6 +817,8 @@ def _calls_the_module(source: SourceFile, block: Block) -> bool:
     made): code that may read the global half-filled, directly or not, and whose blind run
     after import reads it whole."""
     text = code_of(_text(source, block))
+    for body in _lambda_bodies(text):
+        text = text.replace(body, " " * len(body), 1)  # a lambda's calls run when it is called
     for called in re.findall(r"(?<![\w.])(\w+)[ \t]*\(", text):
         if any(not is_import_block(b) for b in source.bindings.get(called, ())):
             return True
