@@ -608,6 +608,36 @@ def test_loop_carried_accumulator_over_k() -> None:
     assert len(all_of(report, "MMA101")) == 1
 
 
+# `make(acc_dtype)`: a Pallas tile of int8 operands with an accumulator of that dtype.
+MAKE_INT8 = '''
+import os
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def make(acc_dtype):
+  def kernel(a_ref, b_ref, o_ref):
+    acc = plgpu.layout_cast(jnp.zeros((64, 64), acc_dtype), plgpu.Layout.MMA_ACC(jnp.int8))
+    a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(jnp.int8))
+    b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(jnp.int8))
+    o_ref[...] = plgpu.mma(acc, a, b)
+  return plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct((64, 64), jnp.int32))
+'''
+# A Pallas tile of int8 operands whose accumulator is `acc` of (`rows`, 64), launched at import.
+INT8_TILE = '''
+def kernel(a_ref, b_ref, o_ref):
+  acc = plgpu.layout_cast(jnp.zeros(({rows}, 64), {acc}), plgpu.Layout.MMA_ACC(jnp.int8))
+  a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(jnp.int8))
+  b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(jnp.int8))
+  o_ref[...] = plgpu.mma(acc, a, b)
+
+
+plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct((64, 64), jnp.int32))(
+    jnp.zeros((64, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
+'''
+
+
 @pytest.mark.parametrize(("count", "accs", "expect"), [
     # Each of a few iterations runs with its own index (heldout29 case27: a test sweeping
     # widths by `for i in range(NUM_WIDTHS)`): the third's float32 accumulator is the bug.
@@ -617,28 +647,15 @@ def test_loop_carried_accumulator_over_k() -> None:
     (5, "(jnp.int32, jnp.int32, jnp.int32, jnp.int32, jnp.float32)", []),
 ])
 def test_a_short_range_loop_runs_each_iteration(count: int, accs: str, expect: list[str]) -> None:
-    code = f'''
-    import jax
-    import jax.numpy as jnp
-    from jax.experimental.pallas import mosaic_gpu as plgpu
-
-    COUNT = {count}
-    ACCS = {accs}
+    code = MAKE_INT8 + f'''
+COUNT = {count}
+ACCS = {accs}
 
 
-    def make(acc_dtype):
-      def body(a_ref, b_ref, o_ref):
-        acc = plgpu.layout_cast(jnp.zeros((64, 64), acc_dtype), plgpu.Layout.MMA_ACC(jnp.int8))
-        a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(jnp.int8))
-        b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(jnp.int8))
-        o_ref[...] = plgpu.mma(acc, a, b)
-      return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((64, 64), jnp.int32))
-
-
-    def test_sweep():
-      for i in range(COUNT):
-        make(ACCS[i])(jnp.zeros((64, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
-    '''
+def test_sweep():
+  for i in range(COUNT):
+    make(ACCS[i])(jnp.zeros((64, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
+'''
     report = check(code, expect, target_jax=V, known=count <= 4)
     # No world of its own: the message names no index.
     assert all("when" not in d["message"] for d in all_of(report, "MMA101"))
@@ -655,22 +672,7 @@ def test_a_short_range_loop_runs_each_iteration(count: int, accs: str, expect: l
     ("  for _ in range(int(os.environ['N'])):\n    yield jnp.float32\n", []),
 ])
 def test_a_generator_function_gives_what_it_yields(body: str, expect: list[str]) -> None:
-    code = f'''
-import os
-import jax
-import jax.numpy as jnp
-from jax.experimental.pallas import mosaic_gpu as plgpu
-
-
-def make(acc_dtype):
-  def kernel(a_ref, b_ref, o_ref):
-    acc = plgpu.layout_cast(jnp.zeros((64, 64), acc_dtype), plgpu.Layout.MMA_ACC(jnp.int8))
-    a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(jnp.int8))
-    b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(jnp.int8))
-    o_ref[...] = plgpu.mma(acc, a, b)
-  return plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct((64, 64), jnp.int32))
-
-
+    code = MAKE_INT8 + f'''
 def candidates():
 {body}
 
@@ -692,7 +694,7 @@ def test_all():
     ('f"float{SIZES}"', [], False),
 ])
 def test_an_f_string_of_constants_is_its_text(name: str, expect: list[str], known: bool) -> None:
-    code = f'''
+    code = '''
 import jax
 import jax.numpy as jnp
 from jax.experimental.pallas import mosaic_gpu as plgpu
@@ -701,16 +703,7 @@ BITS = 32
 SIZES = (32,)
 
 
-def kernel(a_ref, b_ref, o_ref):
-  acc = plgpu.layout_cast(jnp.zeros((64, 64), getattr(jnp, {name})), plgpu.Layout.MMA_ACC(jnp.int8))
-  a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(jnp.int8))
-  b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(jnp.int8))
-  o_ref[...] = plgpu.mma(acc, a, b)
-
-
-plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct((64, 64), jnp.int32))(
-    jnp.zeros((64, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
-'''
+''' + INT8_TILE.format(rows="64", acc=f"getattr(jnp, {name})")
     check(code, expect, target_jax=V, known=known)
 
 
@@ -745,16 +738,7 @@ def _dropped(spec):
 SPEC = {make}
 
 
-def kernel(a_ref, b_ref, o_ref):
-  acc = plgpu.layout_cast(jnp.zeros((SPEC.rows, 64), jnp.dtype(SPEC.acc)), plgpu.Layout.MMA_ACC(jnp.int8))
-  a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(jnp.int8))
-  b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(jnp.int8))
-  o_ref[...] = plgpu.mma(acc, a, b)
-
-
-plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct((64, 64), jnp.int32))(
-    jnp.zeros((64, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
-'''
+''' + INT8_TILE.format(rows="SPEC.rows", acc="jnp.dtype(SPEC.acc)")
     check(code, expect, target_jax=V, known=known)
 
 

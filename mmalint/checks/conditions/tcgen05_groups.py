@@ -129,10 +129,8 @@ def _mma_shape(call: MmaCall, table: Tcgen05Table) -> _Mma | None:
 
 
 def _n_supported(mma: _Mma) -> bool:
-    """The N checks `mma()` makes between the N multiples and the K group (not replayed)."""
-    if mma.n > 256 and mma.n.bit_count() != 1:
-        return False
-    return mma.n <= (128 if mma.collective else 512)
+    """The N range checks `mma()` makes between the N multiples and the K group pass."""
+    return _n_range_failing(mma) is None
 
 
 def _scale_block(call: MmaCall, table: Tcgen05Table, mma: _Mma) -> int | None:
@@ -228,40 +226,50 @@ def _n_reached(call: MmaCall, table: Tcgen05Table) -> _Mma | None:
     return mma
 
 
-@condition("n-not-512")
-def _n_not_512(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
-    """N per CTA over 256 and not a power of two: "The only supported N > 256, is 512"
-    (v10:376 v11:392), the first of the N range checks."""
+# The N range checks in jax's order (v10:376-382 v11:392-398), each with what it says is wrong.
+_N_RANGE: dict[str, str] = {
+    "n-not-512": "N={n} per CTA is over 256 and not 512, the only larger N the instruction takes",
+    "n-collective-max": "a collective MMA takes N <= 128 per CTA, but the accumulator gives N={n} per CTA",
+    "n-max": "an MMA takes N <= 512, but the accumulator gives N={n}",
+}
+
+
+def _n_range_failing(mma: _Mma) -> str | None:
+    """The N range check `mma()` raises at first, or None when N is in range: over 256 and not
+    a power of two, else over 128 for a collective MMA, else over 512."""
+    if mma.n > 256 and mma.n.bit_count() != 1:
+        return "n-not-512"
+    if mma.collective and mma.n > 128:
+        return "n-collective-max"
+    if not mma.collective and mma.n > 512:
+        return "n-max"
+    return None
+
+
+def _n_range(call: MmaCall, table: Tcgen05Table, check: str) -> list[Outcome]:
     mma = _n_reached(call, table)
     if mma is None:
         return one(None, "acc")
-    return one(mma.n > 256 and mma.n.bit_count() != 1, "acc", n_per_cta=str(mma.n),
-               problem=f"N={mma.n} per CTA is over 256 and not 512, the only larger N the instruction takes",
-               remedy=_n_remedy(mma))
+    return one(_n_range_failing(mma) == check, "acc", n_per_cta=str(mma.n),
+               problem=_N_RANGE[check].format(n=mma.n), remedy=_n_remedy(mma))
+
+
+@condition("n-not-512")
+def _n_not_512(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
+    """N per CTA over 256 and not a power of two: "The only supported N > 256, is 512"."""
+    return _n_range(call, table, "n-not-512")
 
 
 @condition("n-collective-max")
 def _n_collective_max(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
-    """A collective (2 CTA) MMA with N over 128 per CTA (v10:380 v11:396)."""
-    mma = _n_reached(call, table)
-    if mma is None:
-        return one(None, "acc")
-    first = mma.n > 256 and mma.n.bit_count() != 1
-    return one(mma.collective and mma.n > 128 and not first, "acc", n_per_cta=str(mma.n),
-               problem=f"a collective MMA takes N <= 128 per CTA, but the accumulator gives N={mma.n} per CTA",
-               remedy=_n_remedy(mma))
+    """A collective (2 CTA) MMA with N over 128 per CTA."""
+    return _n_range(call, table, "n-collective-max")
 
 
 @condition("n-max")
 def _n_max(call: MmaCall, table: Tcgen05Table) -> list[Outcome]:
-    """A 1 CTA MMA with N over 512 (a power of two: 1024...) (v10:382 v11:398)."""
-    mma = _n_reached(call, table)
-    if mma is None:
-        return one(None, "acc")
-    first = mma.n > 256 and mma.n.bit_count() != 1
-    return one(not mma.collective and mma.n > 512 and not first, "acc", n_per_cta=str(mma.n),
-               problem=f"an MMA takes N <= 512, but the accumulator gives N={mma.n}",
-               remedy=_n_remedy(mma))
+    """A 1 CTA MMA with N over 512 (a power of two: 1024...)."""
+    return _n_range(call, table, "n-max")
 
 
 def _n_remedy(mma: _Mma) -> str:
