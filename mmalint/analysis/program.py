@@ -329,16 +329,14 @@ class Program(Modules):
 
     def _may_register(self, path: str) -> bool:
         """Whether a module's text may hold a registry (`registries.registrar_candidates`)
-        that the module itself or another file's import names a registrar of: read cheaply,
-        before the module is indexed."""
+        that another file's import names a registrar of (its own registrations are the
+        relevance scan's): read cheaply, before the module is indexed."""
         text = self._text(path)
-        if text is None or _EMPTY_TABLE.search(text) is None:
+        if text is None:
             return False
         from mmalint.analysis.registries import registrar_candidates
 
-        names = registrar_candidates(text)
-        return any(re.search(r"^(?:@[ \t]*(?:\w+\.)*)?" + re.escape(name) + r"\b", text, re.MULTILINE)
-                   or any(p != path for p in self._files_with(name, path)) for name in names)
+        return any(p != path for name in registrar_candidates(text) for p in self._files_with(name, path))
 
     def registry_seeds(self, source: SourceFile, toward: str | None) -> frozenset[tuple[int, int]]:
         """The bindings of the module's registries (`registries.py`) that a function leading
@@ -670,9 +668,6 @@ _SKIPS = re.compile(r"\b(?:skip\w*|xfail|deselect\w*)\b|\.(?:remove|pop)\(|\bdel
 # A pytest hook that sees each collected test (and may skip or drop it).
 _SKIPPING_HOOK = re.compile(r"^def[ \t]+pytest_(?:collection_modifyitems|runtest_setup|runtest_call|itemcollected)\b",
                             re.MULTILINE)
-
-
-_EMPTY_TABLE = re.compile(r"^\w+[ \t]*(?::[^=\n]*)?=[ \t]*(?:\{[ \t]*\}|dict\([ \t]*\))[ \t]*$", re.MULTILINE)
 
 
 def _module_word(path: str) -> str | None:

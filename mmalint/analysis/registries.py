@@ -33,10 +33,12 @@ from dataclasses import dataclass
 
 from mmalint.analysis import reads
 from mmalint.analysis.mutations import code_of, passed_on
-from mmalint.analysis.source import Block, SourceFile
+from mmalint.analysis.source import Block, SourceFile, is_import_block
 
 # `T = {}`, `T: dict[str, Callable] = dict()`: an empty dict, the registry's start.
-_EMPTY_DICT = re.compile(r"[ \t]*(?P<name>\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:\{[ \t]*\}|dict[ \t]*\([ \t]*\))[ \t]*\n?\Z")
+# `T = {}`, `T: dict[str, Callable] = dict()` at a module's top level: an empty dict, a
+# registry's start (each row of a text; `match` on a block's rows).
+_TOP_LEVEL_EMPTY = re.compile(r"^(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:\{[ \t]*\}|dict[ \t]*\([ \t]*\))[ \t]*$", re.MULTILINE)
 # `globals()`, `vars()`, `exec`: a global changed where no name says so.
 _BY_NAME = re.compile(r"(?<![\w.])(?:globals|vars|exec|eval|setattr|__dict__)\b")
 # What may follow the table's name where a registrar or a reader uses it.
@@ -56,25 +58,26 @@ class Registry:
 
 def registry(source: SourceFile, name: str) -> Registry | None:
     """The registry the module's global `name` is, if it is one (see the module's text)."""
-    reads.mutation_scan()  # decided by the whole text, as the interpreter's `rebound` is
-    found = _REGISTRIES.get(source)
-    if found is None:
-        found = _REGISTRIES[source] = _registries(source)
-    return found.get(name)
+    return _tables(source).get(name)
 
 
 def registrars(source: SourceFile) -> dict[str, frozenset[str]]:
     """Each registrar of the module's registries, with the registries it fills (the relevance
     scan: a function it registers leads wherever the table is read)."""
-    reads.mutation_scan()
-    found = _REGISTRIES.get(source)
-    if found is None:
-        found = _REGISTRIES[source] = _registries(source)
     by_registrar: dict[str, set[str]] = {}
-    for table in found.values():
+    for table in _tables(source).values():
         for registrar in table.registrars:
             by_registrar.setdefault(registrar, set()).add(table.name)
     return {k: frozenset(v) for k, v in by_registrar.items()}
+
+
+def _tables(source: SourceFile) -> dict[str, Registry]:
+    """The module's registries by name, read once per module text."""
+    reads.mutation_scan()  # decided by the whole text, as the interpreter's `rebound` is
+    found = _REGISTRIES.get(source)
+    if found is None:
+        found = _REGISTRIES[source] = _registries(source)
+    return found
 
 
 _REGISTRIES: weakref.WeakKeyDictionary[SourceFile, dict[str, Registry]] = weakref.WeakKeyDictionary()
@@ -90,10 +93,11 @@ def _registries(source: SourceFile) -> dict[str, Registry]:
     for block in source.blocks:
         if block.kind != "stmt" or block.parent is not None or len(block.bound_names) != 1:
             continue
-        match = _EMPTY_DICT.match(_rows(source, block.start_line, block.end_line))
-        if match is None or match.group("name") not in block.bound_names:
+        rows = block.rows
+        match = _TOP_LEVEL_EMPTY.match(rows)
+        if match is None or rows[match.end():] not in ("", "\n") or match.group(1) not in block.bound_names:
             continue
-        name = match.group("name")
+        name = match.group(1)
         if len(source.bindings.get(name, ())) != 1:
             continue
         table = _registry(source, name, block)
@@ -111,7 +115,7 @@ def _registry(source: SourceFile, name: str, binding: Block) -> Registry | None:
     for block in source.blocks:
         if block is binding:
             continue
-        rows = _rows(source, block.start_line, block.end_line)
+        rows = block.rows
         if name not in rows:
             continue
         code = code_of(rows)
@@ -140,7 +144,6 @@ def _registry(source: SourceFile, name: str, binding: Block) -> Registry | None:
 
 
 _TOP_LEVEL_DEF = re.compile(r"^(?:async[ \t]+)?def[ \t]+(\w+)", re.MULTILINE)
-_TOP_LEVEL_EMPTY = re.compile(r"^(\w+)[ \t]*(?::[^=\n]*)?=[ \t]*(?:\{[ \t]*\}|dict[ \t]*\([ \t]*\))[ \t]*$", re.MULTILINE)
 
 
 def registrar_candidates(text: str) -> set[str]:
@@ -200,19 +203,19 @@ def registrations(source: SourceFile, words: frozenset[str], own: bool = False) 
     if pattern.search(code_of(source.text)) is None:
         return []
     if not own and any(
-        any(b.kind != "stmt" or not _is_import(b) for b in source.bindings.get(w, ())) for w in words
+        any(b.kind != "stmt" or not is_import_block(b) for b in source.bindings.get(w, ())) for w in words
     ):
         return []  # its own `register`, whatever an import says
     found: list[Block] = []
     for block in source.blocks:
-        raw = _rows(source, block.start_line, block.end_line)
+        raw = block.rows
         if not any(w in raw for w in words):
             continue
         rows = code_of(raw)
         uses = list(pattern.finditer(rows))
         if not uses:
             continue
-        if _is_import(block):
+        if is_import_block(block):
             if _IMPORT_RENAME.search(rows):
                 return None  # `from reg import register as r`: its uses go by another name
             continue
@@ -233,7 +236,7 @@ def registered_into(block: Block, by_registrar: dict[str, frozenset[str]]) -> fr
     registers into as it runs at import."""
     if not by_registrar or block.parent is not None:
         return frozenset()
-    rows = code_of(_rows(block.source, block.start_line, block.end_line))
+    rows = code_of(block.rows)
     found: frozenset[str] = frozenset()
     for callee in _callees(rows, block):
         found |= by_registrar.get(callee, frozenset())
@@ -255,13 +258,3 @@ def _callees(rows: str, block: Block) -> list[str]:
         if call is not None:
             found.append(call.group("callee"))
     return found
-
-
-def _is_import(block: Block) -> bool:
-    first = block.first_line.lstrip()
-    return block.kind == "stmt" and first.startswith(("import ", "from "))
-
-
-def _rows(source: SourceFile, first: int, last: int) -> str:
-    """A block's rows, not read as the block's (`Block.text`): the scan is the module's."""
-    return "".join(source.lines[first - 1 : last])

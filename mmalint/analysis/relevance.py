@@ -21,7 +21,7 @@ from mmalint.analysis.model_words import modelled
 from mmalint.analysis.mutations import changed_names
 from mmalint.analysis.prefilter import TRIGGER_TEXT, could_trigger
 from mmalint.analysis.registries import registered_into, registrars
-from mmalint.analysis.source import Block, SourceFile
+from mmalint.analysis.source import Block, SourceFile, is_import_block
 
 
 @dataclass(frozen=True)
@@ -90,14 +90,10 @@ def _relevant(
     built: set[str] = set()  # classes whose making itself leads there (a relevant `__init__`)
     exported: set[str] = set()
 
-    registering: list[dict[str, frozenset[str]]] = []  # the module's registrars, once asked
-
     def learn(block: Block) -> None:
         if block.parent is None and (block.kind == "stmt" or block.first_line.startswith("@")):
             # `@register("int8") def kernel(...)`: whoever looks the table up may call it.
-            if not registering:
-                registering.append(registrars(source))
-            into = registered_into(block, registering[0])
+            into = registered_into(block, registrars(source))
             bare.update(into)
             exported.update(into)
         if block.kind == "def" and block.name:
@@ -132,7 +128,7 @@ def _relevant(
         hit = (triggers and _triggered(block, foreign, strict)) or (block.start_line, block.end_line) in seeds
         if hit or leading.names:
             relevant_ids.add(id(block))
-            if is_import(block):
+            if is_import_block(block):
                 names_bound = leading.names | (block.bound_names if hit else frozenset())
                 bare.update(names_bound)
                 if block.parent is None:
@@ -141,14 +137,14 @@ def _relevant(
                 learn(block)
     if qualified:
         for block in blocks:
-            if id(block) in relevant_ids or is_import(block):
+            if id(block) in relevant_ids or is_import_block(block):
                 continue
             if any(attr in qualified.get(alias, ()) for alias, attr in _QUALIFIED.findall(block.text)):
                 relevant_ids.add(id(block))
                 learn(block)
     # Each block's names, read once: bare (`helper(`, `kernel,`), through `self.`/`cls.`, and
     # bare names called (`Kernel(`); the closure below is then set intersections.
-    words = {id(b): _words_of(b) for b in blocks if id(b) not in relevant_ids and not is_import(b)}
+    words = {id(b): _words_of(b) for b in blocks if id(b) not in relevant_ids and not is_import_block(b)}
     seen_classes: set[str] = set()
     seen_built: set[str] = set()
     seen_bare: set[str] = set()
@@ -181,7 +177,7 @@ def _relevant(
         bare, methods = set(), set()
         inherit(seen_bare | seen_classes)
         for block in blocks:
-            if id(block) in relevant_ids or is_import(block):
+            if id(block) in relevant_ids or is_import_block(block):
                 continue
             block_bare, block_attrs, block_called = words[id(block)]
             if (
@@ -194,7 +190,7 @@ def _relevant(
                 learn(block)
     roots = tuple(
         b for b in blocks
-        if id(b) in relevant_ids and not is_import(b) and (b.kind == "def" or b.parent is None)
+        if id(b) in relevant_ids and not is_import_block(b) and (b.kind == "def" or b.parent is None)
     )
     if reads.active is not None and source in reads.active.sources:
         reads.active.closures.append(reads.Scan(
@@ -396,7 +392,7 @@ def foreign_modules(blocks: list[Block]) -> frozenset[str]:
     the checked tree is one too: its own names lead on through `imported`, not its words."""
     found: set[str] = set()
     for block in blocks:
-        if block.parent is not None or not is_import(block):
+        if block.parent is not None or not is_import_block(block):
             continue
         try:
             tree = ast.parse(block.text.strip())
@@ -415,8 +411,3 @@ def foreign_modules(blocks: list[Block]) -> frozenset[str]:
                     if not modelled(canonical):
                         found.add(alias.asname or alias.name)
     return frozenset(found)
-
-
-def is_import(block: Block) -> bool:
-    first = block.first_line.lstrip()
-    return block.kind == "stmt" and (first.startswith("import ") or first.startswith("from "))

@@ -117,6 +117,12 @@ class Block:
         return "".join(self.source.lines[self.start_line - 1 : self.end_line])
 
     @property
+    def rows(self) -> str:
+        """The block's rows, not read as the block's (`text` notes a read): for the scans of
+        a whole module, which note theirs (`reads.mutation_scan`)."""
+        return "".join(self.source.lines[self.start_line - 1 : self.end_line])
+
+    @property
     def first_line(self) -> str:
         """The block's first row (its first decorator's, or the statement's own)."""
         return self.source.lines[self.start_line - 1]
@@ -845,3 +851,9 @@ def _libcst_index(filename: str, text: str) -> SourceFile:
         for bound in block.bound_names:
             source.bindings.setdefault(bound, []).append(block)
     return source
+
+
+def is_import_block(block: Block) -> bool:
+    """Whether a block is an import statement: its first row says it, whatever the rest holds."""
+    first = block.first_line.lstrip()
+    return block.kind == "stmt" and first.startswith(("import ", "from "))

@@ -28,7 +28,7 @@ from mmalint.analysis.mutations import (
     names_in,
     passed_on,
 )
-from mmalint.analysis.source import Block, BlockParseError, SourceFile
+from mmalint.analysis.source import Block, BlockParseError, SourceFile, is_import_block
 from mmalint.analysis.values import (
     UNKNOWN,
     Api,
@@ -737,7 +737,7 @@ def _settling_chain(source: SourceFile, name: str, mutated: bool) -> Chain | Non
     binding_ids = {id(b) for b in bindings}
     blocks: list[Block] = []
     for block in source.blocks:
-        text = _text(source, block)
+        text = block.rows
         if word.search(text) is None:
             continue
         words, stored = mutation_words(text)
@@ -794,12 +794,6 @@ def _lambda_bodies(code: str) -> list[str]:
 _MAIN_GUARD = re.compile(r"if[ \t(]+__name__[ \t]*==|if[ \t(]+[\"']__main__[\"'][ \t]*==")
 
 
-def _text(source: SourceFile, block: Block) -> str:
-    """A block's rows, not read as the block's (`Block.text`): the scans here are the whole
-    module's, which `reads.mutation_scan` notes."""
-    return "".join(source.lines[block.start_line - 1 : block.end_line])
-
-
 def _runs_nothing(source: SourceFile, block: Block) -> bool:
     """Whether a top-level block can run no code of the module at import: a def without
     decorators, or a statement with no call and no import in it (an import runs a module,
@@ -809,14 +803,14 @@ def _runs_nothing(source: SourceFile, block: Block) -> bool:
         return False
     if block.kind == "def":
         return not first.startswith("@")
-    return block.kind == "stmt" and "(" not in _text(source, block)
+    return block.kind == "stmt" and "(" not in block.rows
 
 
 def _calls_the_module(source: SourceFile, block: Block) -> bool:
     """Whether a statement calls something the module binds (a function of its own, or one it
     made): code that may read the global half-filled, directly or not, and whose blind run
     after import reads it whole."""
-    text = code_of(_text(source, block))
+    text = code_of(block.rows)
     for body in _lambda_bodies(text):
         text = text.replace(body, " " * len(body), 1)  # a lambda's calls run when it is called
     for called in re.findall(r"(?<![\w.])(\w+)[ \t]*\(", text):
@@ -828,10 +822,6 @@ def _calls_the_module(source: SourceFile, block: Block) -> bool:
 def _is_module_value(value: Value) -> bool:
     return (isinstance(value, Api) and value.is_module) or isinstance(value, ProjectModule)
 
-
-def is_import_block(block: Block) -> bool:
-    first = block.first_line.lstrip()  # its first row says it, whatever the rest holds
-    return block.kind == "stmt" and first.startswith(("import ", "from "))
 
 def all_params(params: cst.Parameters) -> list[cst.Param]:
     return [*params.posonly_params, *params.params, *params.kwonly_params]
