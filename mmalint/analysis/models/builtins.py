@@ -136,18 +136,8 @@ def _is_of_builtin(obj: Value, builtin: type) -> Value:
         return TRUE if isinstance(obj.value, builtin) else FALSE
     if not isinstance(obj, Instance):
         return UNKNOWN
-    pending, seen = [obj.cls], set()
-    while pending:
-        current = pending.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        for base in current.bases:
-            if isinstance(base, ClassVal):
-                pending.append(base)
-            elif not (isinstance(base, Api) and base.name == "builtins.object"):
-                return UNKNOWN
-    return FALSE
+    _, foreign = _ancestry(obj.cls)
+    return FALSE if all(isinstance(b, Api) and b.name == "builtins.object" for b in foreign) else UNKNOWN
 
 
 def _is_of_class(obj: Value, cls: ClassVal) -> Value:
@@ -158,16 +148,29 @@ def _is_of_class(obj: Value, cls: ClassVal) -> Value:
     own = obj.cls if isinstance(obj, Instance | EnumMember) else None
     if own is None:
         return UNKNOWN
-    pending, seen = [own], set()
+    classes, _ = _ancestry(own)
+    # A base of another library cannot be a class of the module.
+    return TRUE if any(c is cls for c in classes) else FALSE
+
+
+def _ancestry(cls: ClassVal) -> tuple[list[ClassVal], list[Value]]:
+    """A class of the module and every class of the module among its bases (transitively),
+    and the bases that are not the module's (a library's class, `object`, unknown)."""
+    classes: list[ClassVal] = []
+    foreign: list[Value] = []
+    pending, seen = [cls], set()
     while pending:
         current = pending.pop()
-        if current is cls:
-            return TRUE
         if id(current) in seen:
             continue
         seen.add(id(current))
-        pending.extend(b for b in current.bases if isinstance(b, ClassVal))
-    return FALSE  # a base of another library cannot be a class of the module
+        classes.append(current)
+        for base in current.bases:
+            if isinstance(base, ClassVal):
+                pending.append(base)
+            else:
+                foreign.append(base)
+    return classes, foreign
 
 
 @model("builtins.tuple", signature="(*args)")
