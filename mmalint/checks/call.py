@@ -76,6 +76,17 @@ class Operand:
         return info is not None and info.is_floating
 
     @property
+    def is_signed_text(self) -> str:
+        """Its `is_signed` as written (`True`, `False`, `None`); `?` when not known."""
+        return {"signed": "True", "unsigned": "False", "signless": "None"}.get(self.signedness or "", "?")
+
+    @property
+    def is_signed_misplaced(self) -> bool:
+        """An integer array without `is_signed`, or a float one with it: what FragmentedArray's
+        constructor refuses."""
+        return (self.is_int and self.signedness == "signless") or (self.is_float and self.signedness != "signless")
+
+    @property
     def display(self) -> str:
         """How the operand's type reads in a message: the NumPy name when decidable."""
         if self.dtype is not None:

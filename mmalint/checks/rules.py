@@ -439,7 +439,6 @@ def _supported(call: MmaCall) -> list[str]:
 
 
 def _subject_fields(call: MmaCall, op: Operand, role: str) -> dict[str, str]:
-    is_signed = {"signed": "True", "unsigned": "False", "signless": "None"}.get(op.signedness or "", "?")
     requirement = ""
     if op.is_int and op.signedness == "signless":
         requirement = "integer arrays need is_signed=True or False"
@@ -464,7 +463,7 @@ def _subject_fields(call: MmaCall, op: Operand, role: str) -> dict[str, str]:
     fields = {
         "layout_kind": {"mma_lhs": "lhs", "mma_rhs": "rhs", "mma_acc": "acc"}.get(layout.kind, layout.kind) if layout else "?",
         "role": _ROLE_NAMES.get(role, role),
-        "is_signed": is_signed,
+        "is_signed": op.is_signed_text,
         "type": op.element_type or "?",
         "requirement": requirement,
         "how": how,

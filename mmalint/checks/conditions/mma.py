@@ -108,9 +108,8 @@ def _fragment_is_signed(call: MmaCall, table: MmaTable) -> list[Outcome]:
         if op.element_type is None or op.signedness is None:
             outcomes.append(Outcome(None, role))
             continue
-        is_signed = {"signed": "True", "unsigned": "False", "signless": "None"}[op.signedness]
-        if (op.is_int and op.signedness == "signless") or (op.is_float and op.signedness != "signless"):
-            outcomes.append(Outcome(True, role, {"is_signed": is_signed, "type": op.element_type}))
+        if op.is_signed_misplaced:
+            outcomes.append(Outcome(True, role, {"is_signed": op.is_signed_text, "type": op.element_type}))
         else:
             outcomes.append(Outcome(False, role))
     return outcomes

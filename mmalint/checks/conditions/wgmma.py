@@ -78,9 +78,7 @@ def _zero_is_signed(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     acc = call.acc
     if acc.how != ZERO or acc.signedness is None or acc.element_type is None:
         return one(None, "acc")
-    wrong = (acc.is_int and acc.signedness == "signless") or (acc.is_float and acc.signedness != "signless")
-    is_signed = {"signed": "True", "unsigned": "False", "signless": "None"}[acc.signedness]
-    return one(wrong, "acc", is_signed=is_signed, type=acc.element_type)
+    return one(acc.is_signed_misplaced, "acc", is_signed=acc.is_signed_text, type=acc.element_type)
 
 
 @condition("acc-allocated-unsigned")
