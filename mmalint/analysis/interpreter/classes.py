@@ -288,8 +288,7 @@ class Classes(Machine):
             except BlockParseError:
                 return False
             node = stmts[0] if stmts else None
-            if isinstance(node, cst.ClassDef) and any(
-                    (_dotted(base.value) or "").rpartition(".")[2] == "NamedTuple" for base in node.bases):
+            if isinstance(node, cst.ClassDef) and _namedtuple_head(node):
                 return True
         return False
 
@@ -312,8 +311,7 @@ class Classes(Machine):
                 (_dotted(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator) or "")
                 .endswith("dataclass")
                 for d in node.decorators
-            ) or any(  # `class Spec(NamedTuple):` takes its annotated fields likewise
-                (_dotted(base.value) or "").rpartition(".")[2] == "NamedTuple" for base in node.bases)
+            ) or _namedtuple_head(node)  # `class Spec(NamedTuple):` takes its annotated fields likewise
             if not decorated:
                 if klass is cls:
                     return None
@@ -327,3 +325,7 @@ class Classes(Machine):
                     fields.append(match.group(1))
         return fields
 
+
+def _namedtuple_head(node: cst.ClassDef) -> bool:
+    """Whether a class statement names `NamedTuple` (`typing.NamedTuple`) among its bases."""
+    return any((_dotted(base.value) or "").rpartition(".")[2] == "NamedTuple" for base in node.bases)

@@ -51,8 +51,7 @@ class Fixtures(Machine):
         unbound = [(place, name) for place, name in _candidates(node, block, cls) if not (
             place < len(worlds[0].positional) or any(name in dict(w.keywords) or name in dict(w.indirect) for w in worlds))]
         generated = self._generated(node, block, [name for _, name in unbound]) if unbound else []
-        for axis in generated or ():
-            axes.append(axis)
+        axes.extend(generated or ())
         hooked = {b.name for axis in generated or () for w in axis for b in w.bindings}
         for _, name in unbound:
             if name in hooked:
@@ -98,14 +97,19 @@ class Fixtures(Machine):
                 axes.append(worlds)
         return axes
 
-    def _hooks(self, source: SourceFile) -> list[tuple[cst.FunctionDef, Block]]:
-        """The `pytest_generate_tests` functions pytest calls for a test of `source`: its
-        own, and each conftest's above it."""
+    def _pytest_modules(self, source: SourceFile) -> list[SourceFile]:
+        """Where pytest looks up a test module's fixtures and hooks: the module, then each
+        conftest above it up to the rootdir, nearest first."""
         sources = [source]
         if self.program is not None:
             sources += [s for path in self.program.conftests(source) if (s := self.program.source(path)) is not None]
+        return sources
+
+    def _hooks(self, source: SourceFile) -> list[tuple[cst.FunctionDef, Block]]:
+        """The `pytest_generate_tests` functions pytest calls for a test of `source`: its
+        own, and each conftest's above it."""
         found = []
-        for module in sources:
+        for module in self._pytest_modules(source):
             for block in module.bindings.get("pytest_generate_tests", ()):
                 if block.kind != "def" or block.parent is not None:
                     continue
@@ -170,10 +174,7 @@ class Fixtures(Machine):
         return kept[1]
 
     def _find_fixture(self, name: str, source: SourceFile) -> tuple[cst.FunctionDef, Block] | None:
-        sources = [source]
-        if self.program is not None:
-            sources += [s for path in self.program.conftests(source) if (s := self.program.source(path)) is not None]
-        for module in sources:
+        for module in self._pytest_modules(source):
             found = self._fixture_of(name, module)
             if found is not False:
                 return found if isinstance(found, tuple) else None
