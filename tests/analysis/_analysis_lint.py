@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import textwrap
+from pathlib import Path
 from typing import Any
 
+from mmalint.discover import Discovered
 from mmalint.engine import FileReport, check_text
+from mmalint.pipeline.files import run
 from mmalint.settings import Settings
 
 PALLAS_VERSIONS = ("0.11", "0.12")
@@ -34,6 +38,22 @@ def run(a, b, acc_t):
 def lint(code: str, target_jax: str = "0.12", **settings: Any) -> FileReport:
     """Every diagnostic for a snippet (dedented), as the engine reports them."""
     return check_text("snippet.py", textwrap.dedent(code), Settings(target_jax=target_jax, **settings))
+
+
+def lint_project(root: Path, files: dict[str, str], checked: str,
+                 target_jax: str = "0.11") -> list[tuple[str | None, str, int]]:
+    """Write a project (a `pyproject.toml` and `files`, each dedented) under `root` and check
+    the file `checked` as `mmalint check` does: each finding's code, file name and row."""
+    (root / "pyproject.toml").write_text('[project]\nname = "p"\n')
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+    settings = Settings(target_jax=target_jax, project_root=str(root))
+    target = root / checked
+    result = run([Discovered(target, str(target), True)], settings, jobs=1)
+    assert not result.input_errors
+    return sorted((d.code, os.path.basename(d.filename), d.range.start.row) for d in result.diagnostics)
 
 
 def codes_of(report: FileReport) -> list[str]:

@@ -9,15 +9,11 @@ semantics computes them as signed (MMA204), and under lane semantics is right.
 
 from __future__ import annotations
 
-import os
 import textwrap
 from pathlib import Path
 
 import pytest
-
-from mmalint.discover import Discovered
-from mmalint.pipeline.files import run
-from mmalint.settings import Settings
+from _analysis_lint import lint_project
 
 KERNEL = """
     import jax
@@ -56,16 +52,7 @@ FIXTURE = "import pytest\nfrom jax.experimental.pallas import mosaic_gpu as plgp
 
 
 def lint(root: Path, files: dict[str, str]) -> list[tuple[str | None, str, int]]:
-    (root / "pyproject.toml").write_text('[project]\nname = "p"\n')
-    for name, text in {"u8mm/__init__.py": "", "u8mm/kernel.py": KERNEL, **files}.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"))
-    settings = Settings(target_jax="0.11", project_root=str(root))
-    target = root / "u8mm/kernel.py"
-    result = run([Discovered(target, str(target), True)], settings, jobs=1)
-    assert not result.input_errors
-    return sorted((d.code, os.path.basename(d.filename), d.range.start.row) for d in result.diagnostics)
+    return lint_project(root, {"u8mm/__init__.py": "", "u8mm/kernel.py": KERNEL, **files}, "u8mm/kernel.py")
 
 
 FOUND = [("MMA204", "kernel.py", MMA_ROW)]

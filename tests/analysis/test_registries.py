@@ -10,15 +10,10 @@ is what the registry gives (float32: MMA101; int32: right).
 
 from __future__ import annotations
 
-import os
-import textwrap
 from pathlib import Path
 
 import pytest
-
-from mmalint.discover import Discovered
-from mmalint.pipeline.files import run
-from mmalint.settings import Settings
+from _analysis_lint import lint_project
 
 BODY = """
 def {name}(a_ref, b_ref, o_ref):
@@ -59,16 +54,7 @@ def test_int8():
 
 
 def lint(root: Path, files: dict[str, str], checked: str) -> list[tuple[str | None, str, int]]:
-    (root / "pyproject.toml").write_text('[project]\nname = "p"\n')
-    for name, text in files.items():
-        path = root / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text).lstrip("\n"))
-    settings = Settings(target_jax="0.11", project_root=str(root))
-    target = root / checked
-    result = run([Discovered(target, str(target), True)], settings, jobs=1)
-    assert not result.input_errors
-    return sorted((d.code, os.path.basename(d.filename), d.range.start.row) for d in result.diagnostics)
+    return lint_project(root, files, checked)
 
 
 def codes(found: list[tuple[str | None, str, int]]) -> list[str | None]:
