@@ -187,6 +187,7 @@ def pytest_generate_tests(metafunc):
 """
 WARPGROUP_PARAMS = "[plgpu.CompilerParams()]"
 LANE_PARAMS = "[plgpu.CompilerParams(lowering_semantics=plgpu.LoweringSemantics.Lane)]"
+HOOKED_FIXTURE = "\n@pytest.fixture\ndef compiler_params():\n"  # a fixture the hook's parameter hides
 
 
 @pytest.mark.parametrize(("where", "imports", "body", "expect"), [
@@ -205,6 +206,11 @@ LANE_PARAMS = "[plgpu.CompilerParams(lowering_semantics=plgpu.LoweringSemantics.
      f"    metafunc.parametrize('compiler_params', {WARPGROUP_PARAMS})\n", []),
     ("tests/conftest.py", "", "  if 'other' in metafunc.fixturenames:\n"
      f"    metafunc.parametrize('compiler_params', {WARPGROUP_PARAMS})\n", []),
+    # a hook that parametrizes with values not known: pytest gives the test those, never the
+    # fixture of the same name (which would be a finding)
+    ("tests/conftest.py", HOOKED_FIXTURE + WARPGROUP,
+     "  metafunc.parametrize('compiler_params', os.environ['PARAMS'].split())\n", []),
+    ("tests/conftest.py", HOOKED_FIXTURE + LANE, f"  metafunc.parametrize('compiler_params', {WARPGROUP_PARAMS})\n", FOUND),
 ])
 def test_a_pytest_generate_tests_hook_parametrizes_the_test(
         tmp_path: Path, where: str, imports: str, body: str, expect: list[tuple[str, str, int]]) -> None:

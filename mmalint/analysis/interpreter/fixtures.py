@@ -17,7 +17,15 @@ import libcst as cst
 from mmalint.analysis.host import Args, Diverges
 from mmalint.analysis.interpreter.core import Machine
 from mmalint.analysis.source import Block, BlockParseError, SourceFile
-from mmalint.analysis.values import ClassVal, FixtureNames, Instance, Parametrize, ParamSet, Value
+from mmalint.analysis.values import (
+    UNKNOWN,
+    ClassVal,
+    FixtureNames,
+    Instance,
+    Parametrize,
+    ParamSet,
+    Value,
+)
 from mmalint.analysis.worlds import MAX_WORLDS, World, binding, combine_axes, pytest_worlds
 
 _DEPTH = 3  # fixtures asking fixtures, in a row
@@ -51,8 +59,13 @@ class Fixtures(Machine):
         unbound = [(place, name) for place, name in _candidates(node, block, cls) if not (
             place < len(worlds[0].positional) or any(name in dict(w.keywords) or name in dict(w.indirect) for w in worlds))]
         generated = self._generated(node, block, [name for _, name in unbound]) if unbound else []
-        axes.extend(generated or ())
-        hooked = {b.name for axis in generated or () for w in axis for b in w.bindings}
+        if generated is None:
+            # A hook may parametrize any of them, with values not known: pytest gives those
+            # the hook's values, not their fixtures'. Each stays unknown.
+            unknown = World(keywords=tuple((name, UNKNOWN) for _, name in unbound))
+            return [world.combine(unknown) for world in worlds]
+        axes.extend(generated)
+        hooked = {b.name for axis in generated for w in axis for b in w.bindings}
         for _, name in unbound:
             if name in hooked:
                 continue
