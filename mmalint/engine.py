@@ -390,9 +390,11 @@ def _entries(findings: list[Finding], first: Finding) -> tuple[Related, ...]:
     """"called from ops_test.py:41 with dtype=int8": where the paths of a finding entered the
     module of its MMA call from another file of the tree (the first few callers)."""
     entries: list[Entry] = []
+    seen: set[tuple[int, str]] = set()  # a call run again (a loop's, a world's) with the same facts: once
     for f in sorted(findings, key=lambda f: f is not first):
         entry = f.call.site.context.entry
-        if entry is not None and all(e.origin is not entry.origin for e in entries):
+        if entry is not None and (key := (id(entry.origin.node), str(entry))) not in seen:
+            seen.add(key)
             entries.append(entry)
     notes = []
     for entry in entries[:MAX_ENTRY_NOTES]:

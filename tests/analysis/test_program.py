@@ -101,6 +101,26 @@ def test_a_callers_dtype_reaches_the_kernel_module_and_only_the_wrong_world_is_r
     ]
 
 
+def test_a_caller_in_a_loop_is_one_note(tmp_path: Path) -> None:
+    # each iteration's call is an entry of its own, with the same facts: one note says it
+    root = project(tmp_path, {
+        "kernels.py": KERNELS,
+        "ops_test.py": """
+            import jax.numpy as jnp
+
+            import kernels
+
+
+            def test_int8():
+              for _ in range(3):
+                kernels.tile_mma(jnp.int8, jnp.float32)
+        """,
+    })
+    (d,) = check(root, "kernels.py", "ops_test.py")
+    assert [r.message for r in d.related if r.message.startswith("called from")] == [
+        "called from ops_test.py:8 with dtype=int8, acc_dtype=float32"]
+
+
 def test_a_helper_called_with_two_dtypes_is_analysed_in_each(tmp_path: Path) -> None:
     root = project(tmp_path, {
         "kernels.py": KERNELS,
