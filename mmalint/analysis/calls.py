@@ -41,6 +41,9 @@ class Context:
     semantics: Value = UNKNOWN  # Pallas lowering semantics of the enclosing kernel launch
     in_kernel: bool = False
     entry: Entry | None = None  # the call in another module of the tree this path came through
+    # The path runs a module as a script with no arguments (`python bench.py`): under its
+    # `if __name__ == "__main__":`, where `sys.argv[1:]` is empty.
+    script: bool = False
 
 
 @dataclass(frozen=True)

@@ -23,6 +23,9 @@ TRIGGER_WORDS: tuple[str, ...] = (
 MODELLED_PREFIXES: frozenset[str] = frozenset({
     '',
     'TYPE_CHECKING',
+    'argparse',
+    'argparse.ArgumentParser',
+    'argparse.Namespace',
     'arith',
     'arith.constant',
     'builtins',

@@ -500,6 +500,24 @@ class Func(Value):
 
 
 @dataclass(frozen=True, eq=False)
+class ArgParser(Value):
+    """An `argparse.ArgumentParser` as the code sets it up (`models/commandline.py`): the
+    options each sure `add_argument` gave it, in order, and `set_defaults`' defaults. Once
+    something not modelled touches it (a call under a branch, a method not modelled, code no
+    model knows it is handed to), `untouched` is cleared and what it parses is not known."""
+
+    # Identity, not facts: two functions (or kernels, objects) are never the same value.
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+    options: Any = field(default_factory=list)  # list[commandline.Option]
+    defaults: dict[str, Value] = field(default_factory=dict)
+    untouched: list[bool] = field(default_factory=lambda: [True])
+
+    def spoil(self) -> None:
+        self.untouched[0] = False
+
+
+@dataclass(frozen=True, eq=False)
 class Parametrize(Value):
     """`metafunc.parametrize` of the `metafunc` a `pytest_generate_tests` hook is given for
     one test (`interpreter/fixtures.py`): each call's arguments, and whether it was sure to

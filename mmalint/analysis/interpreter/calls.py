@@ -41,6 +41,7 @@ from mmalint.analysis.values import (
     NONE,
     UNKNOWN,
     Api,
+    ArgParser,
     Array,
     BoundMethod,
     ClassVal,
@@ -378,10 +379,13 @@ class Calls(Machine):
         return self.call_model(callee, args, node, frame, block)
 
     def note_escaped(self, values: Sequence[Value]) -> None:
-        """Functions handed to code we do not model still get a blind analysis at the end."""
+        """Functions handed to code we do not model still get a blind analysis at the end; a
+        parser so handed may have been given any option."""
         for value in values:
             if isinstance(value, Func):
                 self._pend(value, handed=True)
+            elif isinstance(value, ArgParser):
+                value.spoil()
 
     def _pend(self, func: Func, handed: bool) -> None:
         """A function to run blind at the end of the world unless called meanwhile: each
@@ -780,7 +784,8 @@ def _summary_key(func: Func, args: Args, context: Context) -> tuple[object, ...]
         id(func.node), id(func.closure), func.defaults, func.owner is not None,
         tuple(args.positional), tuple(sorted(args.keywords.items())), args.complete,
         tuple((b.name, b.label, b.origin.node if b.origin is not None else None) for b in context.world),
-        context.expected_failure, context.semantics, context.in_kernel, context.entry is None, tuple(origins),
+        context.expected_failure, context.semantics, context.in_kernel, context.script, context.entry is None,
+        tuple(origins),
     )
     try:
         hash(key)
@@ -813,7 +818,7 @@ def _origins(values: list[Value], out: list[object]) -> bool:
 
 def _plain(value: Value, depth: int) -> bool:
     """Whether a value is all facts: no object or class whose attributes a call may set."""
-    if isinstance(value, Instance | ClassVal | BoundMethod | Partial):
+    if isinstance(value, Instance | ClassVal | BoundMethod | Partial | ArgParser):
         return False
     if isinstance(value, TupleVal):
         return depth > 0 and all(_plain(v, depth - 1) for v in value.items)

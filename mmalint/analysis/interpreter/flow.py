@@ -112,6 +112,9 @@ class FlowControl(Machine):
             # then `self._fn(x)` launched nothing); another module's, imported, does not run,
             # but a script's, run as a caller of the checked file (`python run.py` calls it).
             truth = block.source is self.source or block is self._script_block
+            if truth:
+                with self.with_context(script=True):
+                    return self.exec_block(body_of(stmt.body), frame, block)
         orelse = stmt.orelse
         else_body: Sequence[cst.BaseStatement | cst.BaseSmallStatement] = ()
         if type(orelse) is cst.If:

@@ -50,6 +50,7 @@ from mmalint.analysis.calls import Context
 from mmalint.analysis.host import Args
 from mmalint.analysis.source import Block
 from mmalint.analysis.values import (
+    ArgParser,
     BoundMethod,
     ClassVal,
     Func,
@@ -63,7 +64,7 @@ from mmalint.analysis.values import (
 )
 
 # Values compared by identity: objects and classes (mutable), functions (bound to a frame).
-_IDENTITY = (BoundMethod, ClassVal, Func, Instance, Kernel, Method, Partial, RefAt)
+_IDENTITY = (ArgParser, BoundMethod, ClassVal, Func, Instance, Kernel, Method, Partial, RefAt)
 # The most facts a key or a result is walked for: past it the call is not remembered.
 MAX_FACTS = 256
 # The most functions a remembered call may leave pending, and enter (a replay costs no step:
@@ -196,7 +197,7 @@ def key(func: Func, args: Args, context: Context, uncertain: bool) -> Hashable |
              context.expected_failure, context.semantics)
     if not _facts(parts, facts, functions=True):
         return None
-    found = (func.node, closure, func.owner is not None, args.complete, context.in_kernel, uncertain,
+    found = (func.node, closure, func.owner is not None, args.complete, context.in_kernel, context.script, uncertain,
              tuple(facts))
     try:
         hash(found)

@@ -1,7 +1,7 @@
 """Library knowledge, one module per library; importing this package registers every model
 in `host.REGISTRY`."""
 
-from mmalint.analysis.models import builtins, mlir, numpy, stdlib, testing
+from mmalint.analysis.models import builtins, commandline, mlir, numpy, stdlib, testing
 from mmalint.analysis.models.mosaic import (
     fragments,
     launch,
@@ -19,6 +19,7 @@ from mmalint.analysis.models.pallas import wgmma as pallas_wgmma
 
 __all__ = [
     "builtins",
+    "commandline",
     "fragments",
     "launch",
     "layouts",
