@@ -924,6 +924,25 @@ run({made})
     assert [d.code for d in report.diagnostics] == expect
 
 
+@pytest.mark.parametrize(("derive", "expect"), [
+    # a frozen dataclass's `__post_init__` derives a field with `object.__setattr__`
+    ("object.__setattr__(self, 'acc_dtype', jnp.float32 if self.dtype == jnp.int8 else jnp.int32)", ["MMA101"]),
+    ("object.__setattr__(self, 'acc_dtype', jnp.int32 if self.dtype == jnp.int8 else jnp.float32)", []),
+    ("setattr(self, 'acc_dtype', jnp.float32)", ["MMA101"]),
+    # a name not known: the field may be any
+    ("object.__setattr__(self, NAME, jnp.int32)", []),
+    # the class's default is not what the object holds after it
+    ("object.__setattr__(self, 'acc_dtype', jnp.int32)  # float32", []),
+])
+def test_post_init_derives_a_field_of_a_frozen_dataclass(derive: str, expect: list[str]) -> None:
+    default = "jnp.float32" if derive.endswith("# float32") else "jnp.int32"
+    code = _TILE_CONFIG.replace("  acc_dtype: jnp.dtype = jnp.float32\n",
+                                f"  acc_dtype: jnp.dtype = dataclasses.field(init=False, default={default})\n\n"
+                                f"  def __post_init__(self):\n    {derive}\n") + "\n\nrun(TileConfig(jnp.int8))\n"
+    report = lint(code, target_jax=V)
+    assert [d.code for d in report.diagnostics] == expect
+
+
 _CALLABLE_HEAD = '''
 import dataclasses
 import functools

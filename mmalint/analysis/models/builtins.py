@@ -476,8 +476,10 @@ def _getattr(host: Host, args: Bound, call: Call) -> Value:
     return UNKNOWN
 
 
-@model("builtins.setattr", signature="(obj, name, value)")
+@model("builtins.setattr", "builtins.object.__setattr__", signature="(obj, name, value)")
 def _setattr(host: Host, args: Bound, call: Call) -> Value:
+    """`setattr(obj, "x", v)`, and `object.__setattr__(self, "x", v)` (a frozen dataclass's
+    `__post_init__` setting a field it derives)."""
     name = args["name"]
     target = args["obj"]
     attr = name.value if isinstance(name, Const) and isinstance(name.value, str) else None
