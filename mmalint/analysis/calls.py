@@ -44,6 +44,9 @@ class Context:
     # The path runs a module as a script with no arguments (`python bench.py`): under its
     # `if __name__ == "__main__":`, where `sys.argv[1:]` is empty.
     script: bool = False
+    # The generator function (its node) a `@contextlib.contextmanager` call is entering: what
+    # it yields inside a `with` or `try` of its own is what `with ... as x` binds.
+    entering: object = None
 
 
 @dataclass(frozen=True)

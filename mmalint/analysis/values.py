@@ -499,6 +499,22 @@ class Func(Value):
     owner: Any = None  # ClassVal for methods
 
 
+@dataclass(frozen=True)
+class ContextFactory(Value):
+    """A generator function `@contextlib.contextmanager` made a context manager of: calling it
+    makes a `GeneratorContext` (`models/stdlib.py`)."""
+
+    func: Value
+
+
+@dataclass(frozen=True)
+class GeneratorContext(Value):
+    """A call of a `ContextFactory`: `value` is what `with ... as x` binds, the generator's one
+    yield where it is sure, else UNKNOWN."""
+
+    value: Value
+
+
 @dataclass(frozen=True, eq=False)
 class ArgParser(Value):
     """An `argparse.ArgumentParser` as the code sets it up (`models/commandline.py`): the

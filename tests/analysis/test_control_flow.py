@@ -683,6 +683,70 @@ def test_all():
     check(code, expect, target_jax=V, known=False)
 
 
+@pytest.mark.parametrize(("body", "expect", "known"), [
+    # a `@contextlib.contextmanager` generator's one yield is what `with ... as` binds
+    # (heldout31 case25: a scope that opens the MLIR context and yields the tile's types),
+    # in a `with` or `try` of its own too
+    ("  yield jnp.float32\n", ["MMA101"], True),
+    ("  yield jnp.int32\n", [], True),
+    ("  with open(os.devnull):\n    yield jnp.float32\n", ["MMA101"], True),
+    ("  try:\n    yield jnp.float32\n  finally:\n    print('done')\n", ["MMA101"], True),
+    ("  try:\n    yield jnp.int32\n  finally:\n    print('done')\n", [], True),
+    # a yield under a branch not decided, or two: unknown
+    ("  if os.environ.get('X'):\n    yield jnp.float32\n  else:\n    yield jnp.int32\n", [], False),
+    ("  try:\n    yield jnp.int32\n  except ValueError:\n    yield jnp.float32\n", [], False),
+])
+def test_a_context_manager_function_gives_with_what_it_yields(body: str, expect: list[str], known: bool) -> None:
+    code = MAKE_INT8 + f'''
+import contextlib
+
+
+@contextlib.contextmanager
+def accumulating():
+{body}
+
+def test_it():
+  with accumulating() as acc_dtype:
+    make(acc_dtype)(jnp.zeros((64, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
+'''
+    check(code, expect, target_jax=V, known=known)
+
+
+def test_a_context_manager_method_is_unknown() -> None:
+    # a method's generator is bound to its object: not read here
+    code = MAKE_INT8 + '''
+from contextlib import contextmanager
+
+
+class Scope:
+  @contextmanager
+  def accumulating(self):
+    yield jnp.float32
+
+
+def test_it():
+  with Scope().accumulating() as acc_dtype:
+    make(acc_dtype)(jnp.zeros((64, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
+'''
+    check(code, [], target_jax=V, known=False)
+
+
+def test_a_generator_yielding_in_a_with_is_still_unknown_when_iterated() -> None:
+    # only a context manager's yield counts under its own `with`: a plain generator's
+    # iteration may stop where the `with` swallows a raise
+    code = MAKE_INT8 + '''
+def candidates():
+  with open(os.devnull):
+    yield jnp.float32
+
+
+def test_all():
+  for acc_dtype in candidates():
+    make(acc_dtype)(jnp.zeros((64, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
+'''
+    check(code, [], target_jax=V, known=False)
+
+
 @pytest.mark.parametrize(("name", "expect", "known"), [
     # an f-string of constants is the text it makes (heldout30 case27: `getattr(ir, f"F{bits}Type")`)
     ('f"float{BITS}"', ["MMA101"], True),

@@ -209,7 +209,9 @@ class Calls(Machine):
             generator = self._generators[id(node)] = (node, "yield" in func.block.text and _generator(node))
         if generator[1]:
             frame.yields = []
-            frame.yield_base = (self._uncertainty, self._guarded)
+            # A context manager's yield may sit in a `with` or `try` of its own (`try: yield x`
+            # / `finally:`): it runs, or the `with` entering it raises.
+            frame.yield_base = (self._uncertainty, None if self.context.entering is node else self._guarded)
         in_main = func.block.source is self.source
         self._in_main += in_main
         if in_main and by_root.active is not None:
@@ -784,7 +786,8 @@ def _summary_key(func: Func, args: Args, context: Context) -> tuple[object, ...]
         id(func.node), id(func.closure), func.defaults, func.owner is not None,
         tuple(args.positional), tuple(sorted(args.keywords.items())), args.complete,
         tuple((b.name, b.label, b.origin.node if b.origin is not None else None) for b in context.world),
-        context.expected_failure, context.semantics, context.in_kernel, context.script, context.entry is None,
+        context.expected_failure, context.semantics, context.in_kernel, context.script, context.entering,
+        context.entry is None,
         tuple(origins),
     )
     try:

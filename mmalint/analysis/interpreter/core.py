@@ -99,7 +99,7 @@ class Frame:
         # A generator function's run: what its `yield`s gave, in order (None: not one, or a
         # yield under a branch or loop not sure to run), and the uncertainty it began at.
         self.yields: list[Value] | None = None
-        self.yield_base: tuple[int, int] = (0, 0)
+        self.yield_base: tuple[int, int | None] = (0, 0)  # None: a yield under a `with` or `try` counts
         # One (breaks, continues) pair of environments per loop being run in this frame.
         self.loops: list[tuple[list[dict[str, Value]], list[dict[str, Value]]]] = []
 

@@ -225,7 +225,8 @@ class Expressions(Machine):
             items = (self.eval(given, frame, block) if given is not None else NONE,)
         if frame.yields is None:
             return
-        if items is None or (self._uncertainty, self._guarded) != frame.yield_base:
+        uncertainty, guarded = frame.yield_base
+        if items is None or self._uncertainty != uncertainty or (guarded is not None and self._guarded != guarded):
             frame.yields = None
         else:
             frame.yields.extend(items)

@@ -27,9 +27,9 @@ from mmalint.analysis.values import (
     ClassVal,
     Const,
     DType,
+    GeneratorContext,
     Origin,
     TupleVal,
-    Unknown,
     Value,
     as_int,
     join,
@@ -340,7 +340,8 @@ class FlowControl(Machine):
                     continue
             value = self.eval(expr, frame, block)
             if item.asname is not None:
-                self.assign(item.asname.name, UNKNOWN if not isinstance(value, Unknown) else value, frame, block)
+                entered = value.value if isinstance(value, GeneratorContext) else UNKNOWN
+                self.assign(item.asname.name, entered, frame, block)
         with self.guarded():  # a context manager may swallow what its body raises
             if expected is not None:
                 with self.with_context(expected_failure=expected):

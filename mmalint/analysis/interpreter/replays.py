@@ -197,7 +197,7 @@ def key(func: Func, args: Args, context: Context, uncertain: bool) -> Hashable |
              context.expected_failure, context.semantics)
     if not _facts(parts, facts, functions=True):
         return None
-    found = (func.node, closure, func.owner is not None, args.complete, context.in_kernel, context.script, uncertain,
+    found = (func.node, closure, func.owner is not None, args.complete, context.in_kernel, context.script, context.entering, uncertain,
              tuple(facts))
     try:
         hash(found)

@@ -7,12 +7,14 @@ import math
 from collections.abc import Callable
 
 from mmalint.analysis import bounds
-from mmalint.analysis.host import REGISTRY, Args, Bound, Call, Host, model, resolver
+from mmalint.analysis.host import REGISTRY, Args, Bound, Call, Host, callable_kind, model, resolver
 from mmalint.analysis.values import (
     UNKNOWN,
     Api,
     Const,
+    ContextFactory,
     Func,
+    GeneratorContext,
     Instance,
     Partial,
     TupleVal,
@@ -52,6 +54,27 @@ def _lru_cache(host: Host, args: Bound, call: Call) -> Value:
 @model("functools.wraps", signature="(wrapped, ...)")
 def _wraps(host: Host, args: Bound, call: Call) -> Value:
     return Api("builtins.identity_decorator")
+
+
+@model("contextlib.contextmanager", signature="(func)")
+def _contextmanager(host: Host, args: Bound, call: Call) -> Value:
+    """A function's generator as a context manager; a method's is not bound here: unknown, as
+    a call of code no model knows."""
+    func = args["func"]
+    if isinstance(func, Func) and func.owner is None:
+        return ContextFactory(func)
+    host.note_escaped([func])
+    return UNKNOWN
+
+
+@callable_kind(ContextFactory)
+def _enter(host: Host, value: Value, raw: Args, call: Call) -> Value:
+    """`with scope(dtype) as s:`: the generator runs (up to its end: what follows its yield runs
+    here, before the `with` body), and `s` is what it yields, where it yields once for sure."""
+    assert isinstance(value, ContextFactory) and isinstance(value.func, Func)
+    with host.with_context(entering=value.func.node):
+        made = host.call_value(value.func, raw, call.node, call.frame, call.block)
+    return GeneratorContext(made.items[0] if isinstance(made, TupleVal) and len(made.items) == 1 else UNKNOWN)
 
 
 @model("dataclasses.replace", signature="(*args, **changes)")
