@@ -297,6 +297,9 @@ MODELLED_PREFIXES: frozenset[str] = frozenset({
     'pytest.param',
     'typing',
     'typing.TYPE_CHECKING',
+    'typing.get_args',
+    'typing_extensions',
+    'typing_extensions.get_args',
 })
 # ---- end of generated ----
 

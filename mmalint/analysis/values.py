@@ -500,6 +500,13 @@ class Func(Value):
 
 
 @dataclass(frozen=True)
+class LiteralType(Value):
+    """`typing.Literal["bf16", "s8"]`: the values it admits, which `typing.get_args` gives."""
+
+    values: tuple[Value, ...]
+
+
+@dataclass(frozen=True)
 class ContextFactory(Value):
     """A generator function `@contextlib.contextmanager` made a context manager of: calling it
     makes a `GeneratorContext` (`models/stdlib.py`)."""

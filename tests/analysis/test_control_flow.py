@@ -747,6 +747,31 @@ def test_all():
     check(code, [], target_jax=V, known=False)
 
 
+@pytest.mark.parametrize(("kinds", "expect", "known"), [
+    # `typing.get_args` of a `Literal` of constants: the kinds a test sweeps (heldout30 case01)
+    ('Literal["int32", "float32"]', ["MMA101"], True),
+    ('typing.Literal["int32"]', [], True),
+    # not constants, or not a Literal: unknown
+    ('Literal["int32", os.environ["KIND"]]', [], False),
+    ('Union["int32", "float32"]', [], False),
+])
+def test_get_args_of_a_literal_gives_its_values(kinds: str, expect: list[str], known: bool) -> None:
+    code = MAKE_INT8 + f'''
+import typing
+from typing import Literal, Union, get_args
+
+import pytest
+
+Kind = {kinds}
+
+
+@pytest.mark.parametrize("acc", get_args(Kind))
+def test_each(acc):
+  make(getattr(jnp, acc))(jnp.zeros((64, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
+'''
+    check(code, expect, target_jax=V, known=known)
+
+
 @pytest.mark.parametrize(("name", "expect", "known"), [
     # an f-string of constants is the text it makes (heldout30 case27: `getattr(ir, f"F{bits}Type")`)
     ('f"float{BITS}"', ["MMA101"], True),

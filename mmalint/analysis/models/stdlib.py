@@ -1,13 +1,26 @@
 """The standard library the checked code builds its parameters with: functools, itertools,
-math, typing."""
+math, typing, contextlib."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import libcst as cst
 
 from mmalint.analysis import bounds
-from mmalint.analysis.host import REGISTRY, Args, Bound, Call, Host, callable_kind, model, resolver
+from mmalint.analysis.host import (
+    REGISTRY,
+    Args,
+    Bound,
+    Call,
+    Host,
+    callable_kind,
+    model,
+    resolver,
+    subscript,
+)
 from mmalint.analysis.values import (
     UNKNOWN,
     Api,
@@ -16,11 +29,15 @@ from mmalint.analysis.values import (
     Func,
     GeneratorContext,
     Instance,
+    LiteralType,
     Partial,
     TupleVal,
     Value,
     as_int,
 )
+
+if TYPE_CHECKING:
+    from mmalint.analysis.source import Block
 
 
 @model("functools.partial", signature="(func, *args, **keywords)")
@@ -138,6 +155,24 @@ model("math.prod", signature="(*args, **kwargs)")(_math(lambda *xs: math.prod(xs
 model("math.ceil", signature="(*args, **kwargs)")(_math(math.ceil))
 model("math.gcd", signature="(*args, **kwargs)")(_math(math.gcd))
 model("math.lcm", signature="(*args, **kwargs)")(_math(math.lcm))
+
+
+@subscript(Api)
+def _literal(value: Value, index: Value, node: cst.CSTNode, block: Block) -> Value:
+    """`Literal["bf16", "s8"]` of constants (a tuple of kinds a test sweeps with `get_args`)."""
+    if not (isinstance(value, Api) and value.name in _LITERALS):
+        return UNKNOWN
+    items = index.items if isinstance(index, TupleVal) and not index.is_list else (index,)
+    return LiteralType(tuple(items)) if all(isinstance(v, Const) for v in items) else UNKNOWN
+
+
+_LITERALS = frozenset({"typing.Literal", "typing_extensions.Literal"})
+
+
+@model("typing.get_args", "typing_extensions.get_args", signature="(tp)")
+def _get_args(host: Host, args: Bound, call: Call) -> Value:
+    given = args["tp"]
+    return TupleVal(given.values) if isinstance(given, LiteralType) else UNKNOWN
 
 
 REGISTRY.both_ways.add("typing.TYPE_CHECKING")
