@@ -103,6 +103,11 @@ class Host(Protocol):
         type, integer or shape (a skip on it may skip the very world: `interpreter/guards.py`)."""
         ...
 
+    def method_receiver(self, frame: Frame) -> tuple[ClassVal, Value] | None:
+        """`super()`'s two in the method `frame` runs: the class it is defined in and its first
+        argument; None in a function that is no method, or a static one."""
+        ...
+
     def surely_running(self) -> bool:
         """Whether the code running now is sure to run: under no branch or loop of unknown
         outcome, nor in a `try` or `with` body."""

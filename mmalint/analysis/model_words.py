@@ -61,6 +61,7 @@ MODELLED_PREFIXES: frozenset[str] = frozenset({
     'builtins.staticmethod',
     'builtins.str',
     'builtins.sum',
+    'builtins.super',
     'builtins.tuple',
     'builtins.zip',
     'contextlib',

@@ -499,6 +499,18 @@ class Func(Value):
     owner: Any = None  # ClassVal for methods
 
 
+@dataclass(frozen=True, eq=False)
+class SuperOf(Value):
+    """`super()` in a method of `owner` run for `obj` (its first argument: an object, or the
+    class of a class method): attributes are looked up past `owner` in `obj`'s class's order."""
+
+    # Identity, not facts: two functions (or kernels, objects) are never the same value.
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+    owner: ClassVal
+    obj: Value
+
+
 @dataclass(frozen=True)
 class LiteralType(Value):
     """`typing.Literal["bf16", "s8"]`: the values it admits, which `typing.get_args` gives."""

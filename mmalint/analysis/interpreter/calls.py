@@ -56,6 +56,7 @@ from mmalint.analysis.values import (
     Partial,
     Ref,
     SetVal,
+    SuperOf,
     TupleVal,
     Value,
     dict_entries,
@@ -201,6 +202,7 @@ class Calls(Machine):
         frame = Frame(self, func.closure, self.local_names(node, func.block), func.block)
         self._bind(func, args, frame)
         frame.function = node
+        frame.owner = func.owner
         self._stack.append(node)
         if len(self._stack) > self._deepest:
             self._deepest = len(self._stack)
@@ -821,7 +823,7 @@ def _origins(values: list[Value], out: list[object]) -> bool:
 
 def _plain(value: Value, depth: int) -> bool:
     """Whether a value is all facts: no object or class whose attributes a call may set."""
-    if isinstance(value, Instance | ClassVal | BoundMethod | Partial | ArgParser):
+    if isinstance(value, Instance | ClassVal | BoundMethod | Partial | ArgParser | SuperOf):
         return False
     if isinstance(value, TupleVal):
         return depth > 0 and all(_plain(v, depth - 1) for v in value.items)

@@ -40,6 +40,56 @@ def _a_member(name: str, value: Value) -> bool:
     return not (name.startswith("_") or isinstance(value, Func | ClassVal))
 
 
+def linearized(cls: ClassVal) -> tuple[Value, ...]:
+    """The class's method resolution order (C3, as Python computes it), a base not of the
+    checked code (`abc.ABC`, a library's class) in its place with no bases of its own;
+    `builtins.object` left out. Where C3 finds no order (Python: TypeError), the bases breadth
+    first."""
+    found = _LINEARIZED.get(id(cls))
+    if found is not None and found[0] is cls:
+        return found[1]
+    order = _c3(cls, 0)
+    if len(_LINEARIZED) > 4096:
+        _LINEARIZED.clear()
+    _LINEARIZED[id(cls)] = (cls, order)
+    return order
+
+
+# By class id (the class kept with it, so the id is never another's): its order.
+_LINEARIZED: dict[int, tuple[ClassVal, tuple[Value, ...]]] = {}
+
+
+def _c3(cls: Value, depth: int) -> tuple[Value, ...]:
+    if not isinstance(cls, ClassVal):
+        return (cls,)
+    bases = [b for b in cls.bases if not (isinstance(b, Api) and b.name == "builtins.object")]
+    if depth > 64:
+        return (cls,)
+    sequences = [list(_c3(b, depth + 1)) for b in bases] + [list(bases)]
+    order: list[Value] = [cls]
+    while any(sequences):
+        sequences = [s for s in sequences if s]
+        head = next((s[0] for s in sequences if not any(s[0] in t[1:] for t in sequences)), None)
+        if head is None:
+            return _breadth_first(cls)
+        order.append(head)
+        sequences = [s[1:] if s[0] == head else s for s in sequences]
+    return tuple(order)
+
+
+def _breadth_first(cls: ClassVal) -> tuple[Value, ...]:
+    order: list[Value] = []
+    todo: list[Value] = [cls]
+    while todo:
+        klass = todo.pop(0)
+        if klass in order:
+            continue
+        order.append(klass)
+        if isinstance(klass, ClassVal):
+            todo.extend(b for b in klass.bases if not (isinstance(b, Api) and b.name == "builtins.object"))
+    return tuple(order)
+
+
 class Classes(Machine):
     """Classes of the module and their objects."""
 
@@ -61,28 +111,34 @@ class Classes(Machine):
         if self._traces:
             self._traces[-1].classes_read = True  # stores into classes (`_class_epoch`) change it
         for klass in self.mro(cls):
-            set_by_metaclass = self._metaclass_attrs(klass)
-            if name in set_by_metaclass:
-                return set_by_metaclass[name]
-            attrs = klass.attrs
-            if name not in attrs:
-                continue
-            entry = attrs[name]
-            if isinstance(entry, Block):
-                self.unrepeatable += 1  # run once, by whichever call reads it first
-                attrs[name] = UNKNOWN  # guards recursion while the member runs
-                value = self._class_member_value(klass, entry, name)
-                attrs[name] = value
-            else:
-                assert isinstance(entry, Value)
-                value = entry
-            kind = self.enum_kind(klass)
-            if kind is not None and _a_member(name, value):
-                return EnumMember(klass, name, value, kind or None)  # (members cannot be set)
-            if not isinstance(value, Func) and value.known and class_changed_elsewhere(cls, name, self.program):
-                return UNKNOWN  # `type(cfg).acc = v`, `override(Cfg, acc=v)`: not ordered
-            return value
+            found = self.own_attr(cls, klass, name)
+            if found is not None:
+                return found
         return None
+
+    def own_attr(self, cls: ClassVal, klass: ClassVal, name: str) -> Value | None:
+        """The attribute `name` of `klass` itself (one of `cls`'s classes), or None."""
+        set_by_metaclass = self._metaclass_attrs(klass)
+        if name in set_by_metaclass:
+            return set_by_metaclass[name]
+        attrs = klass.attrs
+        if name not in attrs:
+            return None
+        entry = attrs[name]
+        if isinstance(entry, Block):
+            self.unrepeatable += 1  # run once, by whichever call reads it first
+            attrs[name] = UNKNOWN  # guards recursion while the member runs
+            value = self._class_member_value(klass, entry, name)
+            attrs[name] = value
+        else:
+            assert isinstance(entry, Value)
+            value = entry
+        kind = self.enum_kind(klass)
+        if kind is not None and _a_member(name, value):
+            return EnumMember(klass, name, value, kind or None)  # (members cannot be set)
+        if not isinstance(value, Func) and value.known and class_changed_elsewhere(cls, name, self.program):
+            return UNKNOWN  # `type(cfg).acc = v`, `override(Cfg, acc=v)`: not ordered
+        return value
 
     def enum_kind(self, cls: ClassVal) -> str | None:
         """Whether the class is an enum of the module (a base `enum.Enum`, `IntEnum`...):
@@ -156,15 +212,8 @@ class Classes(Machine):
         return found
 
     def mro(self, cls: ClassVal) -> Iterator[ClassVal]:
-        seen: set[int] = set()
-        todo = [cls]
-        while todo:
-            klass = todo.pop(0)
-            if id(klass) in seen:
-                continue
-            seen.add(id(klass))
-            yield klass
-            todo.extend(b for b in klass.bases if isinstance(b, ClassVal))
+        """The class and its bases of the checked code, in Python's method resolution order."""
+        return (klass for klass in linearized(cls) if isinstance(klass, ClassVal))
 
     def _class_member_value(self, cls: ClassVal, member: Block, name: str) -> Value:
         try:

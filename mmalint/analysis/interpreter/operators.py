@@ -16,7 +16,8 @@ import libcst as cst
 
 from mmalint.analysis import bounds, names
 from mmalint.analysis.host import REGISTRY, Args, value_kinds
-from mmalint.analysis.interpreter.core import Machine
+from mmalint.analysis.interpreter.classes import linearized
+from mmalint.analysis.interpreter.core import Frame, Machine
 from mmalint.analysis.scopes import dotted_name as _dotted
 from mmalint.analysis.source import Block
 from mmalint.analysis.values import (
@@ -37,6 +38,7 @@ from mmalint.analysis.values import (
     Partial,
     ProjectModule,
     SetVal,
+    SuperOf,
     TupleVal,
     Unknown,
     Value,
@@ -101,6 +103,8 @@ class Operators(Machine):
             # A method of a base class defined elsewhere, that a model knows.
             fallback = REGISTRY.instance_attributes.get(attr)
             return fallback() if fallback is not None else UNKNOWN
+        if isinstance(value, SuperOf):
+            return self.super_attribute(value, attr, node)
         if isinstance(value, EnumMember):
             if attr in ("value", "_value_"):
                 return value.value
@@ -114,11 +118,49 @@ class Operators(Machine):
             found = self.class_attr(value, attr)
             if isinstance(found, Func) and found.owner is not None and "classmethod" in _decorators(found):
                 return BoundMethod(found, value)  # `Cfg.pick(x)`: `cls` is the class
+            if found is None and attr == "__name__":
+                return Const(value.name)  # `{p.__name__: p for p in POLICIES}`
             return found if found is not None else UNKNOWN
         if isinstance(value, CONTAINERS):
             return Method(value, attr)
         answer = REGISTRY.attributes.get(type(value))
         return answer(self, value, attr, node) if answer is not None else UNKNOWN
+
+    def method_receiver(self, frame: Frame) -> tuple[ClassVal, Value] | None:
+        """`super()`'s two in the method `frame` runs: the class it is defined in and its first
+        argument; None in a function that is no method, or a static one."""
+        node, owner = frame.function, frame.owner
+        if owner is None or not isinstance(node, cst.FunctionDef):
+            return None
+        params = [*node.params.posonly_params, *node.params.params]
+        if not params or "staticmethod" in _kinds_of(node):
+            return None
+        first = frame.env.get(params[0].name.value)
+        return (owner, first) if first is not None else None
+
+    def super_attribute(self, proxy: SuperOf, attr: str, node: cst.CSTNode) -> Value:
+        """`super().attr`: looked up in the classes after the proxy's in the method resolution
+        order of its object's class (a class method's: the class), bound to the object; unknown
+        past a base not of the checked code (it may define it)."""
+        obj = proxy.obj
+        cls = obj.cls if isinstance(obj, Instance) else obj if isinstance(obj, ClassVal) else None
+        if cls is None:
+            return UNKNOWN
+        order = linearized(cls)
+        if proxy.owner not in order:
+            return UNKNOWN
+        for klass in order[order.index(proxy.owner) + 1:]:
+            if not isinstance(klass, ClassVal):
+                return UNKNOWN
+            found = self.own_attr(cls, klass, attr)
+            if found is None:
+                continue
+            if not isinstance(found, Func):
+                return found
+            if isinstance(obj, Instance):
+                return self._method(found, obj, cls, node)
+            return BoundMethod(found, cls) if "classmethod" in _decorators(found) else found
+        return UNKNOWN
 
     def _method(self, func: Func, obj: Value, cls: ClassVal, node: cst.CSTNode) -> Value:
         """A function of a class read through an object of it (or an enum member): bound to
@@ -465,8 +507,10 @@ _KINDS = {"property": "property", "cached_property": "property", "functools.cach
 def _decorators(func: Func) -> frozenset[str]:
     """Which of "property", "classmethod" and "staticmethod" a decorator of the def makes it."""
     node = func.node
-    if not isinstance(node, cst.FunctionDef) or not node.decorators:
-        return frozenset()
+    return _kinds_of(node) if isinstance(node, cst.FunctionDef) else frozenset()
+
+
+def _kinds_of(node: cst.FunctionDef) -> frozenset[str]:
     return frozenset(kind for d in node.decorators if (kind := _KINDS.get(_dotted(d.decorator) or "")) is not None)
 
 

@@ -60,11 +60,12 @@ from mmalint.analysis.values import (
     Origin,
     Partial,
     RefAt,
+    SuperOf,
     Value,
 )
 
 # Values compared by identity: objects and classes (mutable), functions (bound to a frame).
-_IDENTITY = (ArgParser, BoundMethod, ClassVal, Func, Instance, Kernel, Method, Partial, RefAt)
+_IDENTITY = (ArgParser, BoundMethod, ClassVal, Func, Instance, Kernel, Method, Partial, RefAt, SuperOf)
 # The most facts a key or a result is walked for: past it the call is not remembered.
 MAX_FACTS = 256
 # The most functions a remembered call may leave pending, and enter (a replay costs no step:

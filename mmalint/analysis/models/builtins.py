@@ -40,6 +40,7 @@ from mmalint.analysis.values import (
     MapVal,
     Method,
     SetVal,
+    SuperOf,
     TupleVal,
     Value,
     as_int,
@@ -473,6 +474,20 @@ def _getattr(host: Host, args: Bound, call: Call) -> Value:
     name = args["name"]
     if isinstance(name, Const) and isinstance(name.value, str) and len(args.positional) == 2:
         return host.getattr(args["o"], name.value, call.node)
+    return UNKNOWN
+
+
+@model("builtins.super", signature="(*args)")
+def _super(host: Host, args: Bound, call: Call) -> Value:
+    """`super()` in a method (its class and first argument), `super(C, obj)`."""
+    given = args.positional
+    if not args.complete or args.keywords:
+        return UNKNOWN
+    if not given:
+        found = host.method_receiver(call.frame)
+        return SuperOf(*found) if found is not None else UNKNOWN
+    if len(given) == 2 and isinstance(given[0], ClassVal):
+        return SuperOf(given[0], given[1])
     return UNKNOWN
 
 
