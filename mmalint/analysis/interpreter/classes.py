@@ -22,12 +22,14 @@ from mmalint.analysis.source import Block, BlockParseError
 from mmalint.analysis.values import (
     UNKNOWN,
     Api,
+    BoundMethod,
     ClassVal,
     Const,
     EnumMember,
     Func,
     Instance,
     Origin,
+    TupleVal,
     Value,
 )
 
@@ -314,17 +316,45 @@ class Classes(Machine):
         given = args.positional[0]
         if isinstance(given, EnumMember):
             return given if given.cls is cls else UNKNOWN
-        if not isinstance(given, Const):
+        if not isinstance(given, Const | TupleVal):
             return UNKNOWN
         for member in self.enum_members(cls):
-            if not isinstance(member.value, Const):
+            same = self.compare("Equal", member.value, given)
+            if same is None:
                 return UNKNOWN  # an `auto()` value, say: which member is not known
+            if same:
+                return member
+        # None matches: the class's `_missing_(value)` may give one (an alias table), else
+        # Python raises ValueError.
+        missing = self.class_attr(cls, "_missing_")
+        if isinstance(missing, Func) and missing.owner is cls:
+            found = self.call_value(BoundMethod(missing, cls), Args([given], {}, [None], {}), missing.node,
+                                    self.module_of(missing.block.source).frame, missing.block)
+            return found if isinstance(found, EnumMember) and found.cls is cls else UNKNOWN
+        return UNKNOWN
+
+    def enum_member_attribute(self, member: EnumMember, attr: str) -> Value | None:
+        """What an enum's `__init__` sets on a member from its value (`FAST = ("bfloat16",
+        "float32")` with `def __init__(self, operand, accumulator): self.operand = ...`), run
+        once per member on a stand-in object holding its `value` and `name`; None where the
+        class has no `__init__` of its own or it does not set `attr`."""
+        init = self.class_attr(member.cls, "__init__")
+        if not (isinstance(init, Func) and init.owner is member.cls):
+            return None
+        key = (id(member.cls), member.name)
+        made = self._enum_inits.get(key)
+        if made is None or made[0] is not member.cls:
+            given = list(member.value.items) if isinstance(member.value, TupleVal) and not member.value.is_list else [member.value]
+            name = Const(member.name)
+            standin = Instance(member.cls, {"value": member.value, "_value_": member.value, "name": name, "_name_": name})
+            self.unrepeatable += 1  # run once, by whichever call reads it first, for all (as import does)
             try:
-                if member.value.value == given.value:
-                    return member
-            except Exception:
-                return UNKNOWN
-        return UNKNOWN  # Python raises ValueError
+                with self.lazy_code(member.cls.block):
+                    self.call_function(init, Args([standin, *given], {}, [None] * (len(given) + 1), {}), init.node)
+            except Diverges:
+                standin.attrs.clear()
+            made = self._enum_inits[key] = (member.cls, standin.attrs)
+        return made[1].get(attr)
 
     def is_namedtuple(self, cls: ClassVal) -> bool:
         """Whether a class of the checked code is (or derives from) a `typing.NamedTuple`

@@ -216,6 +216,8 @@ class Machine(ABC):
         self._metaclass_cache: dict[int, dict[str, Value]] = {}
         self._own_getattribute: dict[int, bool] = {}  # class -> `classes.reads_its_own_way`
         self._enum_kinds: dict[int, str | None] = {}  # class -> `classes.enum_kind`
+        # (class id, member name) -> the class and what its `__init__` set on the member
+        self._enum_inits: dict[tuple[int, str], tuple[ClassVal, dict[str, Value]]] = {}
         self._literals: dict[int, Value] = {}  # literal nodes live as long as their blocks
         # > 0 while running a branch or loop body whose running is not certain: stores into
         # shared mutable objects there cannot be taken as facts.
@@ -620,6 +622,8 @@ class Machine(ABC):
     def method_receiver(self, frame: Frame) -> tuple[ClassVal, Value] | None: ...
     @abstractmethod
     def enum_members(self, cls: ClassVal) -> list[EnumMember]: ...
+    @abstractmethod
+    def enum_member_attribute(self, member: EnumMember, attr: str) -> Value | None: ...
     @abstractmethod
     def mro(self, cls: ClassVal) -> Iterator[ClassVal]: ...
     @abstractmethod

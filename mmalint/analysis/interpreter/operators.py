@@ -113,6 +113,8 @@ class Operators(Machine):
             found = self.class_attr(value.cls, attr)
             if isinstance(found, Func):
                 return self._method(found, value, value.cls, node)  # given the member
+            if found is None:
+                found = self.enum_member_attribute(value, attr)
             return found if found is not None else UNKNOWN
         if isinstance(value, ClassVal):
             found = self.class_attr(value, attr)
