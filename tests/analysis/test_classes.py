@@ -7,8 +7,10 @@ operands: an int32 accumulator is right, a float32 one is MMA101.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
-from _analysis_lint import check
+from _analysis_lint import check, lint_project
 
 V = "0.12"
 MAKE_INT8 = '''
@@ -162,3 +164,16 @@ KINDS = {{k.__name__: k for k in (Int8, Fp8)}}
 run(KINDS["{name}"]().acc())
 '''
     check(code, expect, target_jax=V)
+
+
+def test_super_into_another_modules_method_that_leads_to_no_mma_is_unknown(tmp_path: Path) -> None:
+    # as a test base's setUp of a library the tree holds (jax's JaxTestCase): its context
+    # managers in every world cost more than what it stores decides
+    base = "import jax.numpy as jnp\n\n\nclass Base:\n  def acc(self):\n    return jnp.float32\n"
+    derived = MAKE_INT8 + (
+        "from base import Base\n\n\nclass Derived(Base):\n  def acc(self):\n    return super().acc()\n\n\n"
+        "def test_it():\n  run(Derived().acc())\n")
+    assert lint_project(tmp_path, {"base.py": base, "kernel.py": derived}, "kernel.py") == []
+    # the same base in the module: its method runs
+    same = derived.replace("from base import Base\n", base.replace("import jax.numpy as jnp\n", ""))
+    assert lint_project(tmp_path, {"base.py": base, "kernel.py": same}, "kernel.py") == [("MMA101", "kernel.py", 11)]
