@@ -144,7 +144,9 @@ def _relevant(
                 learn(block)
     # Each block's names, read once: bare (`helper(`, `kernel,`), through `self.`/`cls.`, and
     # bare names called (`Kernel(`); the closure below is then set intersections.
-    words = {id(b): _words_of(b) for b in blocks if id(b) not in relevant_ids and not is_import_block(b)}
+    # A method reads its class's decorators too: `@pytest.mark.parametrize("op", [A, B])` on a
+    # test class gives each of its tests `op`.
+    words = {id(b): _with_class_decorators(b) for b in blocks if id(b) not in relevant_ids and not is_import_block(b)}
     seen_classes: set[str] = set()
     seen_built: set[str] = set()
     seen_bare: set[str] = set()
@@ -301,6 +303,22 @@ def _triggered(block: Block, foreign: frozenset[str], strict: bool) -> bool:
     if found is None:
         found = asked[(foreign, strict)] = _triggers(block.text, foreign, strict)
     return found
+
+
+def _with_class_decorators(block: Block) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """`_words_of` a block, with the bare names of its class's decorators for a method."""
+    words = _words_of(block)
+    parent = block.parent
+    if block.kind != "def" or parent is None or parent.kind != "class" or not parent.first_line.lstrip().startswith("@"):
+        return words
+    found = _DECORATORS.get(parent)
+    if found is None:
+        head = "".join(parent.source.lines[parent.start_line - 1: (parent.members[0].start_line if parent.members else parent.end_line + 1) - 1])
+        found = _DECORATORS[parent] = _names_in(head[:head.find("class")] if "class" in head else head)[0]
+    return (words[0] | found, words[1], words[2]) if found else words
+
+
+_DECORATORS: weakref.WeakKeyDictionary[Block, frozenset[str]] = weakref.WeakKeyDictionary()
 
 
 def _words_of(block: Block) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:

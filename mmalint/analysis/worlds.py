@@ -59,19 +59,23 @@ class World:
 
 
 def worlds_for(
-    interp: Machine, node: cst.FunctionDef, block: Block, frame: Frame
+    interp: Machine, node: cst.FunctionDef, block: Block, frame: Frame,
+    class_decorators: Sequence[tuple[cst.Decorator, Frame, Block]] = (),
 ) -> list[World]:
-    """The worlds a root function runs in; one blind world when it is not parameterized."""
+    """The worlds a root function runs in; one blind world when it is not parameterized. A
+    `@pytest.mark.parametrize` of its class (`class_decorators`, with where each is read)
+    sweeps each of its methods, as pytest applies it."""
     param_names = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
     if param_names and param_names[0] in ("self", "cls"):
         param_names = param_names[1:]
     axes: list[list[World]] = []
-    for decorator in node.decorators:
+    decorators = [(d, frame, block, False) for d in node.decorators] + [(d, f, b, True) for d, f, b in class_decorators]
+    for decorator, frame, block, of_class in decorators:
         expr = decorator.decorator
         if not isinstance(expr, cst.Call):
             continue
         callee = interp.eval(expr.func, frame, block)
-        if not isinstance(callee, Api):
+        if not isinstance(callee, Api) or (of_class and callee.name != "pytest.mark.parametrize"):
             continue
         cases = _cases(interp, callee.name, expr, frame, block, param_names)
         if cases is None:

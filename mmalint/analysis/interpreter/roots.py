@@ -109,6 +109,7 @@ class Roots(Fixtures):
         cls: ClassVal | None = None
         module = self.module_of(block.source)
         decorator_frame = module.frame
+        class_decorators: list[tuple[cst.Decorator, Frame, Block]] = []
         if block.parent is not None:
             if block.parent.name is None:
                 return
@@ -117,8 +118,11 @@ class Roots(Fixtures):
                 return
             cls = owner
             decorator_frame = Frame(self, module.frame, frozenset(), block.parent)
+            head = block.parent.statements()
+            if head and isinstance(head[0], cst.ClassDef):
+                class_decorators = [(d, module.frame, block.parent) for d in head[0].decorators]
         func = self.make_function(node, block, module.frame, cls)
-        worlds = self.fixture_worlds(node, block, cls, worlds_for(self, node, block, decorator_frame))
+        worlds = self.fixture_worlds(node, block, cls, worlds_for(self, node, block, decorator_frame, class_decorators))
         if self.program is not None and any(w.bindings for w in worlds) and self.program.skips_by_parameters(block.source):
             return  # a conftest hook may skip any of its worlds by their parameters: none is known to run
         is_static = any(
