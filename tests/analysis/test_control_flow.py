@@ -747,6 +747,28 @@ def test_all():
     check(code, [], target_jax=V, known=False)
 
 
+@pytest.mark.parametrize(("table", "expect", "known"), [
+    # a config exported into the module as JSON or TOML text (heldout32 case11)
+    ("json.loads('{\"int8\": {\"acc\": \"float32\"}}')", ["MMA101"], True),
+    ("json.loads('{\"int8\": {\"acc\": \"int32\"}}')", [], True),
+    ("tomllib.loads('[int8]\\nacc = \"float32\"\\n')", ["MMA101"], True),
+    # not JSON (Python raises), or text not known: unknown
+    ("json.loads('{int8: float32}')", [], False),
+    ("json.loads(open('c.json').read())", [], False),
+])
+def test_a_config_parsed_from_constant_text(table: str, expect: list[str], known: bool) -> None:
+    code = MAKE_INT8 + f'''
+import json
+import tomllib
+
+
+def test_it():
+  acc = {table}["int8"]["acc"]
+  make(getattr(jnp, acc))(jnp.zeros((64, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
+'''
+    check(code, expect, target_jax=V, known=known)
+
+
 @pytest.mark.parametrize(("kinds", "expect", "known"), [
     # `typing.get_args` of a `Literal` of constants: the kinds a test sweeps (heldout30 case01)
     ('Literal["int32", "float32"]', ["MMA101"], True),

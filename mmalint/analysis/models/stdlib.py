@@ -3,7 +3,9 @@ math, typing, contextlib."""
 
 from __future__ import annotations
 
+import json
 import math
+import tomllib
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -26,6 +28,7 @@ from mmalint.analysis.values import (
     Api,
     Const,
     ContextFactory,
+    DictVal,
     Func,
     GeneratorContext,
     Instance,
@@ -92,6 +95,50 @@ def _enter(host: Host, value: Value, raw: Args, call: Call) -> Value:
     with host.with_context(entering=value.func.node):
         made = host.call_value(value.func, raw, call.node, call.frame, call.block)
     return GeneratorContext(made.items[0] if isinstance(made, TupleVal) and len(made.items) == 1 else UNKNOWN)
+
+
+@model("json.loads", signature="(s, **kwargs)")
+def _json_loads(host: Host, args: Bound, call: Call) -> Value:
+    """`json.loads` of a constant string (a config table exported into the module as text)."""
+    return _parsed(args, json.loads)
+
+
+@model("tomllib.loads", signature="(s, **kwargs)")
+def _toml_loads(host: Host, args: Bound, call: Call) -> Value:
+    return _parsed(args, tomllib.loads)
+
+
+# The longest text parsed, and the most values kept of it: past them, unknown.
+MAX_PARSED_TEXT = 100_000
+MAX_PARSED_VALUES = 4096
+
+
+def _parsed(args: Bound, parse: Callable[[str], object]) -> Value:
+    text = args["s"]
+    if args.keywords or not (isinstance(text, Const) and isinstance(text.value, str)) or len(text.value) > MAX_PARSED_TEXT:
+        return UNKNOWN
+    try:
+        data = parse(text.value)
+    except (ValueError, RecursionError):
+        return UNKNOWN  # Python raises: nothing past it runs as written
+    budget = [MAX_PARSED_VALUES]
+    return _as_value(data, budget)
+
+
+def _as_value(data: object, budget: list[int]) -> Value:
+    """A parsed document as values: objects as dicts of string keys, arrays as lists, numbers,
+    strings, booleans and null as constants; anything else (a TOML date), or past the budget,
+    unknown."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        return UNKNOWN
+    if data is None or isinstance(data, bool | int | float | str):
+        return Const(data)
+    if isinstance(data, list):
+        return TupleVal(tuple(_as_value(item, budget) for item in data), is_list=True)
+    if isinstance(data, dict) and all(isinstance(key, str) for key in data):
+        return DictVal(tuple((key, _as_value(value, budget)) for key, value in data.items()))
+    return UNKNOWN
 
 
 @model("dataclasses.replace", signature="(*args, **changes)")
