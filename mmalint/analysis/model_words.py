@@ -64,6 +64,8 @@ MODELLED_PREFIXES: frozenset[str] = frozenset({
     'builtins.super',
     'builtins.tuple',
     'builtins.zip',
+    'collections',
+    'collections.namedtuple',
     'contextlib',
     'contextlib.contextmanager',
     'dataclasses',

@@ -595,6 +595,10 @@ class ClassVal(Value):
     keywords: tuple[tuple[str, Value], ...] = ()
 
 
+# The keyword of a class `collections.namedtuple` makes (`models/stdlib.py`): its fields.
+NAMEDTUPLE_FIELDS = "namedtuple fields"
+
+
 @dataclass(frozen=True, eq=False)
 class Instance(Value):
     """An object of a class of the module. Its attribute dict is mutable, like the object."""

@@ -747,6 +747,33 @@ def test_all():
     check(code, [], target_jax=V, known=False)
 
 
+@pytest.mark.parametrize(("made", "expect", "known"), [
+    # `collections.namedtuple` with defaults: an object holds what it was given, then the
+    # defaults (heldout32 case09)
+    ('Spec("int8")', ["MMA101"], True),
+    ('Spec("int8", "int32")', [], True),
+    ('Spec("int8", acc="int32")', [], True),
+    ('SPECS["s8"]', ["MMA101"], True),
+    # a field with no default not given (Python: TypeError), fields not known: unknown
+    ('Bare("int8")', [], False),
+    ('collections.namedtuple("X", FIELDS)("int8", "float32")', [], False),
+])
+def test_a_namedtuple_of_collections(made: str, expect: list[str], known: bool) -> None:
+    code = MAKE_INT8 + f'''
+import collections
+
+Spec = collections.namedtuple("Spec", "operand acc", defaults=("float32",))
+Bare = collections.namedtuple("Bare", ["operand", "acc"])
+SPECS = {{"s8": Spec("int8")}}
+
+
+def test_it():
+  spec = {made}
+  make(getattr(jnp, spec.acc))(jnp.zeros((64, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
+'''
+    check(code, expect, target_jax=V, known=known)
+
+
 @pytest.mark.parametrize(("table", "expect", "known"), [
     # a config exported into the module as JSON or TOML text (heldout32 case11)
     ("json.loads('{\"int8\": {\"acc\": \"float32\"}}')", ["MMA101"], True),

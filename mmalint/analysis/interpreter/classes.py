@@ -20,6 +20,7 @@ from mmalint.analysis.interpreter.handing import class_changed_elsewhere
 from mmalint.analysis.scopes import dotted_name as _dotted
 from mmalint.analysis.source import Block, BlockParseError
 from mmalint.analysis.values import (
+    NAMEDTUPLE_FIELDS,
     UNKNOWN,
     Api,
     BoundMethod,
@@ -296,6 +297,7 @@ class Classes(Machine):
                 instance.attrs["__unknown__"] = UNKNOWN
             return instance
         positional = list(args.positional)
+        made = NAMEDTUPLE_FIELDS in dict(cls.keywords)
         for name in fields:
             if positional:
                 instance.attrs[name] = positional.pop(0)
@@ -303,6 +305,9 @@ class Classes(Machine):
                 instance.attrs[name] = args.keywords[name]
             elif not args.complete:
                 instance.attrs[name] = UNKNOWN
+            elif made:
+                # `collections.namedtuple`'s object holds its defaults (Python: TypeError where none)
+                instance.attrs[name] = cls.attrs.get(name, UNKNOWN)
         post_init = self.class_attr(cls, "__post_init__")
         if isinstance(post_init, Func):
             # The `__init__` a dataclass makes ends by calling it (what it sets, `self._fn =
@@ -374,6 +379,9 @@ class Classes(Machine):
     def dataclass_fields(self, cls: ClassVal) -> list[str] | None:
         """The `__init__` parameters of a `@dataclass` (its annotated fields, bases first), or
         of a `typing.NamedTuple` class."""
+        made = dict(cls.keywords).get(NAMEDTUPLE_FIELDS)
+        if cls.block is None and isinstance(made, TupleVal):
+            return [f.value for f in made.items if isinstance(f, Const)]  # `collections.namedtuple`'s
         fields: list[str] = []
         for klass in reversed(list(self.mro(cls))):
             block = klass.block

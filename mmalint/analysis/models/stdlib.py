@@ -24,8 +24,12 @@ from mmalint.analysis.host import (
     subscript,
 )
 from mmalint.analysis.values import (
+    FALSE,
+    NAMEDTUPLE_FIELDS,
+    NONE,
     UNKNOWN,
     Api,
+    ClassVal,
     Const,
     ContextFactory,
     DictVal,
@@ -95,6 +99,22 @@ def _enter(host: Host, value: Value, raw: Args, call: Call) -> Value:
     with host.with_context(entering=value.func.node):
         made = host.call_value(value.func, raw, call.node, call.frame, call.block)
     return GeneratorContext(made.items[0] if isinstance(made, TupleVal) and len(made.items) == 1 else UNKNOWN)
+
+
+@model("collections.namedtuple", signature="(typename, field_names, *, rename=False, defaults=None, module=None)")
+def _namedtuple(host: Host, args: Bound, call: Call) -> Value:
+    """A class whose objects hold the fields given them, the last ones defaulting to
+    `defaults`: made as a dataclass's are (its fields as `__init__`'s parameters)."""
+    name, given, defaults = args["typename"], args["field_names"], args["defaults"]
+    names = (given.value.replace(",", " ").split() if isinstance(given, Const) and isinstance(given.value, str)
+             else [f.value for f in given.items if isinstance(f, Const) and isinstance(f.value, str)]
+             if isinstance(given, TupleVal) and all(isinstance(f, Const) for f in given.items) else None)
+    tail = [] if defaults == NONE else list(defaults.items) if isinstance(defaults, TupleVal) else None
+    if (not isinstance(name, Const) or not isinstance(name.value, str) or names is None or tail is None
+            or len(tail) > len(names) or not names or args["rename"] != FALSE or not all(n.isidentifier() for n in names)):
+        return UNKNOWN
+    attrs: dict[str, Value] = dict(zip(names[len(names) - len(tail):], tail, strict=True))
+    return ClassVal(name.value, None, (), attrs, ((NAMEDTUPLE_FIELDS, TupleVal(tuple(Const(n) for n in names))),))
 
 
 @model("json.loads", signature="(s, **kwargs)")
