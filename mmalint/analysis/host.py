@@ -67,6 +67,10 @@ class Host(Protocol):
         """`value.attr`, as the interpreter evaluates it."""
         ...
 
+    def subscript(self, value: Value, index: Value, node: cst.CSTNode, block: Block) -> Value:
+        """`value[index]`, as the interpreter evaluates it."""
+        ...
+
     def truth(self, value: Value) -> bool | None:
         """`bool(value)` when decided."""
         ...

@@ -82,6 +82,25 @@ class SomeInt(Unknown):
 SOME_INT = SomeInt()
 
 
+class KnownTruth(Unknown):
+    """A value of which only its truth is known: `x or y` with `x` undecided and `y` true is
+    `x` or `y`, true either way (as a value, neither `True` nor `y`)."""
+
+    truth: bool = False
+
+
+class Truthy(KnownTruth):
+    truth = True
+
+
+class Falsy(KnownTruth):
+    truth = False
+
+
+TRUTHY = Truthy()
+FALSY = Falsy()
+
+
 @dataclass(frozen=True)
 class Const(Value):
     """A Python literal: int, float, str, bool, None, Ellipsis."""
@@ -509,6 +528,15 @@ class SuperOf(Value):
     __hash__ = object.__hash__
     owner: ClassVal
     obj: Value
+
+
+@dataclass(frozen=True)
+class Getter(Value):
+    """`operator.attrgetter("dtypes.acc")` (`attribute`) or `operator.itemgetter(k)`: calling it
+    with an object gives that attribute path, or item, of it (`models/stdlib.py`)."""
+
+    path: tuple[Value, ...]
+    attribute: bool
 
 
 @dataclass(frozen=True)

@@ -774,6 +774,63 @@ def test_it():
     check(code, expect, target_jax=V, known=known)
 
 
+@pytest.mark.parametrize(("pick", "expect", "known"), [
+    # a table of selectors (heldout32 case19)
+    ('operator.attrgetter("dtypes.acc")', ["MMA101"], True),
+    ('operator.attrgetter("dtypes.good")', [], True),
+    ('lambda p: operator.itemgetter("acc")(p.table)', ["MMA101"], True),
+    # several attributes (a tuple), a name not constant: unknown
+    ('operator.attrgetter("dtypes.acc", "dtypes.good")', [], False),
+    ('operator.attrgetter(os.environ["FIELD"])', [], False),
+])
+def test_attrgetter_and_itemgetter(pick: str, expect: list[str], known: bool) -> None:
+    code = MAKE_INT8 + f'''
+import operator
+
+
+class Dtypes:
+  def __init__(self):
+    self.acc = jnp.float32
+    self.good = jnp.int32
+
+
+class Plan:
+  def __init__(self):
+    self.dtypes = Dtypes()
+    self.table = {{"acc": jnp.float32}}
+
+
+SELECT = {{"acc": {pick}}}
+
+
+def test_it():
+  acc = SELECT["acc"](Plan())
+  make(acc)(jnp.zeros((64, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
+'''
+    check(code, expect, target_jax=V, known=known)
+
+
+@pytest.mark.parametrize(("call", "expect"), [
+    # a script run as written has no arguments: `argv[1:] or DEFAULT` is the default
+    ("main(sys.argv)", ["MMA101"]),
+    ("main(sys.argv[:1] + ['int32'])", []),
+])
+def test_a_scripts_argv(call: str, expect: list[str]) -> None:
+    code = MAKE_INT8 + f'''
+import sys
+
+
+def main(argv):
+  for name in argv[1:] or ["float32"]:
+    make(getattr(jnp, name))(jnp.zeros((64, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
+
+
+if __name__ == "__main__":
+  {call}
+'''
+    check(code, expect, target_jax=V)
+
+
 @pytest.mark.parametrize(("table", "expect", "known"), [
     # a config exported into the module as JSON or TOML text (heldout32 case11)
     ("json.loads('{\"int8\": {\"acc\": \"float32\"}}')", ["MMA101"], True),

@@ -440,3 +440,37 @@ def test():
   run(dtypes())
 '''
     check(code, [], target_jax="0.11", known=False)
+
+
+_OR_SHAPE = '''
+import os
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def make(n, acc_dtype=jnp.int32):
+  def kernel(a_ref, b_ref, o_ref):
+    acc = plgpu.layout_cast(jnp.zeros((64, n), acc_dtype), plgpu.Layout.MMA_ACC(jnp.int8))
+    a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(jnp.int8))
+    b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(jnp.int8))
+    o_ref[...] = plgpu.mma(acc, a, b)
+  return plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct((64, n), jnp.int32))
+
+
+def test_it():
+  {line}
+  make(n, acc)(jnp.zeros((64, 64), jnp.int8), jnp.zeros((n, 64), jnp.int8))
+'''
+
+
+@pytest.mark.parametrize(("line", "expect"), [
+    # `u or 64` with `u` undecided is `u` or 64: true, and no number (it was `True`, and
+    # `(u or 64) * 2` made N = 2, a tile the acc base tile does not divide)
+    ('n, acc = (int(os.environ.get("N", "0")) or 64) * 2, jnp.int32', []),
+    # its truth still decides a branch
+    ('n, acc = 64, (jnp.float32 if (os.environ.get("X") or 1) else jnp.int32)', ["MMA101"]),
+    ('n, acc = 64, (jnp.float32 if (os.environ.get("X") and 0) else jnp.int32)', []),
+])
+def test_an_undecided_or_is_true_and_no_value(line: str, expect: list[str]) -> None:
+    check(_OR_SHAPE.replace("{line}", line), expect, target_jax="0.12", known=bool(expect))

@@ -16,8 +16,10 @@ from mmalint.analysis.interpreter.core import (
 from mmalint.analysis.source import Block
 from mmalint.analysis.values import (
     FALSE,
+    FALSY,
     NONE,
     TRUE,
+    TRUTHY,
     UNKNOWN,
     Api,
     ClassVal,
@@ -135,10 +137,11 @@ class Expressions(Machine):
             if truth is None:
                 right = self.eval(node.right, frame, block)
                 right_truth = self.truth(right)
+                # Which operand it is is not known; its truth may be (`u or 64` is true).
                 if is_and and right_truth is False:
-                    return FALSE
+                    return FALSY
                 if not is_and and right_truth is True:
-                    return TRUE
+                    return TRUTHY
                 return UNKNOWN
             if is_and:
                 return self.eval(node.right, frame, block) if truth else left

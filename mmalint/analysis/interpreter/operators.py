@@ -33,6 +33,7 @@ from mmalint.analysis.values import (
     FixtureNames,
     Func,
     Instance,
+    KnownTruth,
     MapVal,
     Method,
     Partial,
@@ -52,6 +53,7 @@ _HASHED = (SetVal, MapVal, DictVal)  # `in` looks a key up by hash
 # The most keys of a dict whose keys are not all strings (each is compared with the others).
 MAX_KEYS = 64
 _DEFINED = (Func, ClassVal)
+_NO_ARGUMENTS = TupleVal((UNKNOWN,), is_list=True)  # `sys.argv` of a script run with none
 
 
 class Operators(Machine):
@@ -67,6 +69,8 @@ class Operators(Machine):
         layout constant...), or the API itself."""
         if is_module:
             return Api(name, True)
+        if name == "sys.argv" and self.context.script:
+            return _NO_ARGUMENTS  # `python script.py`, as argparse reads it there (`models/commandline.py`)
         found = REGISTRY.resolve(name)
         return found if found is not None else Api(name)
 
@@ -184,6 +188,8 @@ class Operators(Machine):
     # ------------------------------------------------------------------ operators
 
     def truth(self, value: Value) -> bool | None:
+        if isinstance(value, KnownTruth):
+            return value.truth
         if isinstance(value, Const):
             try:
                 return bool(value.value)

@@ -35,6 +35,7 @@ from mmalint.analysis.values import (
     DictVal,
     Func,
     GeneratorContext,
+    Getter,
     Instance,
     LiteralType,
     Partial,
@@ -115,6 +116,36 @@ def _namedtuple(host: Host, args: Bound, call: Call) -> Value:
         return UNKNOWN
     attrs: dict[str, Value] = dict(zip(names[len(names) - len(tail):], tail, strict=True))
     return ClassVal(name.value, None, (), attrs, ((NAMEDTUPLE_FIELDS, TupleVal(tuple(Const(n) for n in names))),))
+
+
+@model("operator.attrgetter", signature="(attr)")
+def _attrgetter(host: Host, args: Bound, call: Call) -> Value:
+    """One dotted attribute path (several, giving a tuple: not read here)."""
+    given = args["attr"]
+    if len(args.positional) != 1 or not (isinstance(given, Const) and isinstance(given.value, str)):
+        return UNKNOWN
+    parts = given.value.split(".")
+    return Getter(tuple(Const(p) for p in parts), True) if all(p.isidentifier() for p in parts) else UNKNOWN
+
+
+@model("operator.itemgetter", signature="(item)")
+def _itemgetter(host: Host, args: Bound, call: Call) -> Value:
+    return Getter((args["item"],), False) if len(args.positional) == 1 else UNKNOWN
+
+
+@callable_kind(Getter)
+def _get(host: Host, value: Value, raw: Args, call: Call) -> Value:
+    assert isinstance(value, Getter)
+    if len(raw.positional) != 1 or raw.keywords or not raw.complete:
+        return UNKNOWN
+    found = raw.positional[0]
+    for part in value.path:
+        if value.attribute:
+            assert isinstance(part, Const)
+            found = host.getattr(found, part.value, call.node)
+        else:
+            found = host.subscript(found, part, call.node, call.block)
+    return found
 
 
 @model("json.loads", signature="(s, **kwargs)")
