@@ -35,6 +35,26 @@ def run(a, b, acc_t):
 """
 
 
+# A Pallas module whose `make(acc_dtype)` launches a warp-level MMA of int8 operands with an
+# accumulator of `acc_dtype` (int32 is right, float32 MMA101); `os` is imported for tests'
+# undecided conditions.
+MAKE_INT8 = """
+import os
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+
+def make(acc_dtype):
+  def kernel(a_ref, b_ref, o_ref):
+    acc = plgpu.layout_cast(jnp.zeros((64, 64), acc_dtype), plgpu.Layout.MMA_ACC(jnp.int8))
+    a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(jnp.int8))
+    b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(jnp.int8))
+    o_ref[...] = plgpu.mma(acc, a, b)
+  return plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct((64, 64), jnp.int32))
+"""
+
+
 def lint(code: str, target_jax: str = "0.12", **settings: Any) -> FileReport:
     """Every diagnostic for a snippet (dedented), as the engine reports them."""
     return check_text("snippet.py", textwrap.dedent(code), Settings(target_jax=target_jax, **settings))

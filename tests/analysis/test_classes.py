@@ -10,23 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from _analysis_lint import MAKE_INT8 as SHARED_MAKE_INT8
 from _analysis_lint import check, lint_project
 
 V = "0.12"
-MAKE_INT8 = '''
-import jax
-import jax.numpy as jnp
-from jax.experimental.pallas import mosaic_gpu as plgpu
-
-
-def make(acc_dtype):
-  def kernel(a_ref, b_ref, o_ref):
-    acc = plgpu.layout_cast(jnp.zeros((64, 64), acc_dtype), plgpu.Layout.MMA_ACC(jnp.int8))
-    a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(jnp.int8))
-    b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(jnp.int8))
-    o_ref[...] = plgpu.mma(acc, a, b)
-  return plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct((64, 64), jnp.int32))
-
+MAKE_INT8 = SHARED_MAKE_INT8 + '''
 
 def run(acc_dtype):
   make(acc_dtype)(jnp.zeros((64, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
@@ -176,4 +164,4 @@ def test_super_into_another_modules_method_that_leads_to_no_mma_is_unknown(tmp_p
     assert lint_project(tmp_path, {"base.py": base, "kernel.py": derived}, "kernel.py") == []
     # the same base in the module: its method runs
     same = derived.replace("from base import Base\n", base.replace("import jax.numpy as jnp\n", ""))
-    assert lint_project(tmp_path, {"base.py": base, "kernel.py": same}, "kernel.py") == [("MMA101", "kernel.py", 11)]
+    assert lint_project(tmp_path, {"base.py": base, "kernel.py": same}, "kernel.py") == [("MMA101", "kernel.py", 12)]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from _analysis_lint import PALLAS_RUN, all_of, check, lint, only, related_rows, row_of
+from _analysis_lint import MAKE_INT8, PALLAS_RUN, all_of, check, lint, only, related_rows, row_of
 
 V = "0.11"  # Pallas tests target jax 0.11 unless they sweep versions
 
@@ -609,21 +609,6 @@ def test_loop_carried_accumulator_over_k() -> None:
 
 
 # `make(acc_dtype)`: a Pallas tile of int8 operands with an accumulator of that dtype.
-MAKE_INT8 = '''
-import os
-import jax
-import jax.numpy as jnp
-from jax.experimental.pallas import mosaic_gpu as plgpu
-
-
-def make(acc_dtype):
-  def kernel(a_ref, b_ref, o_ref):
-    acc = plgpu.layout_cast(jnp.zeros((64, 64), acc_dtype), plgpu.Layout.MMA_ACC(jnp.int8))
-    a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(jnp.int8))
-    b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(jnp.int8))
-    o_ref[...] = plgpu.mma(acc, a, b)
-  return plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct((64, 64), jnp.int32))
-'''
 # A Pallas tile of int8 operands whose accumulator is `acc` of (`rows`, 64), launched at import.
 INT8_TILE = '''
 def kernel(a_ref, b_ref, o_ref):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from _analysis_lint import check, lint, lint_project, only, related_rows, row_of
+from _analysis_lint import MAKE_INT8, check, lint, lint_project, only, related_rows, row_of
 
 # jax's own test_warp_mma, with the accumulator's is_signed copied from the operand.
 WARP_MMA_TEST = '''
@@ -777,21 +777,9 @@ def test_a_table_feeds_product(sweep: str, table: str, expect: list[str]) -> Non
     ('@some_library.sweep("acc", [jnp.float32])', []),
 ])
 def test_a_test_classs_parametrize_sweeps_its_methods(decorator: str, expect: list[str]) -> None:
-    code = f'''
-import jax
-import jax.numpy as jnp
+    code = MAKE_INT8 + f'''
 import pytest
 import some_library
-from jax.experimental.pallas import mosaic_gpu as plgpu
-
-
-def make(acc_dtype):
-  def kernel(a_ref, b_ref, o_ref):
-    acc = plgpu.layout_cast(jnp.zeros((64, 64), acc_dtype), plgpu.Layout.MMA_ACC(jnp.int8))
-    a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(jnp.int8))
-    b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(jnp.int8))
-    o_ref[...] = plgpu.mma(acc, a, b)
-  return plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct((64, 64), jnp.int32))
 
 
 {decorator}
@@ -805,23 +793,10 @@ class TestTiles:
 
 def test_a_method_reads_the_names_its_classs_parametrize_names(tmp_path: Path) -> None:
     # the test method names none of the kernels: only its class's decorator does
-    kernels = '''
-import jax
-import jax.numpy as jnp
-from jax.experimental.pallas import mosaic_gpu as plgpu
-
-
-def tile(acc_dtype):
-  def kernel(a_ref, b_ref, o_ref):
-    acc = plgpu.layout_cast(jnp.zeros((64, 64), acc_dtype), plgpu.Layout.MMA_ACC(jnp.int8))
-    a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(jnp.int8))
-    b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(jnp.int8))
-    o_ref[...] = plgpu.mma(acc, a, b)
-  return plgpu.kernel(kernel, out_type=jax.ShapeDtypeStruct((64, 64), jnp.int32))
-
+    kernels = MAKE_INT8 + '''
 
 def int8_tile(a, b):
-  return tile(jnp.float32)(a, b)
+  return make(jnp.float32)(a, b)
 '''
     test = '''
 import jax.numpy as jnp
@@ -837,4 +812,4 @@ class TestTiles:
     run(jnp.zeros((64, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
 '''
     assert lint_project(tmp_path, {"kernels.py": kernels, "test_tiles.py": test}, "test_tiles.py") == [
-        ("MMA101", "kernels.py", 11)]
+        ("MMA101", "kernels.py", 12)]
