@@ -78,6 +78,12 @@ class MathMode(enum.Enum):
     if not isinstance(value, str):
       return None
     return {"fastest": cls.FAST, "high": cls.EXACT}.get(value.lower())
+class Plain(enum.Enum):
+  EXACT = ("int8", "float32")
+  def __init__(self, operand, accumulator):
+    self.accumulator = getattr(jnp, accumulator)
+  def _missing_(value):
+    return Plain.EXACT if value == "high" else None
 '''
 
 
@@ -92,6 +98,8 @@ class MathMode(enum.Enum):
     # `_missing_` gives None (Python: ValueError), or an attribute `__init__` does not set
     ("MathMode(3).accumulator", []),
     ("MathMode.EXACT.scale", []),
+    # a `_missing_` that is no class method gets the value alone, as `cls._missing_(value)`
+    ("Plain('high').accumulator", ["MMA101"]),
 ])
 def test_an_enum_whose_init_reads_its_value(pick: str, expect: list[str]) -> None:
     check(_pallas("DT = jnp.int8\n" + _TUPLE_ENUM + "ACC = " + pick + "\n", "ACC"),

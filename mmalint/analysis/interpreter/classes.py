@@ -332,9 +332,12 @@ class Classes(Machine):
         # None matches: the class's `_missing_(value)` may give one (an alias table), else
         # Python raises ValueError.
         missing = self.class_attr(cls, "_missing_")
-        if isinstance(missing, Func) and missing.owner is cls:
-            found = self.call_value(BoundMethod(missing, cls), Args([given], {}, [None], {}), missing.node,
-                                    self.module_of(missing.block.source).frame, missing.block)
+        if isinstance(missing, Func) and missing.owner is cls and isinstance(missing.node, cst.FunctionDef):
+            # A class method gets the class; a function of the class body (static or not) only
+            # the value, as `cls._missing_(value)` calls it.
+            bound = any(_dotted(d.decorator) == "classmethod" for d in missing.node.decorators)
+            found = self.call_value(BoundMethod(missing, cls) if bound else missing, Args([given], {}, [None], {}),
+                                    missing.node, self.module_of(missing.block.source).frame, missing.block)
             return found if isinstance(found, EnumMember) and found.cls is cls else UNKNOWN
         return UNKNOWN
 
