@@ -212,3 +212,36 @@ def test_plain():
     assert codes(found) == ["MMA101"]
     code_without_plain = code.replace("  body(a, a, None, Plain())\n", "  pass\n")
     assert codes(lint(tmp_path, {"k.py": code_without_plain}, "k.py")) == []
+
+
+MANY = """
+KERNELS = {}
+
+
+def register(*names):
+  def deco(fn):
+    for name in names:
+      if name in KERNELS:
+        raise ValueError(name)
+      KERNELS[name] = fn
+    return fn
+  return deco
+
+
+def get_kernel(name):
+  return KERNELS[name]
+"""
+
+
+@pytest.mark.parametrize(("first", "second", "expect"), [
+    # a decorator registers several keys in a loop (heldout32 case07: `zero_accumulator_for`);
+    # its own duplicate check reads the table while the first statement is under way
+    ('"bf16", "f16"', '"int8", "int4"', ["MMA101"]),
+    ('"bf16", "f16"', '"int4", "uint4"', []),
+    # a key two statements register: which one stays depends on order (Python raises here)
+    ('"bf16", "int8"', '"int8", "int4"', []),
+])
+def test_a_statement_may_register_several_keys(tmp_path: Path, first: str, second: str, expect: list[str]) -> None:
+    code = (IMPORTS + MANY + f"\n\n@register({first})" + BODY.format(name="good", acc="int32")
+            + f"\n\n@register({second})" + BODY.format(name="bad", acc="float32") + TEST.format(call='get_kernel("int8")'))
+    assert codes(lint(tmp_path, {"k.py": code}, "k.py")) == expect

@@ -3,9 +3,9 @@
 Code that runs after import sees the table as the modules of the tree leave it: its binding
 (`KERNELS = {}`), then each top-level statement that registers into it (`@register("int8")`
 on a def, `register_recipe(Recipe(...))`), run in its own module as module-level code runs,
-each storing through the registrar's own code. Each must register one new key: a statement
-that stored nothing, or overwrote a key, or ran before the table was first read (so its store
-was not seen), leaves the table unknown; so does a decorator or call that names something
+each storing through the registrar's own code. Each must register new keys (one, or several
+in a loop: `@register("bf16", "f16")`): a statement that stored nothing, or overwrote a key, or
+ran before the table was first read (so its store was not seen), leaves the table unknown; so does a decorator or call that names something
 else than the registrar there (another module's `register`) where what it names is unknown.
 A read while a registering statement is under way (the registrar's own `if name in KERNELS:
 raise`) sees the table as filled so far.
@@ -29,7 +29,8 @@ class Fill:
     """How a run filled one registry: its registering statements, how many registered."""
 
     sites: tuple[tuple[SourceFile, Block], ...]
-    registered: int = 0
+    registered: int = 0  # keys the statements stored (at least one for a statement under way)
+    under_way: bool = False  # a statement was under way when the table was first read
     unknown: bool = False
     value: Value | None = None  # the table once every statement registered
 
@@ -55,7 +56,8 @@ class Registries(Machine):
         value = module.frame.env.get(name, UNKNOWN)
         if any(id(block) in self.module_of(source).executing for source, block in fill.sites):
             return value  # a registering statement under way: the registrar's own reads
-        if not isinstance(value, DictVal | MapVal) or len(value.items) != fill.registered or any(
+        stored = len(value.items) if isinstance(value, DictVal | MapVal) else -1
+        if stored < fill.registered or (stored != fill.registered and not fill.under_way) or any(
                 id(block) not in self.module_of(source).executed or id(block) in self.module_of(source).incomplete
                 for source, block in fill.sites):
             fill.unknown = True
@@ -83,7 +85,10 @@ class Registries(Machine):
         for source, block in fill.sites:
             state = self.module_of(source)
             if id(block) in state.executing:
-                fill.registered += 1  # its store is under way (it read the table first)
+                # Its store is under way (it read the table first): one key at least, the
+                # rest of the table's once every other statement is counted.
+                fill.registered += 1
+                fill.under_way = True
                 continue
             ours = self._registers_with(state, block, table.registrars, nodes)
             if ours is None or id(block) in state.executed:
@@ -95,10 +100,10 @@ class Registries(Machine):
             self.execute_module_block(block)
             after = module.frame.env.get(table.name)
             if not (isinstance(before, DictVal | MapVal) and isinstance(after, DictVal | MapVal)
-                    and len(after.items) == len(before.items) + 1 and after.items[: len(before.items)] == before.items):
-                fill.unknown = True  # stored nothing, or more, or over a key
+                    and len(after.items) > len(before.items) and after.items[: len(before.items)] == before.items):
+                fill.unknown = True  # stored nothing, or over a key
                 return fill
-            fill.registered += 1
+            fill.registered += len(after.items) - len(before.items)
         return fill
 
     def _registers_with(self, state: ModuleState, block: Block, words: frozenset[str], nodes: set[int]) -> bool | None:
