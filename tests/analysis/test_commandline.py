@@ -63,6 +63,21 @@ def lint(root: Path, setup: str, argv: str = "", extra: dict[str, str] | None = 
     return lint_project(root, files, "mm/kernel.py")
 
 
+@pytest.mark.parametrize(("made", "expect"), [
+    ('argparse.ArgumentParser(description="x", allow_abbrev=False)', FOUND),
+    # a parent's options (a required one, say) or another default for every option: not read
+    ("argparse.ArgumentParser(parents=[BASE])", []),
+    ('argparse.ArgumentParser(argument_default="bfloat16")', []),
+])
+def test_a_parser_made_with_what_changes_its_options_is_not_read(tmp_path: Path, made: str, expect: list[str]) -> None:
+    files = {"mm/__init__.py": "", "mm/kernel.py": KERNEL}
+    script = SCRIPT.replace('argparse.ArgumentParser(description="times one tile")', made).replace(
+        "{setup}", '  p.add_argument("--dtype", default="int8")').replace("{argv}", "")
+    script = script.replace("    from mm.kernel import tile_mma\n", "    from mm.kernel import tile_mma\n\n    BASE = argparse.ArgumentParser(add_help=False)\n")
+    files["scripts/bench.py"] = script
+    assert lint_project(tmp_path, files, "mm/kernel.py") == expect
+
+
 @pytest.mark.parametrize(("setup", "expect"), [
     # run as written: the default
     ('p.add_argument("--dtype", default="int8")', FOUND),
@@ -86,6 +101,11 @@ def lint(root: Path, setup: str, argv: str = "", extra: dict[str, str] | None = 
     ('p.add_argument("--dtype", default="int8", nargs="?")', []),
     ('p.add_argument("--dtype", default="int8", action=Choose)', []),
     ('p.add_argument("--dtype", default="int8")\nplugins.register(p)', []),
+    # the script ends where argparse refuses an option (a flag twice, `type` for a flag,
+    # `required` for a positional): nothing after it runs
+    ('p.add_argument("--dtype", default="int8")\np.add_argument("--dtype", default="int8")', []),
+    ('p.add_argument("--dtype", default="int8")\np.add_argument("--fast", action="store_true", type=int)', []),
+    ('p.add_argument("--dtype", default="int8")\np.add_argument("n", required=False)', []),
 ])
 def test_a_script_run_as_written_gets_each_options_default(
         tmp_path: Path, setup: str, expect: list[tuple[str, str, int]]) -> None:

@@ -51,9 +51,20 @@ class Option:
     const: Value
 
 
+# `ArgumentParser(...)`'s keywords that change neither the options nor the defaults (`parents`,
+# `argument_default`, `prefix_chars`, `fromfile_prefix_chars` do: a parser made with one is not
+# read).
+_PARSER_KEYWORDS = frozenset({"prog", "usage", "description", "epilog", "formatter_class", "add_help",
+                              "allow_abbrev", "exit_on_error", "conflict_handler"})
+
+
 @model("argparse.ArgumentParser", signature="(...)")
 def _parser(host: Host, args: Bound, call: Call) -> Value:
-    return ArgParser()
+    parser = ArgParser()
+    if args.positional or not args.complete or set(args.keywords) - _PARSER_KEYWORDS or (
+            "conflict_handler" in args.keywords and args.keywords["conflict_handler"] != Const("error")):
+        parser.spoil()
+    return parser
 
 
 @model("argparse.Namespace", signature="(**kwargs)")
@@ -72,6 +83,8 @@ def _parser_attribute(host: Host, value: Value, attr: str, node: cst.CSTNode) ->
 def _add_argument(host: Host, parser: Value, args: Bound, call: Call) -> Value:
     assert isinstance(parser, ArgParser)
     option = _option(args) if host.surely_running() else None
+    if option is not None and any(flag in o.flags for o in parser.options for flag in option.flags):
+        option = None  # argparse: "conflicting option string", the script ends there
     if option is None:
         parser.spoil()
     else:
@@ -127,12 +140,14 @@ def _option(args: Bound) -> Option | None:
     if not isinstance(action, Const) or action.value not in _ACTIONS:
         return None
     implied, reads = _ACTIONS[action.value]
+    if (not reads and {"type", "choices"} & set(args.keywords)) or (action.value != "store_const" and "const" in args.keywords):
+        return None  # argparse: TypeError when the option is added
     required = args.keywords.get("required", Const(False))
     dest = args.keywords.get("dest")
     if not isinstance(required, Const) or (dest is not None and not (isinstance(dest, Const) and isinstance(dest.value, str))):
         return None
     if not flags[0].startswith("-"):  # a positional: one string each
-        if len(flags) != 1 or dest is not None or not reads:
+        if len(flags) != 1 or dest is not None or not reads or "required" in args.keywords:
             return None
         return Option((), flags[0], str(action.value), args.keywords.get("default", implied),
                       args.keywords.get("type"), args.keywords.get("choices"), True, NONE)
