@@ -43,6 +43,24 @@ def _a_member(name: str, value: Value) -> bool:
     return not (name.startswith("_") or isinstance(value, Func | ClassVal))
 
 
+# A class's defs are read without their decorators (`define_class_block`): these decide how one is
+# read through an object or the class. A property is its value (a bound method was always
+# true); a class method gets the class, a static method nothing.
+_KINDS = {"property": "property", "cached_property": "property", "functools.cached_property": "property",
+          "classmethod": "classmethod", "staticmethod": "staticmethod"}
+
+
+def method_kinds(func: Func) -> frozenset[str]:
+    """Which of "property", "classmethod" and "staticmethod" a decorator of the def makes it."""
+    node = func.node
+    return decorator_kinds(node) if isinstance(node, cst.FunctionDef) else frozenset()
+
+
+def decorator_kinds(node: cst.FunctionDef) -> frozenset[str]:
+    """`method_kinds` of a def's node."""
+    return frozenset(kind for d in node.decorators if (kind := _KINDS.get(_dotted(d.decorator) or "")) is not None)
+
+
 def linearized(cls: ClassVal) -> tuple[Value, ...]:
     """The class's method resolution order (C3, as Python computes it), a base not of the
     checked code (`abc.ABC`, a library's class) in its place with no bases of its own;
@@ -335,7 +353,7 @@ class Classes(Machine):
         if isinstance(missing, Func) and missing.owner is cls and isinstance(missing.node, cst.FunctionDef):
             # A class method gets the class; a function of the class body (static or not) only
             # the value, as `cls._missing_(value)` calls it.
-            bound = any(_dotted(d.decorator) == "classmethod" for d in missing.node.decorators)
+            bound = "classmethod" in decorator_kinds(missing.node)
             found = self.call_value(BoundMethod(missing, cls) if bound else missing, Args([given], {}, [None], {}),
                                     missing.node, self.module_of(missing.block.source).frame, missing.block)
             return found if isinstance(found, EnumMember) and found.cls is cls else UNKNOWN

@@ -16,9 +16,8 @@ import libcst as cst
 
 from mmalint.analysis import bounds, names
 from mmalint.analysis.host import REGISTRY, Args, value_kinds
-from mmalint.analysis.interpreter.classes import linearized
+from mmalint.analysis.interpreter.classes import decorator_kinds, linearized, method_kinds
 from mmalint.analysis.interpreter.core import Frame, Machine
-from mmalint.analysis.scopes import dotted_name as _dotted
 from mmalint.analysis.source import Block
 from mmalint.analysis.values import (
     CONTAINERS,
@@ -122,7 +121,7 @@ class Operators(Machine):
             return found if found is not None else UNKNOWN
         if isinstance(value, ClassVal):
             found = self.class_attr(value, attr)
-            if isinstance(found, Func) and found.owner is not None and "classmethod" in _decorators(found):
+            if isinstance(found, Func) and found.owner is not None and "classmethod" in method_kinds(found):
                 return BoundMethod(found, value)  # `Cfg.pick(x)`: `cls` is the class
             if found is None and attr == "__name__":
                 return Const(value.name)  # `{p.__name__: p for p in POLICIES}`
@@ -139,7 +138,7 @@ class Operators(Machine):
         if owner is None or not isinstance(node, cst.FunctionDef):
             return None
         params = [*node.params.posonly_params, *node.params.params]
-        if not params or "staticmethod" in _kinds_of(node):
+        if not params or "staticmethod" in decorator_kinds(node):
             return None
         first = frame.env.get(params[0].name.value)
         return (owner, first) if first is not None else None
@@ -171,14 +170,14 @@ class Operators(Machine):
                 return UNKNOWN
             if isinstance(obj, Instance):
                 return self._method(found, obj, cls, node)
-            return BoundMethod(found, cls) if "classmethod" in _decorators(found) else found
+            return BoundMethod(found, cls) if "classmethod" in method_kinds(found) else found
         return UNKNOWN
 
     def _method(self, func: Func, obj: Value, cls: ClassVal, node: cst.CSTNode) -> Value:
         """A function of a class read through an object of it (or an enum member): bound to
         it; to the class for a class method; the value of a property; a static method or a
         function not of the class (stored on it) as it is."""
-        kinds = _decorators(func)
+        kinds = method_kinds(func)
         if func.owner is None or "staticmethod" in kinds:
             return func
         if "property" in kinds:
@@ -509,23 +508,6 @@ def _pairwise(same: Callable[[Value, Value], bool | None], left: TupleVal, right
 
 def _is_none(value: Value) -> bool:
     return isinstance(value, Const) and value.value is None
-
-
-# A class's defs are read without their decorators (`classes.py`): these decide how one is
-# read through an object or the class. A property is its value (a bound method was always
-# true); a class method gets the class, a static method nothing.
-_KINDS = {"property": "property", "cached_property": "property", "functools.cached_property": "property",
-          "classmethod": "classmethod", "staticmethod": "staticmethod"}
-
-
-def _decorators(func: Func) -> frozenset[str]:
-    """Which of "property", "classmethod" and "staticmethod" a decorator of the def makes it."""
-    node = func.node
-    return _kinds_of(node) if isinstance(node, cst.FunctionDef) else frozenset()
-
-
-def _kinds_of(node: cst.FunctionDef) -> frozenset[str]:
-    return frozenset(kind for d in node.decorators if (kind := _KINDS.get(_dotted(d.decorator) or "")) is not None)
 
 
 def enum_equal(one: EnumMember, other: Value) -> bool | None:
