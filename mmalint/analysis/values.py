@@ -574,10 +574,10 @@ class ArgParser(Value):
     __hash__ = object.__hash__
     options: Any = field(default_factory=list)  # list[commandline.Option]
     defaults: dict[str, Value] = field(default_factory=dict)
-    untouched: list[bool] = field(default_factory=lambda: [True])
+    untouched: bool = True
 
     def spoil(self) -> None:
-        self.untouched[0] = False
+        object.__setattr__(self, "untouched", False)  # (the parser changes, as the object does)
 
 
 @dataclass(frozen=True, eq=False)

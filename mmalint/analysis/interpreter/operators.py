@@ -69,7 +69,7 @@ class Operators(Machine):
         if is_module:
             return Api(name, True)
         if name == "sys.argv" and self.context.script:
-            return _NO_ARGUMENTS  # `python script.py`, as argparse reads it there (`models/commandline.py`)
+            return _NO_ARGUMENTS  # `python script.py`: what argparse parses there (`models/commandline.py`)
         found = REGISTRY.resolve(name)
         return found if found is not None else Api(name)
 

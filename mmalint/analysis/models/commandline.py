@@ -160,11 +160,12 @@ def _option(args: Bound) -> Option | None:
                   bool(required.value), args.keywords.get("const", NONE))
 
 
-def _argv(host: Host, given: Value) -> list[str] | None:
-    """The arguments parsed: none for a script run as written (`Context.script`) asking for
-    `sys.argv`'s; a list of constant strings as given; None otherwise."""
+def _argv(host: Host, given: Value, call: Call) -> list[str] | None:
+    """The arguments parsed: a list of constant strings as given, or `sys.argv[1:]` (the
+    interpreter's: a script run as written has none); None otherwise."""
     if given == NONE:
-        return [] if host.context.script else None
+        argv = host.getattr(Api("sys", True), "argv", call.node)
+        given = TupleVal(argv.items[1:], is_list=True) if isinstance(argv, TupleVal) and argv.items else UNKNOWN
     if isinstance(given, TupleVal) and all(isinstance(v, Const) and isinstance(v.value, str) for v in given.items):
         return [v.value for v in given.items if isinstance(v, Const)]
     return None
@@ -173,8 +174,8 @@ def _argv(host: Host, given: Value) -> list[str] | None:
 def _parse(host: Host, parser: ArgParser, args: Bound, call: Call) -> dict[str, Value] | None:
     """What `parse_args` stores, by dest; None where not known. Where argparse would exit (an
     option not known, a required one missing, a value not of its choices), the path ends."""
-    argv = _argv(host, args["args"])
-    if not parser.untouched[0] or argv is None or args["namespace"] != NONE or not args.complete:
+    argv = _argv(host, args["args"], call)
+    if not parser.untouched or argv is None or args["namespace"] != NONE or not args.complete:
         return None
     by_flag = {flag: option for option in parser.options for flag in option.flags}
     positionals = [option for option in parser.options if not option.flags]
