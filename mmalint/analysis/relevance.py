@@ -208,8 +208,7 @@ def _base_words(block: Block) -> tuple[frozenset[str], tuple[tuple[str, str], ..
     read once a block however many scans ask (as `_words_of`)."""
     found = _BASES.get(block)
     if found is None:
-        first = block.members[0].start_line if block.members else block.end_line + 1
-        head = _CLASS_BASES.search("".join(block.source.lines[block.start_line - 1 : first - 1]))
+        head = _CLASS_BASES.search(_class_head(block))
         bases = head.group(1) if head is not None else ""
         found = _BASES[block] = (frozenset(m.group(1) for m in _BARE.finditer(bases)), tuple(_QUALIFIED.findall(bases)))
     return found
@@ -313,12 +312,20 @@ def _with_class_decorators(block: Block) -> tuple[frozenset[str], frozenset[str]
         return words
     found = _DECORATORS.get(parent)
     if found is None:
-        head = "".join(parent.source.lines[parent.start_line - 1: (parent.members[0].start_line if parent.members else parent.end_line + 1) - 1])
-        found = _DECORATORS[parent] = _names_in(head[:head.find("class")] if "class" in head else head)[0]
+        head = _class_head(parent)
+        statement = _CLASS_STATEMENT.search(head)
+        found = _DECORATORS[parent] = _names_in(head[: statement.start() if statement is not None else len(head)])[0]
     return (words[0] | found, words[1], words[2]) if found else words
 
 
 _DECORATORS: weakref.WeakKeyDictionary[Block, frozenset[str]] = weakref.WeakKeyDictionary()
+_CLASS_STATEMENT = re.compile(r"^[ \t]*class\b", re.MULTILINE)
+
+
+def _class_head(block: Block) -> str:
+    """A class block's rows above its first member: its decorators and `class` statement."""
+    first = block.members[0].start_line if block.members else block.end_line + 1
+    return "".join(block.source.lines[block.start_line - 1 : first - 1])
 
 
 def _words_of(block: Block) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:

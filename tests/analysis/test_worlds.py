@@ -791,7 +791,12 @@ class TestTiles:
     check(code, expect, target_jax="0.12", known="some_library" not in decorator)
 
 
-def test_a_method_reads_the_names_its_classs_parametrize_names(tmp_path: Path) -> None:
+@pytest.mark.parametrize("above", [
+    "",
+    # a decorator above it whose text says "class": the decorators end at the class statement
+    '@pytest.mark.skipif(False, reason="no subclass needed")\n',
+])
+def test_a_method_reads_the_names_its_classs_parametrize_names(tmp_path: Path, above: str) -> None:
     # the test method names none of the kernels: only its class's decorator does
     kernels = MAKE_INT8 + '''
 
@@ -805,11 +810,11 @@ import pytest
 from kernels import int8_tile
 
 
-@pytest.mark.parametrize("run", [int8_tile])
+{above}@pytest.mark.parametrize("run", [int8_tile])
 class TestTiles:
 
   def test_tile(self, run):
     run(jnp.zeros((64, 64), jnp.int8), jnp.zeros((64, 64), jnp.int8))
-'''
+'''.replace("{above}", above)
     assert lint_project(tmp_path, {"kernels.py": kernels, "test_tiles.py": test}, "test_tiles.py") == [
         ("MMA101", "kernels.py", 12)]
