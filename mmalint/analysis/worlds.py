@@ -70,14 +70,14 @@ def worlds_for(
         param_names = param_names[1:]
     axes: list[list[World]] = []
     decorators = [(d, frame, block, False) for d in node.decorators] + [(d, f, b, True) for d, f, b in class_decorators]
-    for decorator, frame, block, of_class in decorators:
+    for decorator, read_in, read_at, of_class in decorators:
         expr = decorator.decorator
         if not isinstance(expr, cst.Call):
             continue
-        callee = interp.eval(expr.func, frame, block)
+        callee = interp.eval(expr.func, read_in, read_at)
         if not isinstance(callee, Api) or (of_class and callee.name != "pytest.mark.parametrize"):
             continue
-        cases = _cases(interp, callee.name, expr, frame, block, param_names)
+        cases = _cases(interp, callee.name, expr, read_in, read_at, param_names)
         if cases is None:
             continue
         if not cases or not all(cases):
