@@ -80,12 +80,15 @@ def linearized(cls: ClassVal) -> tuple[Value, ...]:
 _LINEARIZED: dict[int, tuple[ClassVal, tuple[Value, ...]]] = {}
 
 
+def _bases(cls: ClassVal) -> list[Value]:
+    """A class's bases, `builtins.object` left out (every order ends there)."""
+    return [b for b in cls.bases if not (isinstance(b, Api) and b.name == "builtins.object")]
+
+
 def _c3(cls: Value, depth: int) -> tuple[Value, ...]:
-    if not isinstance(cls, ClassVal):
+    if not isinstance(cls, ClassVal) or depth > 64:
         return (cls,)
-    bases = [b for b in cls.bases if not (isinstance(b, Api) and b.name == "builtins.object")]
-    if depth > 64:
-        return (cls,)
+    bases = _bases(cls)
     sequences = [list(_c3(b, depth + 1)) for b in bases] + [list(bases)]
     order: list[Value] = [cls]
     while any(sequences):
@@ -107,7 +110,7 @@ def _breadth_first(cls: ClassVal) -> tuple[Value, ...]:
             continue
         order.append(klass)
         if isinstance(klass, ClassVal):
-            todo.extend(b for b in klass.bases if not (isinstance(b, Api) and b.name == "builtins.object"))
+            todo.extend(_bases(klass))
     return tuple(order)
 
 
