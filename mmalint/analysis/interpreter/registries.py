@@ -4,11 +4,11 @@ Code that runs after import sees the table as the modules of the tree leave it: 
 (`KERNELS = {}`), then each top-level statement that registers into it (`@register("int8")`
 on a def, `register_recipe(Recipe(...))`), run in its own module as module-level code runs,
 each storing through the registrar's own code. Each must register new keys (one, or several
-in a loop: `@register("bf16", "f16")`): a statement that stored nothing, or overwrote a key, or
-ran before the table was first read (so its store was not seen), leaves the table unknown; so does a decorator or call that names something
-else than the registrar there (another module's `register`) where what it names is unknown.
-A read while a registering statement is under way (the registrar's own `if name in KERNELS:
-raise`) sees the table as filled so far.
+in a loop: `@register("bf16", "f16")`): a statement that stored nothing, or overwrote a key,
+or ran before the table was first read (so its store was not seen), leaves the table unknown;
+so does a decorator or call that names something else than the registrar there (another
+module's `register`) where what it names is unknown. A read while a registering statement is
+under way (the registrar's own `if name in KERNELS: raise`) sees the table as filled so far.
 """
 
 from __future__ import annotations
