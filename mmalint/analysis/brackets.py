@@ -20,6 +20,7 @@ SPACES = re.compile(r"[ \t]*")
 # A `def` row (its indent as group 1); one up to its `(`; a decorator's row up to its callee.
 DEF_ROW = re.compile(r"^([ \t]*)(?:async[ \t]+)?def[ \t]", re.MULTILINE)
 DEF_HEAD_ROW = re.compile(r"([ \t]*)(?:async[ \t]+)?def[ \t]+\w+[ \t]*\(")
+CLASS_HEAD_ROW = re.compile(r"([ \t]*)class[ \t]+\w+[ \t]*[(:]")
 DECORATOR_ROW = re.compile(r"[ \t]*@[ \t]*\Z")
 
 
@@ -149,13 +150,14 @@ def block_end(text: str, head: re.Match[str]) -> int:
     return below.start() if below is not None else len(text)
 
 
-def decorated(text: str, at: int, indent: int) -> re.Match[str] | None:
-    """The `def` row (`DEF_ROW`, up to its `(`) that a decorator ending at `at`, on a row
-    indented `indent` columns, decorates: past other decorators at that indent and rows
-    indented deeper (their arguments); None where anything else comes first."""
+def decorated(text: str, at: int, indent: int, heads: re.Pattern[str] = DEF_HEAD_ROW) -> re.Match[str] | None:
+    """The `def` row (`DEF_HEAD_ROW`, up to its `(`; a `class` row with `CLASS_HEAD_ROW`) that a
+    decorator ending at `at`, on a row indented `indent` columns, decorates: past other
+    decorators at that indent and rows indented deeper (their arguments); None where anything
+    else comes first."""
     row = text.find("\n", at) + 1
     while 0 < row < len(text):
-        head = DEF_HEAD_ROW.match(text, row)
+        head = heads.match(text, row)
         own = len(SPACES.match(text, row).group())  # type: ignore[union-attr]
         if head is not None and own == indent:
             return head

@@ -15,8 +15,11 @@ from typing import NamedTuple
 from mmalint.analysis.brackets import (
     CALL_REACH,
     CALLEE,
+    CLASS_HEAD_ROW,
     DECORATOR_ROW,
     DEDENT_TO,
+    DEF_HEAD_ROW,
+    DEF_ROW,
     KEYWORD_BEFORE,
     NOT_CALLS,
     SPACES,
@@ -609,30 +612,70 @@ def _kept_by_sweep(text: str, original: str, at: int, how: Handing, level: int, 
     else:
         return False
     indent = len(SPACES.match(text, text.rfind("\n", 0, opener) + 1).group())  # type: ignore[union-attr]
+    if down == 2 and level == how.nesting and how.row_places is not None:
+        params = [param for i, param in enumerate(params) if i in how.row_places]  # the rest get plain values
     head = decorated(text, end, indent)
-    found_params = parameters(text, head.end()) if head is not None and level >= down else None
-    if head is not None and found_params is not None and not params:
+    if head is None:
+        return level >= down and qualified == "mark.parametrize" and _kept_by_class_sweep(
+            text, decorated(text, end, indent, CLASS_HEAD_ROW), params, _item_handing(how, level, down),
+            aliases, consulted, reach)
+    found_params = parameters(text, head.end()) if level >= down else None
+    if found_params is not None and not params:
         taken = found_params[0][1 if indent else 0:]  # (a method's `self` first)
         if place >= len(taken) or taken[place].startswith("*"):
             return False
         params = [taken[place]]
-    if head is None or found_params is None or not params or not set(params) <= set(found_params[0]):
+    if found_params is None or not params or not set(params) <= set(found_params[0]):
         return False
-    item_level = level - down
-    if not down:
-        item_how = how  # the case itself
-    elif how.item_attributes is not None and not item_level:
-        item_how = Handing(attributes=how.item_attributes, calls_keep=how.item_calls_keep)  # an object the table holds
-    else:
-        item_how = Handing(item_level, item_attributes=how.item_attributes, item_calls_keep=how.item_calls_keep)
-    if down == 2 and level == how.nesting and how.row_places is not None:
-        params = [param for i, param in enumerate(params) if i in how.row_places]  # the rest get plain values
+    item_how = _item_handing(how, level, down)
     below = DEDENT_TO(len(head.group(1))).search(text, found_params[1])  # (past a `):` row of its own)
     span = text[found_params[1]:below.start() if below is not None else len(text)]
     consulted.update(params)
     into = reach._replace(module=text)
     return not any(_changed(span, param) or _hands_on(span, param, item_how, False, aliases, consulted, into)
                    for param in params)
+
+
+def _item_handing(how: Handing, level: int, down: int) -> Handing:
+    """How a sweep's parameter holds what a table `level` deep gives it, `down` levels in."""
+    item_level = level - down
+    if not down:
+        return how  # the case itself
+    if how.item_attributes is not None and not item_level:
+        return Handing(attributes=how.item_attributes, calls_keep=how.item_calls_keep)  # an object the table holds
+    return Handing(item_level, item_attributes=how.item_attributes, item_calls_keep=how.item_calls_keep)
+
+
+def _kept_by_class_sweep(text: str, klass: re.Match[str] | None, params: list[str], how: Handing, aliases: int,
+                         consulted: set[str], reach: _Reach) -> bool:
+    """Whether the parameters a sweep decorating a test class (`klass`, its `class` row) binds
+    are only read: pytest gives the cases to each of its methods that names them, read as a
+    decorated function's body is."""
+    if klass is None or not params:
+        return False
+    stop = block_end(text, klass)
+    methods = [(row, head) for row in DEF_ROW.finditer(text, klass.end(), stop)
+               if (head := DEF_HEAD_ROW.match(text, row.start())) is not None]
+    if not methods:
+        return False
+    indent = min(len(row.group(1)) for row, _ in methods)
+    taken: set[str] = set()
+    spans = []
+    for row, head in methods:
+        found = parameters(text, head.end())
+        if found is None:
+            return False
+        if len(row.group(1)) != indent or not set(params) & set(found[0]):
+            continue  # a function inside a method (in its body), or a method the sweep gives nothing
+        taken.update(found[0])
+        below = DEDENT_TO(indent).search(text, found[1])
+        spans.append(text[found[1]:below.start() if below is not None and below.start() < stop else stop])
+    if not set(params) <= taken:
+        return False
+    consulted.update(params)
+    into = reach._replace(module=text)
+    return not any(_changed(span, param) or _hands_on(span, param, how, False, aliases, consulted, into)
+                   for span in spans for param in params)
 
 
 def _table_holding(text: str, at: int) -> tuple[str, bool] | None:

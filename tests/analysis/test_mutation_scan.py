@@ -103,6 +103,10 @@ _CLASS = Handing(attributes=frozenset({"opts"}), calls_keep=True, copies=False) 
         # in a bracket open inside another (heldout29 case01's registry of factories)
         ("_F: dict[str, Callable[[], T]] = {}\ndef g(fn: dict[str, list[T]]) -> Callable[[], T]:\n  pass\n", False),
         ("cfg = T()\nprint(T.acc)\nok = T.opts['a'] == 1\n", False),
+        # a case of a test class's sweep, which its methods naming the parameter only read
+        # (heldout32 case29); a method naming none reads another `k`
+        ("@pytest.mark.parametrize('k', [T, U], ids=str)\nclass TestT:\n  def test_a(self, k):\n    x = k()\n"
+         "    assert x.n == 1\n  def helper(self):\n    return k\n", False),
         # Handed on: a store into it, held by a display (a dict's value on its own row too),
         # given to a call, returned by a lambda, a container attribute going on.
         ("T.acc = 1\n", True),
@@ -113,6 +117,14 @@ _CLASS = Handing(attributes=frozenset({"opts"}), calls_keep=True, copies=False) 
         ("g(key=lambda c: T)\n", True),
         ("else: use(T)\n", True),
         ("o = T.opts\no['a'] = 1\n", True),
+        # a test class's sweep whose method changes the case or hands it on; whose parameter
+        # no method names (pytest fails); or a class parametrized some other way
+        ("@pytest.mark.parametrize('k', [T, U])\nclass TestT:\n  def test_a(self, k):\n    pass\n"
+         "  def test_b(self, k):\n    k.acc = 2\n", True),
+        ("@pytest.mark.parametrize('k', [T, U])\nclass TestT:\n  def test_a(self, k):\n    keep(k)\n", True),
+        ("@pytest.mark.parametrize('k', [T, U])\nclass TestT:\n  def test_a(self, j):\n    pass\n", True),
+        ("@pytest.mark.parametrize('k', [T, U], indirect=True)\nclass TestT:\n  def test_a(self, k):\n    pass\n", True),
+        ("@parameterized.product(k=[T, U])\nclass TestT:\n  def test_a(self, k):\n    pass\n", True),
     ],
 )
 def test_what_hands_a_class_on(code: str, handed: bool) -> None:

@@ -1301,3 +1301,47 @@ def test_a_table_filled_at_import_around_an_import_of_the_tree_is_unknown_after_
         """,
     })
     assert check(root, "tables.py", "kernels.py", "test_kernels.py") == []
+
+
+@pytest.mark.parametrize(("method", "expect"), [
+    ("    run(case.dtype, case.acc)\n", ["MMA101"]),
+    # a method that changes what the sweep gives it: the class's attribute is not known
+    ("    case.acc = jnp.int32\n    run(case.dtype, case.acc)\n", []),
+])
+def test_a_class_a_test_classs_sweep_gives_its_methods_keeps_its_attributes(
+        tmp_path: Path, method: str, expect: list[str]) -> None:
+    # heldout32 case29: the cases a class-level `parametrize` lists were taken as handed on
+    # (to code not read), so a subclass's attribute read in the kernel was not known.
+    root = project(tmp_path, {
+        "kernels.py": KERNELS,
+        "cases.py": """
+            import jax.numpy as jnp
+
+
+            class Case:
+              dtype = jnp.float16
+              acc = jnp.float32
+
+
+            class Int8Case(Case):
+              dtype = jnp.int8
+        """,
+        "ops_test.py": f"""
+            import pytest
+            import jax.numpy as jnp
+            from cases import Case, Int8Case
+            from kernels import tile_mma
+
+
+            def run(dtype, acc):
+              tile_mma(dtype, acc)
+
+
+            @pytest.mark.parametrize("case", [Case, Int8Case], ids=lambda c: c.__name__)
+            class TestOps:
+
+              def test_tile(self, case):
+{textwrap.indent(method, "            ")}
+        """,
+    })
+    assert [code for code, _, _ in where(check(root, "ops_test.py"))] == expect
