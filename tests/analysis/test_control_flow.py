@@ -1597,6 +1597,10 @@ def test_int8():
         # the analysis does not see may skip the change.
         ("ACC_FOR = {jnp.int8: jnp.float32}\nACC_FOR[jnp.int4] = jnp.int32\n_t = None or ACC_FOR\n"
          "_t[jnp.int8] = jnp.int32\n", None),
+        # ... through a plain name bound to it, changed in another statement (each statement
+        # was scanned alone, the name's change not seen: a false positive until 2026-12-07)
+        ("ACC_FOR = {jnp.int8: jnp.float32}\nACC_FOR[jnp.int4] = jnp.int32\n_t = ACC_FOR\n"
+         "_t[jnp.int8] = jnp.int32\n", None),
         ("ACC_FOR = {jnp.int8: jnp.float32}\nACC_FOR[jnp.int4] = jnp.int32\n_t = True and ACC_FOR\n"
          "_t[jnp.int8] = jnp.int32\n", None),
         ("ACC_FOR = {jnp.int8: jnp.float32}\nACC_FOR[jnp.int4] = jnp.int32\n_t = ACC_FOR if M else {}\n"

@@ -742,6 +742,8 @@ def _settling_chain(source: SourceFile, name: str, mutated: bool) -> Chain | Non
         return None  # bound again, not changed: which binding a function sees is not known
     if BY_NAME.search(code_of(source.text)):
         return None  # `globals()["T"]`, `vars()`, `exec(...)`: changed where no name says so
+    if passed_on(source.text, name):
+        return None  # (the whole text: a name bound to it is read wherever it is in scope)
     word = re.compile(r"(?<![\w.])" + re.escape(name) + r"\b")
     binding_ids = {id(b) for b in bindings}
     blocks: list[Block] = []
@@ -758,8 +760,6 @@ def _settling_chain(source: SourceFile, name: str, mutated: bool) -> Chain | Non
             # Under `try` or `with` (an exception the analysis does not see may skip it), or
             # in a lambda (it runs when called, not here; a lambda that does not name it, as
             # `T[w] = lambda dt: make(dt, w)`, is only a value stored).
-            return None
-        if passed_on(text, name):
             return None
         if changes or id(block) in binding_ids:
             blocks.append(block)
