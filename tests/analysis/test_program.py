@@ -1345,3 +1345,31 @@ def test_a_class_a_test_classs_sweep_gives_its_methods_keeps_its_attributes(
         """,
     })
     assert [code for code, _, _ in where(check(root, "ops_test.py"))] == expect
+
+
+@pytest.mark.parametrize(("elsewhere", "expect"), [
+    ("", [("MMA101", "kernels.py", MMA_ROW)]),
+    # the base changed through the table that holds it, by the module or by an importer
+    ("presets", []),
+    ("hack.py", []),
+])
+def test_presets_merged_from_a_base_dict_the_table_holds(
+        tmp_path: Path, elsewhere: str, expect: list[tuple[str, str, int]]) -> None:
+    # heldout33 case25: `PRESETS = {"ok": BASE, "bad": {**BASE, "acc": ...}}` and a caller's
+    # `{**PRESETS[name], **(overrides or {})}`: a dict display's `**` was not read, and BASE,
+    # held by the table, counted as handed on.
+    presets = ("import jax.numpy as jnp\n\nBASE = {'dtype': jnp.int8, 'acc': jnp.int32}\n"
+               "PRESETS = {'ok': BASE, 'bad': {**BASE, 'acc': jnp.float32}}\n\n\n"
+               "def resolve(name, overrides=None):\n  return {**PRESETS[name], **(overrides or {})}\n")
+    if elsewhere == "presets":
+        presets += "\nPRESETS['ok']['acc'] = jnp.float32\nPRESETS['bad']['acc'] = jnp.int32\n"
+    files = {
+        "kernels.py": KERNELS,
+        "presets.py": presets,
+        "tests/test_ops.py": "import pytest\nfrom kernels import tile_mma\nfrom presets import resolve\n\n\n"
+                             "@pytest.mark.parametrize('name', ['ok', 'bad'])\ndef test_op(name):\n"
+                             "  cfg = resolve(name)\n  tile_mma(cfg['dtype'], cfg['acc'])\n",
+    }
+    if elsewhere == "hack.py":
+        files["hack.py"] = "import jax.numpy as jnp\nfrom presets import PRESETS\n\nPRESETS['bad']['acc'] = jnp.int32\n"
+    assert where(check(project(tmp_path, files), "kernels.py")) == expect

@@ -33,6 +33,7 @@ from mmalint.analysis.values import (
     TupleVal,
     Unknown,
     Value,
+    dict_entries,
     join,
 )
 
@@ -116,8 +117,12 @@ class Expressions(Machine):
         if type(node) is cst.Dict:
             entries: list[tuple[Value, Value]] = []
             for element in node.elements:
-                if not isinstance(element, cst.DictElement):
-                    return UNKNOWN
+                if not isinstance(element, cst.DictElement):  # `**other`: its entries, in order
+                    other = self.eval(element.value, frame, block)
+                    if not isinstance(other, DictVal | MapVal):
+                        return UNKNOWN
+                    entries.extend(dict_entries(other))
+                    continue
                 key = self.eval(element.key, frame, block)
                 if not key.known:
                     return UNKNOWN
