@@ -49,6 +49,7 @@ MODELLED_PREFIXES: frozenset[str] = frozenset({
     'builtins.max',
     'builtins.min',
     'builtins.never_decorator',
+    'builtins.next',
     'builtins.object',
     'builtins.object.__setattr__',
     'builtins.print',

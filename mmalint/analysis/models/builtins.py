@@ -469,6 +469,22 @@ model("builtins.max", signature="(*args, **kwargs)")(_extreme(max))
 model("builtins.sum", signature="(*args, **kwargs)")(_reduce(sum, single_iterable=True))
 
 
+@model("builtins.next", signature="(*args)")
+def _next(host: Host, args: Bound, call: Call) -> Value:
+    """`next(acc for kind, acc in RULES if cond)`: the first item of a generator expression
+    written in the call, or the default given where it yields none. Not `next` of anything
+    else: a list raises `TypeError`, an iterator made elsewhere has a state not read."""
+    node = call.node
+    values = args.positional
+    if not (isinstance(node, cst.Call) and node.args and isinstance(node.args[0].value, cst.GeneratorExp)
+            and len(values) in (1, 2) and not args.keywords):
+        return UNKNOWN
+    items = host.iterate(values[0])
+    if not items:
+        return values[1] if items is not None and len(values) == 2 else UNKNOWN
+    return items[0]
+
+
 @model("builtins.getattr", signature="(o, name, ...)")
 def _getattr(host: Host, args: Bound, call: Call) -> Value:
     name = args["name"]
