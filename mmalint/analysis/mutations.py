@@ -354,8 +354,9 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
                 continue  # a test, or a loop over a dict's keys
         elif (_THEN_READ.match(text, after) or _BEFORE_READ.search(text, max(0, before - 16), before)
               or (before and text[before - 1] == "*")  # `f(*T)`, `[*T]`: its items, not it
-              or (_STARRED_OPERAND.search(text, max(0, before - 80), before) and _STARRED_END.match(text, after))):
-            continue  # `{**(overrides or {})}`: its items, where it is the operand's value
+              or (_STARRED_OPERAND.search(text, max(0, before - 80), before) and _STARRED_END.match(text, after))
+              or (_OPEN_OPERAND.search(text, max(0, before - 80), before) and _READ_OPERAND_END.match(text, after))):
+            continue  # `{**(overrides or {})}`, `(widths or T).values()`: its items, where it is the value
         if (_BINDS.match(text, after) or _ANNOTATED_BINDING.match(text, after)) and (
                 before == 0 or text[before - 1] in "\n;"):  # `T = ...`, `T: dict[str, Cfg] = ...`
             continue
@@ -511,6 +512,11 @@ _OPERAND_AFTER = re.compile(r"[ \t]*(?:or|and)[ \t]+[A-Za-z_][\w.]*(?=[ \t]*(?:[
 # A use as an operand of `or`/`and` whose value is unpacked (`**(T or {})`, `*(names or T)`).
 _STARRED_OPERAND = re.compile(r"\*[ \t]*\([ \t]*(?:[A-Za-z_][\w.]*[ \t]+(?:or|and)[ \t]*)?\Z")
 _STARRED_END = re.compile(r"(?:(?:or|and)[ \t]+(?:\{[ \t]*\}|\[[ \t]*\]|\([ \t]*\)|[A-Za-z_][\w.]*)[ \t]*)?\)(?![ \t]*[.\[(])")
+# ... or read where its parentheses close (`(widths or T).values()`, `(names or T)[0]`), not
+# those of a call.
+_OPEN_OPERAND = re.compile(r"(?<![\w.)\]])\([ \t]*(?:[A-Za-z_][\w.]*[ \t]+(?:or|and)[ \t]*)?\Z")
+_READ_OPERAND_END = re.compile(r"(?:(?:or|and)[ \t]+(?:\{[ \t]*\}|\[[ \t]*\]|\([ \t]*\)|[A-Za-z_][\w.]*)[ \t]*)?\)"
+                               r"[ \t]*(?:\[|\.[ \t]*(?:values|keys|items|get|copy)[ \t]*\()")
 _BOUND_TO = re.compile(r"(?:^|;)[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*\Z", re.MULTILINE)
 _FOR_IN = re.compile(r"(?<![\w.])for[ \t]+([A-Za-z_]\w*)[ \t]+in[ \t]*\Z")
 

