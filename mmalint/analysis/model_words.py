@@ -75,6 +75,7 @@ MODELLED_PREFIXES: frozenset[str] = frozenset({
     'functools.cache',
     'functools.lru_cache',
     'functools.partial',
+    'functools.reduce',
     'functools.wraps',
     'ir',
     'ir.IntegerType',

@@ -435,3 +435,19 @@ def test_acc_picked_by_next_of_a_generator(pick: str, expect: list[str], known: 
     prelude = ("RULES = ((jnp.floating, jnp.float16), (jnp.signedinteger, jnp.int32))\n"
                "ITER = iter([jnp.float32, jnp.float16])\nnext(ITER)\nACC = " + pick + "\n")
     check(_pallas("DT = jnp.bfloat16\n" + prelude, "ACC"), expect, target_jax=V, known=known)
+
+
+@pytest.mark.parametrize(("fold", "expect", "known"), [
+    # A block shared by every layer (heldout33 case27: `functools.reduce(math.gcd, widths)`),
+    # a fold from an initial value, a lambda's; of an empty list, unknown (it raises).
+    ("functools.reduce(math.gcd, WIDTHS.values()) == 40", ["MMA102"], True),
+    ("functools.reduce(math.gcd, WIDTHS.values(), 48) == 8", ["MMA102"], True),
+    ("functools.reduce(lambda a, b: a + b, [1, 2], 10) == 13", ["MMA102"], True),
+    ("functools.reduce(lambda a, b: a + b, [1, 2], 10) == 3", [], True),
+    ("functools.reduce(math.gcd, []) == 0", [], False),
+])
+def test_acc_chosen_by_a_fold(fold: str, expect: list[str], known: bool) -> None:
+    from test_control_flow import V, _pallas
+    prelude = "import math\nWIDTHS = {'qkv': 3840, 'out': 1280, 'head': 1000}\nACC = jnp.float16 if " + fold + \
+        " else jnp.float32\n"
+    check(_pallas("DT = jnp.bfloat16\n" + prelude, "ACC"), expect, target_jax=V, known=known)

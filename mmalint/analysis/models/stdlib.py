@@ -249,6 +249,27 @@ def _math(fn: Callable[..., object]) -> Callable[[Host, Bound, Call], Value]:
     return compute
 
 
+_MAX_FOLDED = 64  # items `functools.reduce` folds (as many as a loop unrolls)
+
+
+@model("functools.reduce", signature="(function, iterable, *args)")
+def _fold(host: Host, args: Bound, call: Call) -> Value:
+    """`functools.reduce(math.gcd, widths)`: the function called on the running value and each
+    item in turn, from the initial value given or the first item."""
+    items = host.iterate(args["iterable"])
+    extra = list(args.positional[2:])
+    if items is None or len(items) > _MAX_FOLDED or len(extra) > 1 or args.keywords:
+        return UNKNOWN
+    items = extra + items
+    if not items:
+        return UNKNOWN  # `TypeError: reduce() of empty iterable with no initial value`
+    value = items[0]
+    for item in items[1:]:
+        value = host.call_value(args["function"], Args([value, item], {}, [None, None], {}, True), call.node,
+                                call.frame, call.block)
+    return value
+
+
 model("math.prod", signature="(*args, **kwargs)")(_math(lambda *xs: math.prod(xs)))
 model("math.ceil", signature="(*args, **kwargs)")(_math(math.ceil))
 model("math.gcd", signature="(*args, **kwargs)")(_math(math.gcd))
