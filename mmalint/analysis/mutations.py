@@ -192,8 +192,9 @@ def module_code(text: str) -> str:
     return _code_and_imports(text)[1]
 
 
-# Where a function a module imports is defined: that module's code and the function's name.
-Functions = Callable[[str], "tuple[str, str] | None"]
+# Where a function a module imports is defined: that module's code, the function's name, and
+# where the functions that module imports are.
+Functions = Callable[[str], "tuple[str, str, Functions] | None"]
 
 
 class _Reach(NamedTuple):
@@ -564,8 +565,7 @@ def _kept_by_its_function(text: str, at: int, how: Handing, aliases: int, consul
         elsewhere = functions(callee)  # (a name the module binds itself is its own)
         if elsewhere is None:
             return False
-        module, callee = elsewhere
-        functions = None  # the names that module imports are not known here
+        module, callee, functions = elsewhere  # (with the functions that module imports)
         heads = list(TOP_LEVEL_DEF(callee).finditer(module))
     if len(heads) != 1 or re.search(r"^" + re.escape(callee) + r"[ \t]*(?::[^=\n]*)?=", module, re.MULTILINE):
         return False  # not a function of the module, or bound more than once

