@@ -81,6 +81,7 @@ MODELLED_PREFIXES: frozenset[str] = frozenset({
     'ir.IntegerType',
     'ir.IntegerType.get_signless',
     'itertools',
+    'itertools.chain',
     'itertools.product',
     'jax',
     'jax.ShapeDtypeStruct',

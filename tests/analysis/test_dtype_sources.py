@@ -451,3 +451,16 @@ def test_acc_chosen_by_a_fold(fold: str, expect: list[str], known: bool) -> None
     prelude = "import math\nWIDTHS = {'qkv': 3840, 'out': 1280, 'head': 1000}\nACC = jnp.float16 if " + fold + \
         " else jnp.float32\n"
     check(_pallas("DT = jnp.bfloat16\n" + prelude, "ACC"), expect, target_jax=V, known=known)
+
+
+@pytest.mark.parametrize(("pick", "expect", "known"), [
+    # A plan built as `list(itertools.chain(...))` of displays and generator expressions
+    # (heldout33 case13), indexed; an iterable not known leaves it unknown.
+    ("list(itertools.chain([jnp.float32], (d for d in (jnp.float16,))))[1]", ["MMA102"], True),
+    ("list(itertools.chain([jnp.float32], (d for d in (jnp.float16,))))[0]", [], True),
+    ("list(itertools.chain([jnp.float16], unknown()))[0]", [], False),
+])
+def test_acc_picked_from_a_chain(pick: str, expect: list[str], known: bool) -> None:
+    from test_control_flow import V, _pallas
+    check(_pallas("DT = jnp.bfloat16\nimport itertools\nACC = " + pick + "\n", "ACC"), expect, target_jax=V,
+          known=known)

@@ -213,6 +213,21 @@ def _replace(host: Host, args: Bound, call: Call) -> Value:
     return host.call_value(obj.cls, Args([], {**kept, **args.keywords}, [], {}), call.node, call.frame, call.block)
 
 
+@model("itertools.chain", signature="(*iterables)")
+def _chain(host: Host, args: Bound, call: Call) -> Value:
+    """`itertools.chain(A, (f(x) for x in B))`: each iterable's items in turn (as a list: an
+    iterator read once here)."""
+    items: list[Value] = []
+    for iterable in args.positional if args.complete else ():
+        found = host.iterate(iterable)
+        if found is None:
+            return UNKNOWN
+        items.extend(found)
+    if not args.complete or len(items) > 256:
+        return UNKNOWN
+    return TupleVal(tuple(items), True)
+
+
 @model("itertools.product", signature="(*iterables, **kwargs)")
 def _product(host: Host, args: Bound, call: Call) -> Value:
     """`itertools.product(A, B)`, and `product(A, repeat=2)` (A with itself)."""
