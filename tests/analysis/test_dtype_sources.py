@@ -401,6 +401,24 @@ def test_acc_chosen_by_a_property(prelude: str, expect: list[str]) -> None:
     check(_pallas("DT = jnp.bfloat16\n" + prelude, "ACC"), expect, target_jax=V)
 
 
+_SETTER = ("class Cfg:\n  def __init__(self, mode):\n    self.mode = mode\n  @property\n  def mode(self):\n"
+           "    return self._mode\n  @mode.setter\n  def mode(self, value):\n    self._mode = value\n"
+           "    self.acc = jnp.float16 if value == 'half' else jnp.float32\n")
+
+
+@pytest.mark.parametrize(("prelude", "expect"), [
+    # A store through a property's setter runs it (heldout33 case07: the setter picks the
+    # accumulator), in `__init__` and after; it was stored as the attribute itself.
+    (_SETTER + "def pick():\n  c = Cfg('full')\n  c.mode = 'half'\n  return c.acc\nACC = pick()\n", ["MMA102"]),
+    (_SETTER + "def pick():\n  c = Cfg('half')\n  c.mode = 'full'\n  return c.acc\nACC = pick()\n", []),
+    (_SETTER + "def pick():\n  c = Cfg('half')\n  return c.acc if c.mode == 'half' else jnp.float32\nACC = pick()\n",
+     ["MMA102"]),
+])
+def test_acc_chosen_by_a_property_setter(prelude: str, expect: list[str]) -> None:
+    from test_control_flow import V, _pallas
+    check(_pallas("DT = jnp.bfloat16\n" + prelude, "ACC"), expect, target_jax=V)
+
+
 @pytest.mark.parametrize(("prelude", "expect"), [
     # A class method read through the class gets the class; a static method read through an
     # object gets no object (the object was given as the first argument).

@@ -272,10 +272,16 @@ class Classes(Machine):
         )
         return ClassVal(node.name.value, block, bases, {}, keywords, origin=Origin(block, node))
 
-    def store_attribute(self, owner: Value, attr: str | None, value: Value) -> None:
+    def store_attribute(self, owner: Value, attr: str | None, value: Value, node: cst.CSTNode | None = None) -> None:
         """`obj.attr = value`: objects of the module are mutable; class attributes are forgotten
         (they are read lazily, so the store's order relative to reads is unknown); stores into
-        jax modules (monkeypatching) are ignored."""
+        jax modules (monkeypatching) are ignored. A property's setter, where the class has one,
+        is called instead (at `node`, the store)."""
+        if isinstance(owner, Instance) and attr is not None and node is not None:
+            setter = self._setter(owner.cls, attr)
+            if setter is not None:
+                self.call_function(setter, Args([owner, value], {}, [None, None], {}), node)
+                return
         self.effects += 1
         if isinstance(owner, Instance | ClassVal):
             by_root.stored(self, owner.born if isinstance(owner, Instance) else None)
@@ -294,6 +300,26 @@ class Classes(Machine):
                     owner.attrs[key] = UNKNOWN
             else:
                 owner.attrs[attr] = UNKNOWN
+
+    def _setter(self, cls: ClassVal, attr: str) -> Func | None:
+        """The setter of the property `attr` the class has (`@acc.setter def acc(self, v)`, in
+        the class body that defines the property), or None."""
+        prop = self.class_attr(cls, attr)
+        if not (isinstance(prop, Func) and "property" in method_kinds(prop) and isinstance(prop.owner, ClassVal)):
+            return None
+        klass = prop.owner
+        for member in klass.block.members if klass.block is not None else ():
+            if attr not in member.bound_names:
+                continue
+            try:
+                stmts = member.statements()
+            except BlockParseError:
+                return None
+            if any(isinstance(stmt, cst.FunctionDef) and any(
+                    _dotted(d.decorator) == f"{attr}.setter" for d in stmt.decorators) for stmt in stmts):
+                found = self._class_member_value(klass, member, attr)
+                return found if isinstance(found, Func) else None
+        return None
 
     def instantiate(self, cls: ClassVal, args: Args, node: cst.CSTNode) -> Value:
         """`Cls(...)`: a new object, initialised by the module's `__init__` or dataclass fields;

@@ -358,7 +358,7 @@ class Statements(Machine):
             self.assign(target.value, value, frame, block)
         elif isinstance(target, cst.Attribute):
             owner = self.eval(target.value, frame, block)
-            self.store_attribute(owner, target.attr.value, value)
+            self.store_attribute(owner, target.attr.value, value, target)
         elif isinstance(target, cst.Subscript):
             # `o_ref[...] = x` stores into a kernel ref: nothing to track. `cfg["acc"] = x` on a
             # dict or list bound to a name: follow a constant key, otherwise forget the container.
