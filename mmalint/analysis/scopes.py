@@ -144,3 +144,86 @@ def local_names_of(node: cst.CSTNode) -> LocalNames:
     collector = LocalNames()
     read_only_visit(node, collector)
     return collector
+
+
+# What makes a new container: a display, a comprehension, `dict(...)`, `list(...)`,
+# `set(...)`, `copy.copy(x)`, `copy.deepcopy(x)`, `x.copy()`.
+_DISPLAYS = (cst.Dict, cst.List, cst.Set, cst.DictComp, cst.ListComp, cst.SetComp)
+_NEW_CONTAINER_CALLS = frozenset({"dict", "list", "set", "copy.copy", "copy.deepcopy"})
+# Scopes of their own, where the name may be another variable or the same one captured.
+_INNER_SCOPES = (cst.FunctionDef, cst.Lambda, cst.ClassDef, cst.DictComp, cst.ListComp, cst.SetComp,
+                 cst.GeneratorExp)
+
+
+def _new_container(node: cst.BaseExpression | None) -> bool:
+    if isinstance(node, _DISPLAYS):
+        return True
+    if not isinstance(node, cst.Call):
+        return False
+    if dotted_name(node.func) in _NEW_CONTAINER_CALLS:
+        return True
+    return isinstance(node.func, cst.Attribute) and node.func.attr.value == "copy" and not node.args
+
+
+def _own_use(ancestors: list[cst.CSTNode], name: cst.Name) -> bool:
+    """Whether a use of the name (its ancestors, nearest last) keeps the container it holds
+    its own: an item read or stored (`n[k]`, `n[k] = v`), a method called on it
+    (`n.setdefault(k, v)`), it returned, or a new container bound to it (`n = dict(x)`)."""
+    parent = ancestors[-1]
+    grand = ancestors[-2] if len(ancestors) > 1 else None
+    if isinstance(parent, cst.Subscript) and parent.value is name:
+        return True
+    if isinstance(parent, cst.Attribute) and parent.value is name:
+        return isinstance(grand, cst.Call) and grand.func is parent
+    if isinstance(parent, cst.Return):
+        return True
+    if isinstance(parent, cst.AssignTarget) and isinstance(grand, cst.Assign):
+        return len(grand.targets) == 1 and _new_container(grand.value)
+    if isinstance(parent, cst.AnnAssign) and parent.target is name:
+        return _new_container(parent.value)
+    return False
+
+
+def owns_its_container(function: cst.FunctionDef | cst.Lambda, name: str) -> bool:
+    """Whether the local `name` of the function always holds a container no other name
+    refers to: every binding makes a new one (`opts = dict(options)`, `{...}`, `x.copy()`)
+    and every use reads or stores an item of it, calls a method of it, or returns it (nothing
+    else may hold it: not given to a call, bound to another name, held by a display; not
+    named in a nested function or comprehension, nor `global`/`nonlocal`)."""
+    key = (id(function), name)
+    found = _OWNS.get(key)
+    if found is not None and found[0] is function:
+        return found[1]
+    answer = _owns(function, name)
+    if len(_OWNS) > 4096:
+        _OWNS.clear()
+    _OWNS[key] = (function, answer)
+    return answer
+
+
+_OWNS: dict[tuple[int, str], tuple[cst.CSTNode, bool]] = {}
+
+
+def _owns(function: cst.FunctionDef | cst.Lambda, name: str) -> bool:
+    if not isinstance(function, cst.FunctionDef):
+        return False
+    ancestors: list[cst.CSTNode] = [function]
+    bound = False
+
+    def walk(node: cst.CSTNode, inner: bool) -> bool:
+        nonlocal bound
+        if isinstance(node, cst.Name) and node.value == name:
+            if inner or not _own_use(ancestors, node):
+                return False
+            bound = bound or isinstance(ancestors[-1], cst.AssignTarget | cst.AnnAssign)
+            return True
+        if isinstance(node, cst.Global | cst.Nonlocal) and any(n.name.value == name for n in node.names):
+            return False
+        ancestors.append(node)
+        inside = inner or isinstance(node, _INNER_SCOPES)
+        try:
+            return all(walk(child, inside) for child in node.children)
+        finally:
+            ancestors.pop()
+
+    return walk(function.body, False) and bound

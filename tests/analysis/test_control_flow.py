@@ -214,11 +214,11 @@ def test_branches_inside_the_kernel(setup: str, expect: list[str]) -> None:
         ("", "  keys = {jnp.float16}\n  keys.add(jnp.int8)\n  acc_t = jnp.float32 if DT in keys else jnp.int32\n"),
         # Keys whose sameness is not decided: the table is not known.
         ("", "  table = {o_ref: jnp.int32, jnp.int8: jnp.float32}\n  acc_t = table[DT]\n"),
-        # Changed in place through another name, a copy, a callee, a container or a view: the
-        # interpreter keeps containers as values, so every holder is forgotten.
-        ("", "  m = {jnp.int8: jnp.int32}\n  c = {jnp.int8: jnp.int32}\n  c[jnp.int8] = jnp.float32\n  acc_t = m[DT]\n"),
-        ("", "  m = {jnp.int8: jnp.int32}\n  c = dict(m)\n  c[jnp.int8] = jnp.float32\n  acc_t = m[DT]\n"),
-        ("", "  m = {jnp.int8: jnp.int32}\n  c = m.copy()\n  c[jnp.int8] = jnp.float32\n  acc_t = m[DT]\n"),
+        # Changed in place through another name, a callee, a container or a view: the
+        # interpreter keeps containers as values, so every holder is forgotten (a copy that
+        # its name alone holds: `test_a_copy_changed_leaves_the_table_it_copied`).
+        ("", "  m = {jnp.int8: jnp.int32}\n  c = {jnp.int8: jnp.int32}\n  alias = c\n  c[jnp.int8] = jnp.float32\n"
+             "  acc_t = m[DT]\n"),
         ("", "  a = {jnp.int8: jnp.float32}\n  b = a\n  b |= {jnp.int8: jnp.int32}\n  acc_t = a[DT]\n"),
         ("", "  ints = {jnp.int4}\n  alias = ints\n  alias |= {jnp.int8}\n"
              "  acc_t = jnp.int32 if DT in ints else jnp.float32\n"),
@@ -261,6 +261,15 @@ def test_tables_that_change_or_are_undecided_are_unknown(prelude: str, setup: st
     # (In Python each accumulator here is int32: reported, a stale table is a false positive.)
     report = check(_pallas("DT = jnp.int8\n" + prelude, "acc_t", setup=setup), [], target_jax=V, known=False)
     assert report.calls == 1 and report.known_calls == 0
+
+
+@pytest.mark.parametrize("copy", ["{jnp.int8: jnp.float32}", "dict(m)", "m.copy()", "{**m}"])
+@pytest.mark.parametrize(("table", "expect"), [("jnp.int32", []), ("jnp.float32", ["MMA101"])])
+def test_a_copy_changed_leaves_the_table_it_copied(copy: str, table: str, expect: list[str]) -> None:
+    # A new container only its name holds (`scopes.owns_its_container`) changes alone: the
+    # table keeps its accumulator, known (every equal holder was forgotten before).
+    setup = f"  m = {{jnp.int8: {table}}}\n  c = {copy}\n  c[jnp.int8] = jnp.bfloat16\n  acc_t = m[DT]\n"
+    check(_pallas("DT = jnp.int8\n", "acc_t", setup=setup), expect, target_jax=V)
 
 
 # A module-level table the kernel reads (`ACC["i8"]`, float32 for int8 operands: MMA101 as it

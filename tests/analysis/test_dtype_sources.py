@@ -482,3 +482,20 @@ def test_acc_picked_from_a_chain(pick: str, expect: list[str], known: bool) -> N
     from test_control_flow import V, _pallas
     check(_pallas("DT = jnp.bfloat16\nimport itertools\nACC = " + pick + "\n", "ACC"), expect, target_jax=V,
           known=known)
+
+
+@pytest.mark.parametrize(("prelude", "expect", "known"), [
+    # Defaults filled into a copy of the options (heldout33 case29: the generic setdefault runs
+    # first, so the integer branch's does nothing): the copy alone changes, not the caller's.
+    ("def normalize(options):\n  opts = dict(options)\n  opts['dtype'] = jnp.dtype(opts['dtype'])\n"
+     "  opts.setdefault('acc', jnp.float16)\n  opts.setdefault('acc', jnp.float32)\n  return opts\n"
+     "ACC = normalize({'dtype': 'bfloat16'})['acc']\n", ["MMA102"], True),
+    ("def normalize(options):\n  opts = dict(options)\n  opts.setdefault('acc', jnp.float16)\n  return opts\n"
+     "ACC = normalize({'acc': jnp.float32})['acc']\n", [], True),
+    # the copy bound to another name too: which name holds which object is not followed
+    ("def normalize(options):\n  opts = dict(options)\n  both = opts\n  opts['acc'] = jnp.float16\n"
+     "  return both\nACC = normalize({'acc': jnp.float32})['acc']\n", [], False),
+])
+def test_acc_filled_into_a_copy_of_the_options(prelude: str, expect: list[str], known: bool) -> None:
+    from test_control_flow import V, _pallas
+    check(_pallas("DT = jnp.bfloat16\n" + prelude, "ACC"), expect, target_jax=V, known=known)

@@ -6,8 +6,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import libcst as cst
+import pytest
 
-from mmalint.analysis.scopes import LocalNames, local_names_of, read_only_visit
+from mmalint.analysis.scopes import LocalNames, local_names_of, owns_its_container, read_only_visit
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -66,3 +67,28 @@ def test_statements_alone_bind_what_the_whole_walk_binds_but_for_walrus() -> Non
     read_only_visit(walrus.body, whole)
     read_only_visit(walrus.body, statements, expressions=False)
     assert "n" in whole.names and "n" not in statements.names
+
+
+_NORMALIZE = ("def normalize(options):\n  opts = dict(options)\n  opts['dtype'] = jnp.dtype(opts['dtype'])\n"
+              "  opts.setdefault('acc', jnp.float32)\n  {extra}\n  return opts\n")
+
+
+@pytest.mark.parametrize(("extra", "owns"), [
+    ("pass", True),
+    ("print(len(opts['block']))", True),  # an item given on: not the container
+    # another name, a call, a display, a lambda or a loop may hold it; or it is rebound to
+    # a container another name holds
+    ("alias = opts", False),
+    ("keep(opts)", False),
+    ("kept = [opts]", False),
+    ("later = lambda: opts", False),
+    ("update = opts.update", False),
+    ("opts = options", False),
+    ("for opts in rows: pass", False),
+    ("global opts", False),
+])
+def test_a_local_owns_the_container_it_was_given(extra: str, owns: bool) -> None:
+    function = cst.parse_module(_NORMALIZE.format(extra=extra)).body[0]
+    assert isinstance(function, cst.FunctionDef)
+    assert owns_its_container(function, "opts") is owns
+    assert not owns_its_container(function, "options")  # a parameter: the caller's

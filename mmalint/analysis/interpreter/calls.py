@@ -33,7 +33,7 @@ from mmalint.analysis.mutations import (
     MUTATING_METHODS,
     SET_MUTATING_METHODS,
 )
-from mmalint.analysis.scopes import LocalNames, read_only_visit
+from mmalint.analysis.scopes import LocalNames, owns_its_container, read_only_visit
 from mmalint.analysis.scopes import dotted_name as _dotted
 from mmalint.analysis.source import Block
 from mmalint.analysis.values import (
@@ -591,25 +591,32 @@ class Calls(Machine):
                 or (frame.function is not None and _is_parameter(frame.function, name))):
             return False
         args = self.eval_args(call, frame, block)
-        self.rebind(receiver, _filled(self, receiver, func.attr.value, args), frame)
+        self.rebind(receiver, _filled(self, receiver, func.attr.value, args), frame, name)
         return True
 
-    def rebind(self, old: Value, new: Value, frame: Frame) -> None:
+    def rebind(self, old: Value, new: Value, frame: Frame, through: str | None = None) -> None:
         """`kwargs.pop(k)` mutates; values are immutable, so every name holding it is rebound.
         Reading a name gives a copy that carries where it was read, so holders are matched by
         facts: two names holding equal containers (a copy, an alias, two equal literals) may be
         one object or two, and both are forgotten; so are containers holding it and a dict's
         views (`t.keys()`: live in Python). The caller of a function that changed a container
-        it was given forgets it too (`call_value`)."""
+        it was given forgets it too (`call_value`). Changed `through` a local name that owns
+        its container (`opts = dict(options)`, `scopes.owns_its_container`), that name alone
+        holds it (and its views)."""
         self.effects += 1
         self._rebound.append(old)
         views = _views(old)
-        holders: list[tuple[Frame, str]] = []
+        owned = (through is not None and frame.function is not None and frame.env.get(through) == old
+                 and owns_its_container(frame.function, through))
+        holders: list[tuple[Frame, str]] = [(frame, through)] if owned and through is not None else []
         stale: list[tuple[Frame, str]] = []
         scope: Frame | None = frame
         while scope is not None:
             for name, value in scope.env.items():
-                if value is old or (type(value) is type(old) and value == old):
+                if owned:
+                    if isinstance(value, CONTAINERS) and value in views:
+                        stale.append((scope, name))
+                elif value is old or (type(value) is type(old) and value == old):
                     holders.append((scope, name))
                 elif isinstance(value, CONTAINERS) and (value in views or _holds(value, old, 2)):
                     stale.append((scope, name))

@@ -368,7 +368,8 @@ class Statements(Machine):
                 updated: Value = UNKNOWN
                 if isinstance(container, DictVal | MapVal) and index.known and not self._uncertainty:
                     updated = self.binary("|", container, self.mapping([(index, value)]), target)
-                self.rebind(container, updated, frame)
+                self.rebind(container, updated, frame,
+                            target.value.value if isinstance(target.value, cst.Name) else None)
 
 
 def _deleted(target: cst.BaseDelTargetExpression) -> list[cst.BaseExpression]:
