@@ -1677,3 +1677,20 @@ def test_a_table_filled_at_import_read_first_inside_a_try_or_with(
     # Module-level code runs as at import, whatever its first reader was doing: the fill is
     # a fact even where that reader is inside a `try` or `with` body (it was lost there).
     check(_READ_IN_A_GUARD.format(acc=acc, guard=guard, after=after), expect, target_jax=V)
+
+
+_OPTIONS = "class Cfg:\n  def __init__(self):\n    self.opts = {'acc': jnp.float32}\n"
+
+
+@pytest.mark.parametrize(("setup", "expect", "known"), [
+    # A store into an object's container attribute changes the object's: it was left as it
+    # was (the attribute's container is a value held by the object, not by a name), so the
+    # float32 read after an int32 store was reported (a false positive found on 2026-12-07).
+    ("  c = Cfg()\n  c.opts['acc'] = jnp.int32\n  acc_t = c.opts['acc']\n", [], True),
+    ("  c = Cfg()\n  c.opts['acc'] = jnp.bfloat16\n  acc_t = c.opts['acc']\n", ["MMA101"], True),
+    # through another name: which object holds it is not followed, forgotten
+    ("  c = Cfg()\n  o = c.opts\n  o['acc'] = jnp.int32\n  acc_t = c.opts['acc']\n", [], False),
+    ("  c = Cfg()\n  box = [c]\n  o = box[0].opts\n  o['acc'] = jnp.int32\n  acc_t = c.opts['acc']\n", [], False),
+])
+def test_a_store_into_an_objects_container_attribute(setup: str, expect: list[str], known: bool) -> None:
+    check(_pallas("DT = jnp.int8\n" + _OPTIONS, "acc_t", setup=setup), expect, target_jax=V, known=known)

@@ -610,21 +610,31 @@ class Calls(Machine):
                  and owns_its_container(frame.function, through))
         holders: list[tuple[Frame, str]] = [(frame, through)] if owned and through is not None else []
         stale: list[tuple[Frame, str]] = []
+        objects: dict[int, Instance] = {}
         scope: Frame | None = frame
         while scope is not None:
             for name, value in scope.env.items():
                 if owned:
                     if isinstance(value, CONTAINERS) and value in views:
                         stale.append((scope, name))
-                elif value is old or (type(value) is type(old) and value == old):
+                    continue
+                if value is old or (type(value) is type(old) and value == old):
                     holders.append((scope, name))
                 elif isinstance(value, CONTAINERS) and (value in views or _holds(value, old, 2)):
                     stale.append((scope, name))
+                _objects_in(value, objects, 2)
             scope = scope.parent
         for scope, name in holders:
             scope.env[name] = new if len(holders) == 1 else UNKNOWN
         for scope, name in stale:
             scope.env[name] = UNKNOWN
+        # An object's attribute may hold it too (`o = cfg.opts; o[k] = v`): forgotten (the
+        # store through the attribute itself sets it again: `Statements.assign`).
+        for obj in list(objects.values()):
+            for attr, held in list(obj.attrs.items()):
+                if held is old or (type(held) is type(old) and held == old) or (
+                        isinstance(held, CONTAINERS) and (held in views or _holds(held, old, 2))):
+                    self.store_attribute(obj, attr, UNKNOWN)
 
     def _forget_changed(self, args: Args, mark: int, frame: Frame) -> None:
         """After a call that changed containers (`rebind` since `mark`): the caller's names
@@ -695,6 +705,23 @@ def _views(old: Value) -> tuple[Value, ...]:
     entries = dict_entries(old)
     return (SetVal(tuple(k for k, _ in entries), ordered=True), TupleVal(tuple(v for _, v in entries), True),
             TupleVal(tuple(TupleVal(entry) for entry in entries), True))
+
+
+def _objects_in(value: Value, found: dict[int, Instance], depth: int) -> None:
+    """The objects a value is or holds, and those their attributes hold, `depth` levels down."""
+    if depth < 0:
+        return
+    if isinstance(value, Instance):
+        if id(value) not in found:
+            found[id(value)] = value
+            for held in list(value.attrs.values()):
+                _objects_in(held, found, depth - 1)
+    elif isinstance(value, DictVal):
+        for _, item in value.items:
+            _objects_in(item, found, depth - 1)
+    elif isinstance(value, TupleVal | SetVal):
+        for item in value.items:
+            _objects_in(item, found, depth - 1)
 
 
 def _holds(value: Value, old: Value, depth: int) -> bool:

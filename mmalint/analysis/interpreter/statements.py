@@ -27,6 +27,7 @@ from mmalint.analysis.values import (
     UNKNOWN,
     Api,
     DictVal,
+    Instance,
     MapVal,
     ProjectModule,
     TupleVal,
@@ -370,6 +371,12 @@ class Statements(Machine):
                     updated = self.binary("|", container, self.mapping([(index, value)]), target)
                 self.rebind(container, updated, frame,
                             target.value.value if isinstance(target.value, cst.Name) else None)
+                held_by = target.value
+                if isinstance(held_by, cst.Attribute) and isinstance(held_by.value, cst.Name):
+                    # `cfg.opts[k] = v`: the object's own attribute (not a property's value)
+                    owner = self.eval(held_by.value, frame, block)
+                    if isinstance(owner, Instance) and held_by.attr.value in owner.attrs:
+                        self.store_attribute(owner, held_by.attr.value, updated)
 
 
 def _deleted(target: cst.BaseDelTargetExpression) -> list[cst.BaseExpression]:
