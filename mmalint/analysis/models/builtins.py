@@ -8,6 +8,7 @@ for decorators that run their function with unknown arguments, never, or unchang
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -243,6 +244,27 @@ def _map(host: Host, args: Bound, call: Call) -> Value:
     ))
 
 
+@model("builtins.filter", signature="(function, iterable)")
+def _filter(host: Host, args: Bound, call: Call) -> Value:
+    """`filter(lambda n: width % n == 0, CANDIDATES)`: the items the function (`None`: the
+    item itself) decides true, consumed whole as `map`'s are; unknown where it decides one
+    neither way."""
+    items = host.iterate(args["iterable"])
+    if items is None or len(items) > MAX_MAPPED or args.keywords:
+        return UNKNOWN
+    function = args["function"]
+    kept: list[Value] = []
+    for item in items:
+        decided = item if isinstance(function, Const) and function.value is None else host.call_value(
+            function, Args([item], {}, [None], {}, True), call.node, call.frame, call.block)
+        truth = host.truth(decided)
+        if truth is None:
+            return UNKNOWN
+        if truth:
+            kept.append(item)
+    return TupleVal(tuple(kept))
+
+
 @model("builtins.list", signature="(*args)")
 def _list(host: Host, args: Bound, call: Call) -> Value:
     if not args.positional:
@@ -383,8 +405,11 @@ def _reduce(fn: Callable[..., object], single_iterable: bool = False) -> Callabl
 _STR_METHODS = frozenset({
     "lower", "upper", "casefold", "title", "capitalize", "strip", "lstrip", "rstrip", "startswith", "endswith",
     "replace", "removeprefix", "removesuffix", "split", "rsplit", "partition", "rpartition", "count", "find",
-    "isdigit", "isalpha", "isalnum", "isidentifier", "islower", "isupper",
+    "isdigit", "isalpha", "isalnum", "isidentifier", "islower", "isupper", "format",
 })
+# A text whose replacement fields are plain (`"{}{}"`, `"{0}_{1}"`): what `format` of
+# constants may fill in.
+_PLAIN_FIELDS = re.compile(r"(?:[^{}]|\{\{|\}\}|\{\d*\})*")
 
 
 _MAX_STR_RESULT = 4096
@@ -401,11 +426,20 @@ def _str_method(host: Host, receiver: Value, args: Bound, call: Call) -> Value:
     assert isinstance(receiver, Const) and isinstance(receiver.value, str)
     name = call.node.func.attr.value if isinstance(call.node, cst.Call) and isinstance(call.node.func, cst.Attribute) \
         else None
-    given = [a.value for a in args.positional if isinstance(a, Const)]
-    if name not in _STR_METHODS or len(given) != len(args.positional) or args.keywords:
+    given: list[object] = []
+    for arg in args.positional:
+        if isinstance(arg, Const):
+            given.append(arg.value)
+        elif name in ("startswith", "endswith") and (prefixes := _prefixes(arg)) is not None:
+            given.append(prefixes)  # `name.startswith(("int", "uint"))`
+        else:
+            return UNKNOWN
+    if name not in _STR_METHODS or args.keywords:
         return UNKNOWN
-    if not all(isinstance(g, str | int | None) for g in given):
+    if not all(isinstance(g, str | int | tuple | None) for g in given):
         return UNKNOWN
+    if name == "format" and not _PLAIN_FIELDS.fullmatch(receiver.value):
+        return UNKNOWN  # a format spec (`{:>1000000}`) or a field of an argument (`{0.attr}`)
     try:
         result = getattr(receiver.value, name)(*given)
     except Exception:
@@ -415,6 +449,14 @@ def _str_method(host: Host, receiver: Value, args: Bound, call: Call) -> Value:
     if isinstance(result, list | tuple):
         return TupleVal(tuple(Const(r) for r in result), isinstance(result, list))
     return Const(result)
+
+
+def _prefixes(value: Value) -> tuple[str, ...] | None:
+    """A tuple of constant strings (`name.startswith(("int", "uint"))`), or None."""
+    if isinstance(value, TupleVal) and not value.is_list and all(
+            isinstance(item, Const) and isinstance(item.value, str) for item in value.items):
+        return tuple(item.value for item in value.items)  # type: ignore[attr-defined]
+    return None
 
 
 def _extreme(fn: Callable[..., int]) -> Callable[[Host, Bound, Call], Value]:
