@@ -94,6 +94,11 @@ class Host(Protocol):
         class, or one whose fields are not known."""
         ...
 
+    def copies_its_own_way(self, cls: ClassVal) -> bool:
+        """Whether objects of the class may be copied their own way (`__copy__`,
+        `__deepcopy__`, `__reduce__`...), or by a base not of the checked code."""
+        ...
+
     def store_attribute(self, owner: Value, attr: str | None, value: Value) -> None:
         """`owner.attr = value` (`attr` None: some attribute)."""
         ...

@@ -499,3 +499,39 @@ def test_acc_picked_from_a_chain(pick: str, expect: list[str], known: bool) -> N
 def test_acc_filled_into_a_copy_of_the_options(prelude: str, expect: list[str], known: bool) -> None:
     from test_control_flow import V, _pallas
     check(_pallas("DT = jnp.bfloat16\n" + prelude, "ACC"), expect, target_jax=V, known=known)
+
+
+@pytest.mark.parametrize(("pick", "expect", "known"), [
+    # heldout34 case11: the candidates a lambda keeps; case15: a dtype name filled in by
+    # `str.format`; case17: `name.startswith(("int", "uint"))`.
+    ("[jnp.float32, jnp.float16][list(filter(lambda n: 1000 % n == 0, (64, 40, 8)))[0] // 40]", ["MMA102"], True),
+    ("[jnp.float32, jnp.float16][list(filter(lambda n: 1000 % n == 0, (64, 8)))[0] // 16]", [], True),
+    ("[jnp.float32, jnp.float16][list(filter(None, (0, 1)))[0]]", ["MMA102"], True),
+    ("list(filter(lambda d: d is UNSEEN, (jnp.float16,)))[0]", [], False),
+    ("jnp.dtype('{}{}'.format('float', 16))", ["MMA102"], True),
+    ("jnp.dtype('{0}{1}'.format('float', 32))", [], True),
+    ("jnp.dtype('{:>5}'.format('float16').strip())", [], False),  # a format spec: not filled in
+    ("jnp.float16 if 'uint8'.startswith(('int', 'uint')) else jnp.float32", ["MMA102"], True),
+    ("jnp.float16 if 'bfloat16'.startswith(('int', 'uint')) else jnp.float32", [], True),
+])
+def test_acc_from_filter_format_and_prefixes(pick: str, expect: list[str], known: bool) -> None:
+    from test_control_flow import V, _pallas
+    check(_pallas("DT = jnp.bfloat16\nUNSEEN = object()\nACC = " + pick + "\n", "ACC"), expect, target_jax=V,
+          known=known)
+
+
+_TEMPLATE = ("import copy\nclass Cfg:\n  def __init__(self):\n    self.acc = jnp.float32\n    self.inner = Inner()\n"
+             "class Inner:\n  def __init__(self):\n    self.acc = jnp.float32\n{hooks}"
+             "TEMPLATE = Cfg()\ndef make():\n  c = copy.deepcopy(TEMPLATE)\n  c.inner.acc = jnp.float16\n  return c\n")
+
+
+@pytest.mark.parametrize(("hooks", "pick", "expect", "known"), [
+    # A deep copy of a template (heldout34 case29): a new object, its objects copied too.
+    ("", "make().inner.acc", ["MMA102"], True),
+    # a class that copies its own way (`__deepcopy__` may give anything back): unknown
+    ("  def __deepcopy__(self, memo):\n    return self\n", "make().inner.acc", [], False),
+])
+def test_acc_of_a_deep_copy(hooks: str, pick: str, expect: list[str], known: bool) -> None:
+    from test_control_flow import V, _pallas
+    prelude = _TEMPLATE.format(hooks=hooks) + "ACC = " + pick + "\n"
+    check(_pallas("DT = jnp.bfloat16\n" + prelude, "ACC"), expect, target_jax=V, known=known)

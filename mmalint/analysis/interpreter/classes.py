@@ -16,7 +16,7 @@ from mmalint.analysis.interpreter.core import (
     Machine,
     walk_statements,
 )
-from mmalint.analysis.interpreter.handing import class_changed_elsewhere
+from mmalint.analysis.interpreter.handing import class_changed_elsewhere, copies_itself
 from mmalint.analysis.scopes import dotted_name as _dotted
 from mmalint.analysis.source import Block, BlockParseError
 from mmalint.analysis.values import (
@@ -425,6 +425,9 @@ class Classes(Machine):
             if isinstance(node, cst.ClassDef) and _namedtuple_head(node):
                 return True
         return False
+
+    def copies_its_own_way(self, cls: ClassVal) -> bool:
+        return copies_itself(cls)
 
     def dataclass_fields(self, cls: ClassVal) -> list[str] | None:
         """The `__init__` parameters of a `@dataclass` (its annotated fields, bases first), or

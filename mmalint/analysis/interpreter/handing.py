@@ -92,7 +92,7 @@ def changed_elsewhere(source: SourceFile, name: str, value: Value, program: Prog
             # `TABLE["int8"].set_acc(v)`, `for c in TABLE.values(): c.set_acc(v)`: a method that
             # sets an attribute, called on an object the table holds.
             item_calls_keep = all(_methods_keep_attributes(item.cls) for item in objects)
-    copies = not (isinstance(value, Instance) and _copies_itself(value.cls))
+    copies = not (isinstance(value, Instance) and copies_itself(value.cls))
     how = Handing(nesting, isinstance(value, DictVal | MapVal), attributes, calls_keep, methods, item_attributes, copies,
                   item_calls_keep, _row_places(value, nesting))
     if handed_on(source, name, how, program):
@@ -505,7 +505,7 @@ def _changes_its_objects(code: str) -> bool:
     return False
 
 
-def _copies_itself(cls: ClassVal) -> bool:
+def copies_itself(cls: ClassVal) -> bool:
     """Whether the class (or a base) may make its own copies (`__copy__`, `__deepcopy__`,
     `__reduce__`): `copy.copy` of an object of it may give the object back."""
     lineage = _lineage(cls)

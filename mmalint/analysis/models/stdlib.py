@@ -38,7 +38,9 @@ from mmalint.analysis.values import (
     Getter,
     Instance,
     LiteralType,
+    MapVal,
     Partial,
+    SetVal,
     TupleVal,
     Value,
     as_int,
@@ -190,6 +192,37 @@ def _as_value(data: object, budget: list[int]) -> Value:
     if isinstance(data, dict) and all(isinstance(key, str) for key in data):
         return DictVal(tuple((key, _as_value(value, budget)) for key, value in data.items()))
     return UNKNOWN
+
+
+@model("copy.deepcopy", signature="(x, ...)")
+def _deepcopy(host: Host, args: Bound, call: Call) -> Value:
+    """`copy.deepcopy(TEMPLATE)`: an object of a class of the checked code that is copied no
+    way of its own, as a new object of its class holding deep copies of its attributes (a
+    container or a plain value is a value here: its own copy); unknown past a few objects
+    deep, or where one object is held twice (the copies would share it)."""
+    if len(args.positional) != 1 or args.keywords:
+        return UNKNOWN
+    return _deep_copy(host, args.positional[0], set(), 0)
+
+
+def _deep_copy(host: Host, value: Value, seen: set[int], depth: int) -> Value:
+    if isinstance(value, Instance):
+        if id(value) in seen or depth > 4 or "__unknown__" in value.attrs or host.copies_its_own_way(value.cls):
+            return UNKNOWN
+        seen.add(id(value))
+        return Instance(value.cls, {name: _deep_copy(host, item, seen, depth + 1) for name, item in value.attrs.items()})
+    if isinstance(value, TupleVal):
+        return TupleVal(tuple(_deep_copy(host, item, seen, depth + 1) for item in value.items), value.is_list)
+    if isinstance(value, DictVal):
+        return DictVal(tuple((key, _deep_copy(host, item, seen, depth + 1)) for key, item in value.items))
+    if isinstance(value, SetVal | MapVal):
+        return value if not _holds_objects(value) else UNKNOWN
+    return value
+
+
+def _holds_objects(value: Value) -> bool:
+    return isinstance(value, Instance) or (isinstance(value, SetVal | MapVal | TupleVal) and any(
+        _holds_objects(part) for item in value.items for part in (item if isinstance(item, tuple) else (item,))))
 
 
 @model("dataclasses.replace", signature="(*args, **changes)")
