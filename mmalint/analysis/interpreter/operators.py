@@ -214,7 +214,7 @@ class Operators(Machine):
                 same = left.value is right.value or (left.value is None and right.value is None)
             elif _is_none(left) or _is_none(right):
                 other = right if _is_none(left) else left
-                same = False if other.known and not isinstance(other, Unknown | Instance) else None
+                same = False if other.known and not isinstance(other, Unknown) else None  # an object is not None
                 if _is_none(left) and _is_none(right):
                     same = True
             elif type(left) is type(right) and (identical := REGISTRY.identities.get(type(left))) is not None:
@@ -488,6 +488,11 @@ class Operators(Machine):
             return found if found is not None else UNKNOWN
         if isinstance(value, MapVal):
             return self.entry(value, index)[1]
+        if isinstance(value, Instance) and not self.reads_its_own_way(value.cls):
+            # `WARP_PRECISION[jnp.bfloat16]`: its class's `__getitem__`, given the object
+            method = self.class_attr(value.cls, "__getitem__")
+            if isinstance(method, Func) and not method_kinds(method):
+                return self.call_function(method, Args([value, index], {}, [None, None], {}), node)
         if isinstance(value, ClassVal) and isinstance(index, Const) and self.enum_kind(value) is not None:
             # `Precision["INT8"]`: the member of that name (Python raises KeyError for none).
             return next((m for m in self.enum_members(value) if m.name == index.value), UNKNOWN)
