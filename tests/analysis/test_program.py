@@ -1377,3 +1377,26 @@ def test_presets_merged_from_a_base_dict_the_table_holds(
     if elsewhere == "hack.py":
         files["hack.py"] = "import jax.numpy as jnp\nfrom presets import PRESETS\n\nPRESETS['bad']['acc'] = jnp.int32\n"
     assert where(check(project(tmp_path, files), "kernels.py")) == expect
+
+
+@pytest.mark.parametrize(("between", "elsewhere", "expect"), [
+    # heldout34 case25: a global bound again further down the module; a function reading it
+    # when called after import sees the last binding (it was the join of both: unknown).
+    ("", "", [("MMA101", "kernels.py", MMA_ROW)]),
+    # a statement between the bindings that runs code (it may read the first), or an
+    # importer binding it again: the join, as before
+    ("WARM = run_int8()\n", "", []),
+    ("", "import tiles\nimport jax.numpy as jnp\n\ntiles.ACC = jnp.int32\n", []),
+])
+def test_a_global_bound_again_further_down_is_its_last_binding_after_import(
+        tmp_path: Path, between: str, elsewhere: str, expect: list[tuple[str, str, int]]) -> None:
+    files = {
+        "kernels.py": KERNELS,
+        "tiles.py": ("import jax.numpy as jnp\nfrom kernels import tile_mma\n\nACC = jnp.int32\n\n\n"
+                     "def run_int8():\n  return tile_mma(jnp.int8, ACC)\n\n\n" + between
+                     + "# the reference tiles\nACC = jnp.float32\n"),
+        "tests/test_tiles.py": "import tiles\n\n\ndef test_int8():\n  tiles.run_int8()\n",
+    }
+    if elsewhere:
+        files["hack.py"] = elsewhere
+    assert where(check(project(tmp_path, files), "kernels.py")) == expect

@@ -313,6 +313,13 @@ class Machine(ABC):
                     if changed_elsewhere(module.source, name, value, self.program):
                         return UNKNOWN
                     return value
+        if current is None and name not in module.rebound and name not in module.attribute_stored:
+            last = last_binding(source, name)  # code that runs once the module has loaded
+            if last is not None and (self.program is None or not self.program.changed_by_importers(source, name)):
+                self.execute_module_block(last)
+                value = module.block_values.get((id(last), name))
+                if value is not None:
+                    return UNKNOWN if changed_elsewhere(module.source, name, value, self.program) else value
         cached = module.globals.get(name)
         if cached is not None:
             return UNKNOWN if changed_elsewhere(module.source, name, cached, self.program) else cached
@@ -705,6 +712,36 @@ def _scan_mutated_globals(source: SourceFile) -> tuple[frozenset[str], frozenset
     mutated, attribute_stores = mutation_words(source.text)
     candidates = names_in(mutated)
     return module_globals(set(candidates)), module_globals(attribute_stores - candidates)
+
+
+def last_binding(source: SourceFile, name: str) -> Block | None:
+    """The binding a module-level global bound several times holds once the module has loaded
+    (`ACC = jnp.int32`, defs, `ACC = jnp.float32`: the last), where every binding is a plain
+    top-level assignment (not under a branch, a loop, `try` or `with`; not an import) and no
+    statement between the first and the last can run code that reads it half-way (a call, an
+    import, a decorated def); None otherwise (the join of the bindings, as before)."""
+    found = _LAST.setdefault(source, {})
+    if name not in found:
+        found[name] = _last_binding(source, name)
+    return found[name]
+
+
+_LAST: weakref.WeakKeyDictionary[SourceFile, dict[str, Block | None]] = weakref.WeakKeyDictionary()
+
+
+def _last_binding(source: SourceFile, name: str) -> Block | None:
+    bindings = source.bindings.get(name, [])
+    plain = re.compile(r"[ \t]*" + re.escape(name) + r"[ \t]*(?::[^=\n]*)?=(?!=)")
+    if len(bindings) < 2 or not all(
+            b.parent is None and b.kind == "stmt" and not is_import_block(b) and plain.match(b.first_line)
+            for b in bindings):
+        return None
+    first, last = bindings[0].start_line, bindings[-1].start_line
+    chosen = {id(b) for b in bindings}
+    if not all(_runs_nothing(source, b) for b in source.blocks
+               if first < b.start_line < last and id(b) not in chosen):
+        return None
+    return bindings[-1]
 
 
 class Chain(NamedTuple):
