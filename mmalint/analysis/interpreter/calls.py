@@ -600,41 +600,41 @@ class Calls(Machine):
         facts: two names holding equal containers (a copy, an alias, two equal literals) may be
         one object or two, and both are forgotten; so are containers holding it and a dict's
         views (`t.keys()`: live in Python). The caller of a function that changed a container
-        it was given forgets it too (`call_value`). Changed `through` a local name that owns
-        its container (`opts = dict(options)`, `scopes.owns_its_container`), that name alone
-        holds it (and its views)."""
+        it was given forgets it too (`call_value`), and an object the frame's names reach
+        forgets an attribute holding it. Changed `through` a local name that owns its
+        container (`opts = dict(options)`, `scopes.owns_its_container`), that name alone holds
+        it (and its views)."""
         self.effects += 1
         self._rebound.append(old)
         views = _views(old)
-        owned = (through is not None and frame.function is not None and frame.env.get(through) == old
-                 and owns_its_container(frame.function, through))
-        holders: list[tuple[Frame, str]] = [(frame, through)] if owned and through is not None else []
+        holders: list[tuple[Frame, str]] = []
         stale: list[tuple[Frame, str]] = []
         objects: dict[int, Instance] = {}
         scope: Frame | None = frame
         while scope is not None:
             for name, value in scope.env.items():
-                if owned:
-                    if isinstance(value, CONTAINERS) and value in views:
-                        stale.append((scope, name))
-                    continue
                 if value is old or (type(value) is type(old) and value == old):
                     holders.append((scope, name))
                 elif isinstance(value, CONTAINERS) and (value in views or _holds(value, old, 2)):
                     stale.append((scope, name))
-                _objects_in(value, objects, 2)
+                if not scope.is_module:  # (a module's objects: its text scan's, `handing`)
+                    _objects_in(value, objects, 2)
             scope = scope.parent
+        # An object's attribute may hold it too (`o = cfg.opts; o[k] = v`): forgotten (the
+        # store through the attribute itself sets it again: `Statements.assign`).
+        attributes = [(obj, attr) for obj in objects.values() for attr, held in obj.attrs.items()
+                      if held is old or (type(held) is type(old) and held == old)
+                      or (isinstance(held, CONTAINERS) and (held in views or _holds(held, old, 2)))]
+        if ((len(holders) > 1 or stale or attributes) and through is not None and frame.function is not None
+                and frame.env.get(through) == old and owns_its_container(frame.function, through)):
+            holders, attributes = [(frame, through)], []  # the one name that holds it
+            stale = [(scope, name) for scope, name in stale if scope.env[name] in views]
         for scope, name in holders:
             scope.env[name] = new if len(holders) == 1 else UNKNOWN
         for scope, name in stale:
             scope.env[name] = UNKNOWN
-        # An object's attribute may hold it too (`o = cfg.opts; o[k] = v`): forgotten (the
-        # store through the attribute itself sets it again: `Statements.assign`).
-        for obj in list(objects.values()):
-            for attr, held in list(obj.attrs.items()):
-                if held is old or (type(held) is type(old) and held == old) or (
-                        isinstance(held, CONTAINERS) and (held in views or _holds(held, old, 2))):
-                    self.store_attribute(obj, attr, UNKNOWN)
+        for obj, attr in attributes:
+            self.store_attribute(obj, attr, UNKNOWN)
 
     def _forget_changed(self, args: Args, mark: int, frame: Frame) -> None:
         """After a call that changed containers (`rebind` since `mark`): the caller's names

@@ -313,7 +313,8 @@ class Machine(ABC):
                     if changed_elsewhere(module.source, name, value, self.program):
                         return UNKNOWN
                     return value
-        if current is None and name not in module.rebound and name not in module.attribute_stored:
+        if (current is None and len(source.bindings.get(name, ())) > 1 and name not in module.rebound
+                and name not in module.attribute_stored):
             last = last_binding(source, name)  # code that runs once the module has loaded
             if last is not None and (self.program is None or not self.program.changed_by_importers(source, name)):
                 self.execute_module_block(last)
