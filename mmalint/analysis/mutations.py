@@ -417,7 +417,7 @@ def _items_only_read(text: str, row: int, at: int, names: list[str], name: str, 
         return True
     span = function_span(text, row)
     text = text[:row] + " " * (at - row) + text[at:]  # the targets: bindings, not uses
-    how = how._replace(nesting=level - 1, keyed=False)
+    how = how._replace(nesting=level - 1, keyed=False, row_places=None)
     for alias in names:
         if alias == name:
             return False
@@ -502,7 +502,6 @@ _ALIAS_DEPTH = 2  # `cfg = T[k]` then `c = cfg`: read through; a third name coun
 _CLASS_STATEMENT = re.compile(r"[ \t]*class(?:[ \t]+\w+[ \t]*\([^)=]*)?\Z")
 # A class as the second argument of a type test: `isinstance(x, T)`, `issubclass(U, (S, T)`.
 _TYPE_TEST = re.compile(r"(?<![\w.])(?:isinstance|issubclass)[ \t]*\([^(),]*,[ \t]*(?:\([^()]*)?\Z")
-# `x = ` at a statement's start; `for x in ` (a loop or a comprehension's clause).
 # `a, b = `, `(a, b) = ` at a statement's start (plain names only: no star, no subscript).
 _UNPACKED_TO = re.compile(r"(?:^|;)[ \t]*[(\[]?[ \t]*(\w+(?:[ \t]*,[ \t]*\w+)+)[ \t]*,?[ \t]*[)\]]?[ \t]*=[ \t]*\Z",
                           re.MULTILINE)
@@ -515,9 +514,11 @@ _STARRED_OPERAND = re.compile(r"\*[ \t]*\([ \t]*(?:[A-Za-z_][\w.]*[ \t]+(?:or|an
 _STARRED_END = re.compile(r"(?:(?:or|and)[ \t]+(?:\{[ \t]*\}|\[[ \t]*\]|\([ \t]*\)|[A-Za-z_][\w.]*)[ \t]*)?\)(?![ \t]*[.\[(])")
 # ... or read where its parentheses close (`(widths or T).values()`, `(names or T)[0]`), not
 # those of a call.
-_OPEN_OPERAND = re.compile(r"(?<![\w.)\]])\([ \t]*(?:[A-Za-z_][\w.]*[ \t]+(?:or|and)[ \t]*)?\Z")
+_OPEN_OPERAND = re.compile(r"(?:^|[^\w.)\]\s])[ \t]*\([ \t]*(?:[A-Za-z_][\w.]*[ \t]+(?:or|and)[ \t]*)?\Z",
+                           re.MULTILINE)
 _READ_OPERAND_END = re.compile(r"(?:(?:or|and)[ \t]+(?:\{[ \t]*\}|\[[ \t]*\]|\([ \t]*\)|[A-Za-z_][\w.]*)[ \t]*)?\)"
                                r"[ \t]*(?:\[|\.[ \t]*(?:values|keys|items|get|copy)[ \t]*\()")
+# `x = ` at a statement's start; `for x in ` (a loop or a comprehension's clause).
 _BOUND_TO = re.compile(r"(?:^|;)[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*\Z", re.MULTILINE)
 _FOR_IN = re.compile(r"(?<![\w.])for[ \t]+([A-Za-z_]\w*)[ \t]+in[ \t]*\Z")
 
@@ -896,14 +897,14 @@ _DEF_HEAD = re.compile(r"\bdef[ \t]+\w+[ \t]*\Z")
 
 
 _KEYWORD = re.compile(r"[(,][ \t\n]*\w+[ \t]*\Z")
-# Builtins that read what they are given and keep none of it but its items (not `min`/`max`,
-# which give back one of their arguments).
 # Calls that read a container of plain values and keep nothing of it (`jnp.dtype(cfg["w"])`,
 # `len(T)`), whatever it holds; an object's or class's methods may run (`__len__`): not these.
 _KEEPING_NOTHING = frozenset({
     "len", "bool", "hash", "id", "isinstance", "jnp.dtype", "np.dtype", "numpy.dtype", "jnp.issubdtype",
     "np.issubdtype", "numpy.issubdtype",
 })
+# Builtins that read what they are given and keep none of it but its items (not `min`/`max`,
+# which give back one of their arguments).
 _ITERATING_BUILTINS = frozenset(
     {"zip", "list", "tuple", "set", "frozenset", "sorted", "reversed", "enumerate", "iter", "len", "sum", "any",
      "all", "map", "filter"}

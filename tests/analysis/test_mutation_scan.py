@@ -195,6 +195,7 @@ def test_a_dict_held_by_a_table_of_the_module(code: str, handed: bool, held: lis
     ("x = shared((widths or T).values())\ny = (names or T)[0]\nz = (T or names).copy()\n", False),
     ("x = f(T)[0]\n", True),
     ("x = f(T).values()\n", True),
+    ("x = f (T).values()\n", True),  # (a space before a call's parentheses)
     ("x = (T or names).update(y)\n", True),
 ])
 def test_an_operand_read_where_it_is_the_value(code: str, handed: bool) -> None:
