@@ -264,6 +264,7 @@ MODELLED_PREFIXES: frozenset[str] = frozenset({
     'pl',
     'pl.BlockSpec',
     'pl.MemoryRef',
+    'pl.cdiv',
     'pl.core_map',
     'pl.ds',
     'pl.dslice',

@@ -560,3 +560,15 @@ def test_acc_of_a_deep_copy(hooks: str, pick: str, expect: list[str], known: boo
 def test_acc_from_an_object_s_own_ways(prelude: str, expect: list[str], known: bool) -> None:
     from test_control_flow import V, _pallas
     check(_pallas("DT = jnp.bfloat16\n" + prelude, "ACC"), expect, target_jax=V, known=known)
+
+
+@pytest.mark.parametrize(("pick", "expect", "known"), [
+    # `pl.cdiv` of two ints (heldout35 case05: a block N from the number of blocks)
+    ("jnp.float16 if pl.cdiv(840, pl.cdiv(840, 256) * 8) * 8 == 216 else jnp.float32", ["MMA102"], True),
+    ("jnp.float16 if pl.cdiv(-7, 2) == -3 else jnp.float32", ["MMA102"], True),
+    ("jnp.float16 if pl.cdiv(7, 0) == 1 else jnp.float32", [], False),
+])
+def test_acc_chosen_by_pallas_cdiv(pick: str, expect: list[str], known: bool) -> None:
+    from test_control_flow import V, _pallas
+    prelude = "from jax.experimental import pallas as pl\nACC = " + pick + "\n"
+    check(_pallas("DT = jnp.bfloat16\n" + prelude, "ACC"), expect, target_jax=V, known=known)

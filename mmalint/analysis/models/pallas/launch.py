@@ -240,6 +240,15 @@ def _as_torch_kernel(host: Host, args: Bound, call: Call) -> Value:
     return UNKNOWN
 
 
+@model("pl.cdiv", signature="(a, b)")
+def _cdiv(host: Host, args: Bound, call: Call) -> Value:
+    """`pl.cdiv(n, block)` of two Python ints: `(n + block - 1) // block` (a grid's length)."""
+    a, b = as_int(args["a"]), as_int(args["b"])
+    if a is None or b is None or b <= 0 or not (abs(a) < 1 << 62 and b < 1 << 62):
+        return UNKNOWN
+    return Const(-(-a // b))
+
+
 @model("pl.BlockSpec", "plgpu.BlockSpec", signature="(block_shape=None, ...)")
 def _block_spec(host: Host, args: Bound, call: Call) -> Value:
     return BlockSpecVal(args["block_shape"])
