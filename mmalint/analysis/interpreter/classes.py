@@ -304,6 +304,8 @@ class Classes(Machine):
     def _setter(self, cls: ClassVal, attr: str) -> Func | None:
         """The setter of the property `attr` the class has (`@acc.setter def acc(self, v)`, in
         the class body that defines the property), or None."""
+        if not any(klass.block is not None and ".setter" in klass.block.text for klass in self.mro(cls)):
+            return None  # (every attribute store asks: most classes have no setter at all)
         prop = self.class_attr(cls, attr)
         if not (isinstance(prop, Func) and "property" in method_kinds(prop) and isinstance(prop.owner, ClassVal)):
             return None
