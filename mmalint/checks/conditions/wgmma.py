@@ -165,6 +165,19 @@ def _wg_acc_pair(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     return [Outcome(_pair(call), "acc", _pair_fields(call))]
 
 
+@condition("wg-bf16-acc-init")
+def _wg_bf16_acc_init(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
+    """A bfloat16 accumulator from `plgpu.ACC.init(x)` for floating operands under Warpgroup
+    lowering: the dialect's verifier refuses it (seen on an H200, mma-facts §11.1); one from
+    a `plgpu.ACC` allocation was not seen (unknown)."""
+    acc, b = call.acc, call.b
+    if acc.how != INIT or acc.element_type is None or b.element_type is None:
+        return one(None, "acc")
+    if b.element_type not in ACCUMULATORS or b.element_type == "i8":
+        return one(False, "acc")
+    return one(acc.element_type == "bf16", "acc", **_pair_fields(call))
+
+
 @condition("smem-unsigned")
 def _smem_unsigned(call: MmaCall, table: WgmmaTable) -> list[Outcome]:
     """uint8 data read by wgmma from SMEM: jax emits `.s8` whatever the data (wgmma.py v11:242)."""
