@@ -20,6 +20,7 @@ from mmalint.analysis import by_root, reads
 from mmalint.analysis.budget import Budget, BudgetExceeded, CallTooLong
 from mmalint.analysis.calls import ApiUse, Context, Entry, MmaSite
 from mmalint.analysis.host import Args, Diverges
+from mmalint.analysis.interpreter.bindings import last_binding, runs_nothing
 from mmalint.analysis.interpreter.handing import BY_NAME, changed_elsewhere, holds_a_container
 from mmalint.analysis.mutations import (
     AUGMENTED_OP,
@@ -715,36 +716,6 @@ def _scan_mutated_globals(source: SourceFile) -> tuple[frozenset[str], frozenset
     return module_globals(set(candidates)), module_globals(attribute_stores - candidates)
 
 
-def last_binding(source: SourceFile, name: str) -> Block | None:
-    """The binding a module-level global bound several times holds once the module has loaded
-    (`ACC = jnp.int32`, defs, `ACC = jnp.float32`: the last), where every binding is a plain
-    top-level assignment (not under a branch, a loop, `try` or `with`; not an import) and no
-    statement between the first and the last can run code that reads it half-way (a call, an
-    import, a decorated def); None otherwise (the join of the bindings, as before)."""
-    found = _LAST.setdefault(source, {})
-    if name not in found:
-        found[name] = _last_binding(source, name)
-    return found[name]
-
-
-_LAST: weakref.WeakKeyDictionary[SourceFile, dict[str, Block | None]] = weakref.WeakKeyDictionary()
-
-
-def _last_binding(source: SourceFile, name: str) -> Block | None:
-    bindings = source.bindings.get(name, [])
-    plain = re.compile(r"[ \t]*" + re.escape(name) + r"[ \t]*(?::[^=\n]*)?=(?!=)")
-    if len(bindings) < 2 or not all(
-            b.parent is None and b.kind == "stmt" and not is_import_block(b) and plain.match(b.first_line)
-            for b in bindings):
-        return None
-    first, last = bindings[0].start_line, bindings[-1].start_line
-    chosen = {id(b) for b in bindings}
-    if not all(_runs_nothing(source, b) for b in source.blocks
-               if first < b.start_line < last and id(b) not in chosen):
-        return None
-    return bindings[-1]
-
-
 class Chain(NamedTuple):
     """The top-level statements that bind a global and change it in place, in order."""
 
@@ -809,7 +780,7 @@ def _settling_chain(source: SourceFile, name: str, mutated: bool) -> Chain | Non
     chained = {id(b) for b in blocks}
     between = [b for b in source.blocks if first < b.start_line < last and id(b) not in chained]
     after_import = (
-        all(_runs_nothing(source, b) for b in between)
+        all(runs_nothing(source, b) for b in between)
         and not any(_calls_the_module(source, b) or _MAIN_GUARD.match(b.first_line) for b in blocks)
     )
     return Chain(tuple(blocks), tuple(b.start_line for b in blocks), after_import)
@@ -841,18 +812,6 @@ def _lambda_bodies(code: str) -> list[str]:
         bodies.append(code[match.start():end])
     return bodies
 _MAIN_GUARD = re.compile(r"if[ \t(]+__name__[ \t]*==|if[ \t(]+[\"']__main__[\"'][ \t]*==")
-
-
-def _runs_nothing(source: SourceFile, block: Block) -> bool:
-    """Whether a top-level block can run no code of the module at import: a def without
-    decorators, or a statement with no call and no import in it (an import runs a module,
-    which may import this one back and read the table half-filled)."""
-    first = block.first_line.lstrip()
-    if is_import_block(block):
-        return False
-    if block.kind == "def":
-        return not first.startswith("@")
-    return block.kind == "stmt" and "(" not in block.rows
 
 
 def _calls_the_module(source: SourceFile, block: Block) -> bool:
