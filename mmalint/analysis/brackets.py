@@ -1,6 +1,8 @@
 """Reading code text around a place, for the mutation scan (`mutations.py`): the bracket or
-call an argument is in, where a clause starts, a `def`'s parameters, the function a row is in,
-the `def` a decorator decorates. Text scans only: nothing here parses or runs the code.
+call an argument is in (its callee, its place or keyword), where a clause starts, a `def`'s
+parameters, the function a row is in, the `def` or `class` a decorator decorates, whether a
+name is in an annotation or among a class statement's bases. Text scans only: nothing here
+parses or runs the code.
 """
 
 from __future__ import annotations
@@ -165,3 +167,79 @@ def decorated(text: str, at: int, indent: int, heads: re.Pattern[str] = DEF_HEAD
             return None
         row = text.find("\n", row) + 1
     return None
+
+
+def caller_of(text: str, at: int) -> str | None:
+    """The callee of the call whose argument starts at `at` (`zip` in `zip(T, U)`,
+    `jtu.sample_product` in `jtu.sample_product(dtype=T)`); None where the argument is not
+    one (an item of a display, a binding, a lambda's body), or the callee is not a name."""
+    start = max(0, at - CALL_REACH)
+
+    def binds(i: int) -> bool:  # `U = T` (a binding, not a keyword argument), a lambda's body
+        return text[i] == ":" or (text[i] == "=" and text[i - 1] not in "=!<>" and text[i + 1] != "="
+                                  and not ARGUMENT_KEYWORD.search(text, start, i))
+
+    found = call_around(text, at, binds)
+    if found is None:
+        return None
+    callee = CALLEE.search(text, start, found[0])
+    return None if callee is None else callee.group(1)
+
+
+def argument_of(text: str, at: int) -> tuple[str, int, str | None] | None:
+    """The call whose argument starts at `at`: its callee (a bare name), the argument's
+    place among the positional ones, or its keyword; None for anything else (`*T`, `**T`
+    aside, as an argument after them has no place known)."""
+    start = max(0, at - CALL_REACH)
+    keyword = KEYWORD_BEFORE.search(text, start, at)
+    # `U = T`, a lambda's body, a slice: no argument (a keyword's own `=` aside)
+    found = call_around(text, at, lambda i: keyword is None and text[i] in ":=")
+    if found is None:
+        return None
+    opener, commas = found
+    callee = CALLEE.search(text, start, opener)
+    if callee is None or "." in callee.group(1) or callee.group(1) in NOT_CALLS or "*" in text[opener:at]:
+        return None
+    return callee.group(1), commas, keyword.group(1) if keyword is not None else None
+
+
+def a_base(text: str, at: int) -> bool:
+    """Whether the name at `at` is a base of a class statement over several rows (`class U(`
+    / `T, metaclass=M` / `):`), or a keyword's value there."""
+    return parenthesized_after(text, clause_start(text, at), _CLASS_HEAD)
+
+
+_CLASS_HEAD = re.compile(r"(?<![\w.])class[ \t]+\w+[ \t]*\Z")
+
+
+def parenthesized_after(text: str, clause: int, head: re.Pattern[str]) -> bool:
+    """Whether the clause starting at `clause` is just inside a `(` that `head` ends before:
+    a `class U(` statement's bases, a `def f(` row's parameters."""
+    return text[clause - 1:clause] == "(" and bool(head.search(text, max(0, clause - 200), clause - 1))
+
+
+def in_annotation(text: str, row: int, at: int) -> bool:
+    """Whether the name at `at` is (in) an annotation: `-> T`, a parameter's `x: T` or
+    `x: Optional[T]`, a variable's `cfg: T = ...` (not a dict's `{k: T}`, nor `lambda c: T`)."""
+    if _RETURNS.search(text, row, at):
+        return True
+    colon = _ANNOTATED.search(text, row, at)
+    if colon is None:
+        return False
+    clause = clause_start(text, colon.start())
+    if clause == row:
+        return bool(_VARIABLE_ANNOTATED.match(text, row, colon.end()))  # no bracket around it
+    return parenthesized_after(text, clause, _DEF_HEAD)
+
+
+# `Optional[`, `dict[str, `, `dict[tuple[int, int], ` (brackets closed inside, two deep), and
+# one open inside another: `dict[str, Callable[[], `
+_OPEN_GENERIC = r"[\w.]+[ \t]*\[(?:[^\[\]=\n]|\[(?:[^\[\]=\n]|\[[^\[\]=\n]*\])*\])*"
+_GENERIC = r"(?:" + _OPEN_GENERIC + r"(?:(?<=[\[ ,])" + _OPEN_GENERIC + r")?)?"
+_RETURNS = re.compile(r"->[ \t]*" + _GENERIC + r"\Z")
+_ANNOTATED = re.compile(r":[ \t]*" + _GENERIC + r"\Z")
+_VARIABLE_ANNOTATED = re.compile(r"[ \t]*(?!(?:else|try|finally)[ \t]*:)[\w.]+[ \t]*:")
+_DEF_HEAD = re.compile(r"\bdef[ \t]+\w+[ \t]*\Z")
+
+
+ARGUMENT_KEYWORD = re.compile(r"[(,][ \t\n]*\w+[ \t]*\Z")

@@ -24,13 +24,16 @@ from mmalint.analysis.brackets import (
     NOT_CALLS,
     SPACES,
     TOP_LEVEL_DEF,
+    a_base,
+    argument_of,
     block_end,
     bracket_around,
     bracket_end,
-    call_around,
+    caller_of,
     clause_start,
     decorated,
     function_span,
+    in_annotation,
     parameters,
 )
 
@@ -306,7 +309,7 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
                     continue  # `T[k](x)`: its `__call__`, which sets no attribute
         row = text.rfind("\n", 0, before) + 1
         if (_CLASS_STATEMENT.match(text, row, before) or _TYPE_TEST.search(text, row, before)
-                or _in_annotation(text, row, before) or _a_base(text, before)):
+                or in_annotation(text, row, before) or a_base(text, before)):
             continue  # `class T:` defines it; `class U(T):`, `isinstance(x, T)`, `x: T` read it
         if (lead := _OPERAND_BEFORE.search(text, max(0, before - 80), before)) is not None and (
                 _FOR_IN.search(text, row, lead.start()) or _BOUND_TO.search(text, row, lead.start())):
@@ -346,7 +349,7 @@ def _hands_on(text: str, name: str, how: Handing, qualified: bool, aliases: int,
             if _ITEM_SAFE_AFTER.match(text, after) or _ITEM_SAFE_BEFORE.search(text, max(0, before - 16), before):
                 continue
             if (keyed and level == nesting and text[after:after + 1] in (")", ",")
-                    and _caller(text, before) in _ITERATING_BUILTINS):
+                    and caller_of(text, before) in _ITERATING_BUILTINS):
                 continue  # `sorted(T)`, `list(T)` of a dict: its keys
             if _MEMBERSHIP.search(text, max(0, before - 4), before) and (
                     not _LOOPS.search(text, clause, before)
@@ -523,23 +526,6 @@ _BOUND_TO = re.compile(r"(?:^|;)[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*\Z", re.MULTILI
 _FOR_IN = re.compile(r"(?<![\w.])for[ \t]+([A-Za-z_]\w*)[ \t]+in[ \t]*\Z")
 
 
-def _caller(text: str, at: int) -> str | None:
-    """The callee of the call whose argument starts at `at` (`zip` in `zip(T, U)`,
-    `jtu.sample_product` in `jtu.sample_product(dtype=T)`); None where the argument is not
-    one (an item of a display, a binding, a lambda's body), or the callee is not a name."""
-    start = max(0, at - CALL_REACH)
-
-    def binds(i: int) -> bool:  # `U = T` (a binding, not a keyword argument), a lambda's body
-        return text[i] == ":" or (text[i] == "=" and text[i - 1] not in "=!<>" and text[i + 1] != "="
-                                  and not _KEYWORD.search(text, start, i))
-
-    found = call_around(text, at, binds)
-    if found is None:
-        return None
-    callee = CALLEE.search(text, start, found[0])
-    return None if callee is None else callee.group(1)
-
-
 def _kept_by_its_function(text: str, at: int, how: Handing, aliases: int, consulted: set[str], reach: _Reach) -> bool:
     """Whether the argument that starts at `at` goes to a function the module's code
     (`reach.module`) defines at its top level (`run(CFG)`, `check(kernel_cls)`, from a
@@ -547,7 +533,7 @@ def _kept_by_its_function(text: str, at: int, how: Handing, aliases: int, consul
     module's it imports (`reach.functions`), whose parameter it binds is only read there: not
     changed (`_changed`) nor handed on (`_hands_on`, as a name bound to it would be; the
     functions it goes to in turn followed likewise, up to `reach.hops` in a row)."""
-    call = _argument_of(text, at) if reach.hops > 0 else None
+    call = argument_of(text, at) if reach.hops > 0 else None
     if call is None:
         return False
     callee, index, keyword = call
@@ -770,23 +756,6 @@ _SWEEPS_BY_KEYWORD = frozenset({"parameterized.product", "jtu.sample_product", "
 _SWEEPS_OF_DICTS = frozenset({"parameterized.named_parameters", "parameterized.parameters"})
 
 
-def _argument_of(text: str, at: int) -> tuple[str, int, str | None] | None:
-    """The call whose argument starts at `at`: its callee (a bare name), the argument's
-    place among the positional ones, or its keyword; None for anything else (`*T`, `**T`
-    aside, as an argument after them has no place known)."""
-    start = max(0, at - CALL_REACH)
-    keyword = KEYWORD_BEFORE.search(text, start, at)
-    # `U = T`, a lambda's body, a slice: no argument (a keyword's own `=` aside)
-    found = call_around(text, at, lambda i: keyword is None and text[i] in ":=")
-    if found is None:
-        return None
-    opener, commas = found
-    callee = CALLEE.search(text, start, opener)
-    if callee is None or "." in callee.group(1) or callee.group(1) in NOT_CALLS or "*" in text[opener:at]:
-        return None
-    return callee.group(1), commas, keyword.group(1) if keyword is not None else None
-
-
 def _read_by_caller(text: str, at: int, level: int, self_copies: bool, whole: bool = False) -> bool:
     """Whether the argument that starts at `at` is one of a call that reads it and keeps
     nothing of it (`copy.deepcopy(T)`) or, for a table whose items are not containers (`level`
@@ -795,7 +764,7 @@ def _read_by_caller(text: str, at: int, level: int, self_copies: bool, whole: bo
     class makes its own copies (`__copy__` may answer with itself: `self_copies`); not a call
     that makes an object or a class (`whole`) itself a case (`pytest.param(T)`: the test gets
     it, `_kept_by_sweep`'s to follow)."""
-    callee = _caller(text, at)
+    callee = caller_of(text, at)
     if callee is None:
         return False
     qualified = _last_two(callee)
@@ -857,46 +826,6 @@ def _PARAMETER_OF(name: str) -> re.Pattern[str]:
                       + r"\b(?![ \t]*\.)", re.MULTILINE)
 
 
-def _a_base(text: str, at: int) -> bool:
-    """Whether the name at `at` is a base of a class statement over several rows (`class U(`
-    / `T, metaclass=M` / `):`), or a keyword's value there."""
-    return _parenthesized_after(text, clause_start(text, at), _CLASS_HEAD)
-
-
-_CLASS_HEAD = re.compile(r"(?<![\w.])class[ \t]+\w+[ \t]*\Z")
-
-
-def _parenthesized_after(text: str, clause: int, head: re.Pattern[str]) -> bool:
-    """Whether the clause starting at `clause` is just inside a `(` that `head` ends before:
-    a `class U(` statement's bases, a `def f(` row's parameters."""
-    return text[clause - 1:clause] == "(" and bool(head.search(text, max(0, clause - 200), clause - 1))
-
-
-def _in_annotation(text: str, row: int, at: int) -> bool:
-    """Whether the name at `at` is (in) an annotation: `-> T`, a parameter's `x: T` or
-    `x: Optional[T]`, a variable's `cfg: T = ...` (not a dict's `{k: T}`, nor `lambda c: T`)."""
-    if _RETURNS.search(text, row, at):
-        return True
-    colon = _ANNOTATED.search(text, row, at)
-    if colon is None:
-        return False
-    clause = clause_start(text, colon.start())
-    if clause == row:
-        return bool(_VARIABLE_ANNOTATED.match(text, row, colon.end()))  # no bracket around it
-    return _parenthesized_after(text, clause, _DEF_HEAD)
-
-
-# `Optional[`, `dict[str, `, `dict[tuple[int, int], ` (brackets closed inside, two deep), and
-# one open inside another: `dict[str, Callable[[], `
-_OPEN_GENERIC = r"[\w.]+[ \t]*\[(?:[^\[\]=\n]|\[(?:[^\[\]=\n]|\[[^\[\]=\n]*\])*\])*"
-_GENERIC = r"(?:" + _OPEN_GENERIC + r"(?:(?<=[\[ ,])" + _OPEN_GENERIC + r")?)?"
-_RETURNS = re.compile(r"->[ \t]*" + _GENERIC + r"\Z")
-_ANNOTATED = re.compile(r":[ \t]*" + _GENERIC + r"\Z")
-_VARIABLE_ANNOTATED = re.compile(r"[ \t]*(?!(?:else|try|finally)[ \t]*:)[\w.]+[ \t]*:")
-_DEF_HEAD = re.compile(r"\bdef[ \t]+\w+[ \t]*\Z")
-
-
-_KEYWORD = re.compile(r"[(,][ \t\n]*\w+[ \t]*\Z")
 # Calls that read a container of plain values and keep nothing of it (`jnp.dtype(cfg["w"])`,
 # `len(T)`), whatever it holds; an object's or class's methods may run (`__len__`): not these.
 _KEEPING_NOTHING = frozenset({
