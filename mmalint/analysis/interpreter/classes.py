@@ -61,6 +61,17 @@ def decorator_kinds(node: cst.FunctionDef) -> frozenset[str]:
     return frozenset(kind for d in node.decorators if (kind := _KINDS.get(_dotted(d.decorator) or "")) is not None)
 
 
+def _members_binding(klass: ClassVal, name: str) -> Iterator[tuple[Block, list[cst.BaseStatement] | None]]:
+    """The members of the class's own body that bind `name`, with their statements (None for
+    one that does not parse)."""
+    for member in klass.block.members if klass.block is not None else ():
+        if name in member.bound_names:
+            try:
+                yield member, list(member.statements())
+            except BlockParseError:
+                yield member, None
+
+
 def linearized(cls: ClassVal) -> tuple[Value, ...]:
     """The class's method resolution order (C3, as Python computes it), a base not of the
     checked code (`abc.ABC`, a library's class) in its place with no bases of its own;
@@ -310,12 +321,8 @@ class Classes(Machine):
         if not (isinstance(prop, Func) and "property" in method_kinds(prop) and isinstance(prop.owner, ClassVal)):
             return None
         klass = prop.owner
-        for member in klass.block.members if klass.block is not None else ():
-            if attr not in member.bound_names:
-                continue
-            try:
-                stmts = member.statements()
-            except BlockParseError:
+        for member, stmts in _members_binding(klass, attr):
+            if stmts is None:
                 return None
             if any(isinstance(stmt, cst.FunctionDef) and any(
                     _dotted(d.decorator) == f"{attr}.setter" for d in stmt.decorators) for stmt in stmts):
@@ -371,12 +378,8 @@ class Classes(Machine):
         `field(default=v)`) gives an object made without it: `f()`, `v`; None for a field
         declared otherwise (its class attribute is the default)."""
         for klass in self.mro(cls):
-            for member in klass.block.members if klass.block is not None else ():
-                if name not in member.bound_names:
-                    continue
-                try:
-                    stmts = member.statements()
-                except BlockParseError:
+            for member, stmts in _members_binding(klass, name):
+                if stmts is None:
                     return UNKNOWN
                 line = stmts[0] if len(stmts) == 1 else None
                 stmt = line.body[0] if isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1 else line
