@@ -1,6 +1,7 @@
 """Which of a module global's top-level bindings code sees: the statements between two
-bindings that can run no code of the module (`runs_nothing`), and the binding a global bound
-several times holds once the module has loaded (`last_binding`). Text and block index only.
+bindings that can run no code of the module (`runs_nothing`, `nothing_runs_between`), and the
+binding a global bound several times holds once the module has loaded (`last_binding`). Text
+and block index only.
 """
 
 from __future__ import annotations
@@ -45,9 +46,12 @@ def _last_binding(source: SourceFile, name: str) -> Block | None:
             b.parent is None and b.kind == "stmt" and not is_import_block(b) and plain.match(b.first_line)
             for b in bindings):
         return None
-    first, last = bindings[0].start_line, bindings[-1].start_line
-    chosen = {id(b) for b in bindings}
-    if not all(runs_nothing(source, b) for b in source.blocks
-               if first < b.start_line < last and id(b) not in chosen):
-        return None
-    return bindings[-1]
+    return bindings[-1] if nothing_runs_between(source, bindings) else None
+
+
+def nothing_runs_between(source: SourceFile, blocks: list[Block]) -> bool:
+    """Whether every top-level block between the first and the last of `blocks` (in order),
+    but those, can run no code of the module (`runs_nothing`)."""
+    first, last = blocks[0].start_line, blocks[-1].start_line
+    own = {id(b) for b in blocks}
+    return all(runs_nothing(source, b) for b in source.blocks if first < b.start_line < last and id(b) not in own)

@@ -20,7 +20,7 @@ from mmalint.analysis import by_root, reads
 from mmalint.analysis.budget import Budget, BudgetExceeded, CallTooLong
 from mmalint.analysis.calls import ApiUse, Context, Entry, MmaSite
 from mmalint.analysis.host import Args, Diverges
-from mmalint.analysis.interpreter.bindings import last_binding, runs_nothing
+from mmalint.analysis.interpreter.bindings import last_binding, nothing_runs_between
 from mmalint.analysis.interpreter.handing import BY_NAME, changed_elsewhere, holds_a_container
 from mmalint.analysis.mutations import (
     AUGMENTED_OP,
@@ -776,11 +776,8 @@ def _settling_chain(source: SourceFile, name: str, mutated: bool) -> Chain | Non
             blocks.append(block)
     if not blocks:
         return None
-    first, last = blocks[0].start_line, blocks[-1].start_line
-    chained = {id(b) for b in blocks}
-    between = [b for b in source.blocks if first < b.start_line < last and id(b) not in chained]
     after_import = (
-        all(runs_nothing(source, b) for b in between)
+        nothing_runs_between(source, blocks)
         and not any(_calls_the_module(source, b) or _MAIN_GUARD.match(b.first_line) for b in blocks)
     )
     return Chain(tuple(blocks), tuple(b.start_line for b in blocks), after_import)
