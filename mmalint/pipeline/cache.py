@@ -428,6 +428,7 @@ class Validator:
         self._scans: dict[str, bool] = {}
         self._texts: dict[str, str | None] = {}
         self._kept: dict[Walk, dict[str, str | None]] = {}
+        self._deltas: dict[tuple[Walk, str], tuple[frozenset[str], frozenset[str]] | None] = {}
 
     def fingerprint(self, path: str) -> str | None:
         if path not in self._prints:
@@ -469,30 +470,44 @@ class Validator:
         key = f"{kind}\0{arg}\0{where!r}\0{snapshot_id}\0{own if kind == SCAN_IMPORTS else ''}\0{answer!r}"
         if key in self._scans:
             return self._scans[key]
-        snapshot = self.cache.snapshot(snapshot_id)
-        ok = snapshot is not None
-        if snapshot is not None:
-            if where not in self._walks:
-                self._walks[where] = list(walk(*where))
-                # Hashes of the files whose stamp the kept import words still hold: no read.
-                self._kept[where] = kept_hashes(self.cache._here, repr(where))
-            kept = self._kept[where]
+        delta = self._delta(where, snapshot_id)
+        ok = delta is not None
+        if delta is not None:
+            walked, changed = delta
+
+            def excluded(path: str) -> bool:
+                if kind == SCAN_IMPORTS:
+                    return path == own  # the checked file is never its own caller
+                return path in self.checked  # the scan is over the files the run does not check
+
             recorded = set(answer)
-            now: set[str] = set()
-            for path in self._walks[where]:
-                if kind == SCAN_IMPORTS and path == own:
-                    continue  # the checked file is never its own caller
-                if kind != SCAN_IMPORTS and path in self.checked:
-                    continue  # the scan is over the files the run does not check
-                hashed = kept[path] if path in kept and path not in self._prints else self.fingerprint(path)
-                if path in snapshot and snapshot[path] == hashed:
-                    if path in recorded:
-                        now.add(path)
-                elif _answers(kind, arg, self._text(path)):
-                    now.add(path)
+            now = {p for p in recorded if p in walked and p not in changed and not excluded(p)}
+            now.update(p for p in changed if not excluded(p) and _answers(kind, arg, self._text(p)))
             ok = now == recorded
         self._scans[key] = ok
         return ok
+
+    def _delta(self, where: Walk, snapshot_id: str) -> tuple[frozenset[str], frozenset[str]] | None:
+        """The files of the walk as it is now, and those of them whose hash is not the one
+        the snapshot holds (edited, new): once per walk and snapshot, whatever each scan over
+        them asked (an entry holds a scan per word it looked up). None: no such snapshot."""
+        key = (where, snapshot_id)
+        if key not in self._deltas:
+            snapshot = self.cache.snapshot(snapshot_id)
+            if snapshot is None:
+                self._deltas[key] = None
+            else:
+                if where not in self._walks:
+                    self._walks[where] = list(walk(*where))
+                    # Hashes of the files whose stamp the kept import words still hold: no read.
+                    self._kept[where] = kept_hashes(self.cache._here, repr(where))
+                kept = self._kept[where]
+                changed = frozenset(
+                    path for path in self._walks[where]
+                    if snapshot.get(path, _ABSENT) != (
+                        kept[path] if path in kept and path not in self._prints else self.fingerprint(path)))
+                self._deltas[key] = (frozenset(self._walks[where]), changed)
+        return self._deltas[key]
 
     def _text(self, path: str) -> str | None:
         if path not in self._texts:
@@ -500,6 +515,9 @@ class Validator:
 
             self._texts[path] = read_text(path, decode_source)[0]
         return self._texts[path]
+
+
+_ABSENT = "\0absent"  # what a snapshot holds for a file it does not hold: no hash is this
 
 
 def _answers(kind: str, arg: str, text: str | None) -> bool:
