@@ -327,7 +327,7 @@ def snapshot_id(files: dict[str, str | None]) -> str:
 # memo`): the callers of a checked file are looked for among the files whose import statements
 # name its module, and reading and scanning every file of jax's tree for that was 0.24 s of a
 # pre-commit run checking five of its files.
-WORDS_FORMAT = 1
+WORDS_FORMAT = 2  # 2: with the attribute names each file stores
 # A file modified this close to when the index was written may have changed again within the
 # same timestamp (git's "racily clean" entries): it is read again.
 RACY_NS = 2_000_000_000

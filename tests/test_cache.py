@@ -161,6 +161,68 @@ def test_a_new_caller_misses_what_it_can_change(project: Path) -> None:
     assert (code, out) == check(project, "--format", "concise", "--no-cache")[:2]
 
 
+ACC_KERNEL = """import functools
+
+import jax
+import jax.numpy as jnp
+from jax.experimental.pallas import mosaic_gpu as plgpu
+
+ACC = jnp.float32
+M, N, K = 128, 64, 128
+
+
+def matmul(a, b):
+  @functools.partial(
+      plgpu.kernel,
+      out_type=jax.ShapeDtypeStruct((M, N), ACC),
+      compiler_params=plgpu.CompilerParams(lowering_semantics=plgpu.LoweringSemantics.Lane),
+  )
+  def kernel(a_ref, b_ref, o_ref):
+    dtype = a_ref.dtype
+    acc = plgpu.layout_cast(jnp.zeros((M, N), ACC), plgpu.Layout.MMA_ACC(dtype))
+    a = plgpu.load(a_ref, layout=plgpu.Layout.MMA_LHS(dtype), optimized=False)
+    b = plgpu.load(b_ref.T, layout=plgpu.Layout.MMA_RHS(dtype), optimized=False)
+    o_ref[...] = plgpu.mma(acc, a, b)
+
+  return kernel(a, b)
+"""
+ACC_CALLER = """import jax.numpy as jnp
+
+import kern
+
+
+def test_int8():
+  return kern.matmul(jnp.ones((kern.M, kern.K), jnp.int8), jnp.ones((kern.N, kern.K), jnp.int8))
+"""
+
+
+@pytest.mark.parametrize("alone", [False, True])
+def test_a_file_binding_a_constant_again_misses_what_reads_it(tmp_path: Path, alone: bool) -> None:
+    """`kern.ACC = jnp.int32` in a new file of the tree makes the kernel's accumulator unknown
+    (which binding it reads depends on what ran first): the cached finding must not stay, in
+    a whole-tree check or with the kernel checked alone (the kept words hold each file's
+    stored attribute names); a file that only reads it brings the finding back."""
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "pyproject.toml").write_text('[project]\nname = "p"\n')
+    (root / "kern.py").write_text(ACC_KERNEL)
+    (root / "run_test.py").write_text(ACC_CALLER)
+
+    def lint(cache: bool = True) -> tuple[int, str, str]:
+        return check_alone(root, "kern.py", cache=cache) if alone else check(
+            root, "--format", "concise", *(() if cache else ("--no-cache",)))
+
+    assert "kern.py:22:18: MMA101" in lint()[1]
+    _age(root)
+    (root / "fix_test.py").write_text("import jax.numpy as jnp\nimport kern\n\nkern.ACC = jnp.int32\n")
+    fixed = lint()
+    assert "MMA101" not in fixed[1] and fixed == lint(cache=False)
+    _age(root)
+    (root / "fix_test.py").write_text("import jax.numpy as jnp\nimport kern\n\nprint(kern.ACC)\n")
+    read = lint()
+    assert "kern.py:22:18: MMA101" in read[1] and read == lint(cache=False)
+
+
 def test_a_new_file_that_imports_nothing_of_it_misses_nothing(project: Path) -> None:
     check(project)
     before = states(project, FILES)

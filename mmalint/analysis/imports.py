@@ -8,6 +8,10 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+# The word of the tree's index (`index_words`) for an attribute name a file stores through
+# some name (`m.ACC = v`): not a word an import statement can name.
+STORED = "."
+
 _IDENTIFIER = re.compile(r"[^\W\d]\w*\Z")
 
 
@@ -97,6 +101,65 @@ def import_words(stmts: Iterable[ImportStmt]) -> set[str]:
     return words
 
 
+def stored_attributes(text: str) -> set[str]:
+    """The attribute names `text` may bind through a name other than `self` or `cls`, as a
+    file may bind a global of a module it imports again: `m.ACC = v` (an augmented store, a
+    tuple target), `setattr(m, "ACC", v)` (pytest's `monkeypatch.setattr` too),
+    `mock.patch.object(m, "ACC", v)`, `mock.patch("pkg.m.ACC", v)`. An over-approximation
+    (a store in a string, an annotated local `x: np.dtype = ...` count too)."""
+    found: set[str] = set()
+    for match in _ATTRIBUTE_STORE.finditer(text):
+        start = match.start()
+        if match.group(2) in ("<", ">"):
+            continue  # `m.X <= v`: a comparison
+        if not ((text[start - 4 : start] == "self" and not _word_char(text, start - 5))
+                or (text[start - 3 : start] == "cls" and not _word_char(text, start - 4))):
+            found.add(match.group(1))
+    for word, forms in _BY_STRING_CALLS:
+        at = text.find(word)
+        while at >= 0:
+            for form in forms:
+                call = form.match(text, at + len(word))
+                if call is not None:
+                    found.add(call.group(2))
+            at = text.find(word, at + len(word))
+    return found
+
+
+# `.name` then an assignment (`=`, `+=`, `//=`, ...), not `==`: matched from each dot (a
+# regex anchored at a row's start missed `a, m.X = ...` and `for t in ts: t.x = v`).
+# Possessive: once `\w++` has read a name it is not given back a character at a time to look
+# for a `=` (a third of the time over jax's tree, 400k dots).
+_ATTRIBUTE_STORE = re.compile(r"\.(\w++)[ \t]*+([-+*/%@&|^<>]{0,2}+)=(?!=)")
+# After `setattr` (pytest's `monkeypatch.setattr` too): `(m, "ACC", ...` or `("pkg.m.ACC", ...`;
+# after `patch`: `("pkg.m.ACC", ...` or `.object(m, "ACC", ...`. Found by `str.find` (a regex
+# with an alternation first is tried at every character).
+_ARGS_BY_NAME = r"[ \t]*\([ \t\n]*[\w.]+[ \t\n]*,[ \t\n]*[rbuRBU]?([\"'])(\w+)\1"
+_BY_NAME = re.compile(_ARGS_BY_NAME)
+_BY_PATH = re.compile(r"[ \t]*\([ \t\n]*[rbuRBU]?([\"'])[\w.]+\.(\w+)\1")
+_BY_STRING_CALLS = (("setattr", (_BY_NAME, _BY_PATH)), ("patch", (_BY_PATH, re.compile(r"\.object" + _ARGS_BY_NAME))))
+
+
+def _word_char(text: str, at: int) -> bool:
+    return at >= 0 and (text[at].isalnum() or text[at] == "_")
+
+
+_INDEX_CACHE: dict[str, frozenset[str]] = {}  # by text
+
+
+def index_words(text: str) -> frozenset[str]:
+    """The words the tree's index holds for a file: its import statements' (`import_words`),
+    and each attribute name it stores (`stored_attributes`) behind `STORED`; once per text in
+    a process."""
+    found = _INDEX_CACHE.get(text)
+    if found is None:
+        if len(_INDEX_CACHE) >= _IMPORTS_CACHE_LIMIT:
+            _INDEX_CACHE.clear()
+        found = _INDEX_CACHE[text] = frozenset(
+            import_words(scanned(text)) | {STORED + name for name in stored_attributes(text)})
+    return found
+
+
 def _dotted(text: str) -> bool:
     return all(_IDENTIFIER.match(p) for p in text.split("."))
 
@@ -145,4 +208,4 @@ def _walked_rest(text: str, start: int, end: int) -> str:
     return text[start:i]
 
 
-__all__ = ["ImportStmt", "import_words", "scan_imports", "scanned"]
+__all__ = ["STORED", "ImportStmt", "import_words", "index_words", "scan_imports", "scanned", "stored_attributes"]

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from mmalint.analysis.brackets import TOP_LEVEL_DEF
-from mmalint.analysis.imports import import_words, scan_imports, scanned
+from mmalint.analysis.imports import STORED, index_words, scan_imports
 from mmalint.analysis.modules import Binding, ModuleRef, Modules, real_path
 from mmalint.analysis.mutations import (
     Functions,
@@ -74,6 +74,7 @@ class Program(Modules):
         # Per checked file, the blocks its callers are looked for toward (`callers`).
         self._seeds: dict[str, frozenset[tuple[int, int]]] = {}
         self._changed_by: dict[tuple[str, str], bool] = {}  # (module, global) -> `changed_by_importers`
+        self._stored_by: dict[tuple[str, str], bool] = {}  # (module, global) -> `stored_by_importers`
         self._handed_on_by: dict[tuple[str, str, Handing], bool] = {}  # -> `handed_on_by_importers`
         self._asked_of: dict[tuple[str, str], bool] = {}  # (module, question) -> `asked_of_importers`
         # (module, global, reading) -> `handed_on_through_functions`
@@ -92,6 +93,7 @@ class Program(Modules):
         self._reaches.clear()
         self._cannot_reach.clear()
         self._changed_by.clear()
+        self._stored_by.clear()
         self._handed_on_by.clear()
         self._asked_of.clear()
         self._through_functions.clear()
@@ -385,6 +387,27 @@ class Program(Modules):
                 path, lambda text: word.search(text) is not None and changed_or_handed_on(text, name))
         return found
 
+    def stored_by_importers(self, source: SourceFile, name: str) -> bool:
+        """Whether another file of the tree may bind the module's global `name` again
+        through it (`m.ACC = jnp.int32`, `monkeypatch.setattr(m, "ACC", v)`,
+        `mock.patch("pkg.m.ACC", v)`): code of the module that runs after import may see that
+        value, whatever the value is. Looked up in the tree's index of the attribute names
+        each file stores (`imports.stored_attributes`); such a file counts where its text
+        names `m.ACC` or it imports the module (a store needs a name bound to it)."""
+        path = self.path_of(source)
+        if path is None:
+            return False
+        key = (path, name)
+        found = self._stored_by.get(key)
+        if found is None:
+            word = _module_word(path)
+            dotted = f"{word}.{name}"
+            storing = sorted(p for p in self._files_with(STORED + name, path) if p != path)
+            naming = set(self._files_with(word, path)) if storing and word else set()
+            found = self._stored_by[key] = any(
+                dotted in (self._text(p) or "") or (p in naming and path in self.edges(p)) for p in storing)
+        return found
+
     def handed_on_by_importers(self, source: SourceFile, name: str, how: Handing) -> bool:
         """Whether a file of the tree that imports the module (directly or not) hands the
         object of its global `name` (or a container in it: `how`, as `handing.handed_on`) to other code, which may
@@ -548,7 +571,9 @@ class Program(Modules):
 
     def _files_with(self, word: str, near: str) -> list[str]:
         """The files of the tree with an import statement that names `word` (as a module's
-        or a package's part, or an imported name): those that may import its module."""
+        or a package's part, or an imported name): those that may import its module; or,
+        for `STORED` and a name, those that may store an attribute of that name
+        (`imports.index_words`)."""
         where = self._walk_of(near)
         key = (self._run, where)
         if key not in _WORD_INDEXES:
@@ -557,12 +582,12 @@ class Program(Modules):
             if len(_WORD_INDEXES) >= 2:
                 _WORD_INDEXES.clear()
             words = tree_words(self.tree_files(near), lambda p: read_text(p, self._decode),
-                               lambda text: import_words(scanned(text)), self.spec.memo, repr(where))
+                               index_words, self.spec.memo, repr(where))
             _WORD_INDEXES[key] = (words.index, words.snapshot)
         index, snapshot = _WORD_INDEXES[key]
         found_files = [p for p in index.get(word, []) if p not in self._overlays]
         found_files += [p for p, text in self._overlays.items()
-                        if p in snapshot and word in import_words(scanned(text))]
+                        if p in snapshot and word in index_words(text)]
         if self.observed is not None:
             own = self.observed.own
             self.observed.scan(SCAN_IMPORTS, where, word, tuple(p for p in found_files if p != own), snapshot)

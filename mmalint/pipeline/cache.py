@@ -525,9 +525,9 @@ def _answers(kind: str, arg: str, text: str | None) -> bool:
     if text is None:
         return False
     if kind == SCAN_IMPORTS:
-        from mmalint.analysis.imports import import_words, scan_imports
+        from mmalint.analysis.imports import index_words
 
-        return arg in import_words(scan_imports(text))
+        return arg in index_words(text)
     from mmalint.analysis.prefilter import TRIGGER_TEXT
 
     return TRIGGER_TEXT.search(text) is not None

@@ -53,3 +53,21 @@ def test_statements() -> None:
     assert [(s.level, s.module, s.names, s.asname) for s in found] == [
         (0, "os", (), None), (0, "sys", (), "system"), (2, "pkg", (("a", None), ("b", "c")), None),
     ]
+
+
+@pytest.mark.parametrize(("text", "stored"), [
+    ("m.ACC = 1", {"ACC"}), ("pkg.m.ACC=1", {"ACC"}), ("m.ACC += 1", {"ACC"}), ("m.ACC //= 2", {"ACC"}),
+    ("m.ACC >>= 1", {"ACC"}), ("a, m.ACC = 1, 2", {"ACC"}), ("if x: m.ACC = 1", {"ACC"}),
+    ("f().ACC = 1", {"ACC"}), ("myself.ACC = 1", {"ACC"}), ("x: m.T = 1", {"T"}),  # over-approximated
+    ("setattr(m, 'ACC', 1)", {"ACC"}), ('monkeypatch.setattr(m, "ACC", v)', {"ACC"}),
+    ("monkeypatch.setattr('pkg.m.ACC', v)", {"ACC"}), ("mock.patch.object(\n  m, 'ACC', v)", {"ACC"}),
+    ("@patch('pkg.m.ACC', v)", {"ACC"}), ("with mock.patch(r'm.ACC'):", {"ACC"}),
+    # Not a store through another object's name.
+    ("self.ACC = 1", set()), ("cls.ACC = 1", set()), ("m.ACC == 1", set()), ("m.ACC <= 1", set()),
+    ("m.ACC >= 1", set()), ("m.ACC != 1", set()), ("f(m.ACC)", set()), ("x = m.ACC", set()),
+    ("getattr(m, 'ACC')", set()), ("mock.patch.dict(m.T, {'a': 1})", set()), ("1.5 + 2", set()),
+])
+def test_the_attribute_names_a_file_stores(text: str, stored: set[str]) -> None:
+    assert imports.stored_attributes(text) == stored
+    assert {w for w in imports.index_words(text) if w.startswith(imports.STORED)} == {
+        imports.STORED + name for name in stored}

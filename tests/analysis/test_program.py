@@ -295,6 +295,45 @@ def test_a_table_of_another_module_handed_on_by_an_importer(
 @pytest.mark.parametrize(
     ("other", "expect"),
     [
+        # An importer binds the constant again through the module: which value the kernel
+        # reads depends on what ran first (was MMA101, a false positive when it runs first).
+        ("import config\n\nconfig.ACC = jnp.int32\n", []),
+        ("import config as c\n\nif True: c.ACC = jnp.int32\n", []),
+        ("import config\n\nold, config.ACC = config.ACC, jnp.int32\n", []),
+        ("import config\n\nsetattr(config, 'ACC', jnp.int32)\n", []),
+        ("import config\n\ndef test_it(monkeypatch):\n  monkeypatch.setattr(config, 'ACC', jnp.int32)\n", []),
+        ("import config\nfrom unittest import mock\n\nwith mock.patch.object(config, 'ACC', jnp.int32):\n  pass\n", []),
+        ("from unittest import mock\n\n@mock.patch('config.ACC', jnp.int32)\ndef test_it():\n  pass\n", []),
+        ("import run_test\n\nrun_test.config.ACC = jnp.int32\n", []),  # an importer of an importer
+        # ... reads it, compares it, or stores another name: the module's binding stands.
+        ("import config\n\nprint(config.ACC)\nassert config.ACC <= jnp.float32\nconfig.TILE = 64\n",
+         [("MMA101", "kernels.py", MMA_ROW)]),
+        # ... or a file that does not import it stores an attribute of that name elsewhere.
+        ("class Box:\n  pass\n\nbox = Box()\nbox.ACC = jnp.int32\n", [("MMA101", "kernels.py", MMA_ROW)]),
+    ],
+)
+def test_a_constant_of_another_module_bound_again_by_an_importer(
+        tmp_path: Path, other: str, expect: list[tuple[str, str, int]]) -> None:
+    root = project(tmp_path, {
+        "config.py": "import jax.numpy as jnp\n\nACC = jnp.float32\n",
+        "kernels.py": KERNELS,
+        "other.py": "import jax.numpy as jnp\n" + other,
+        "run_test.py": """
+            import jax.numpy as jnp
+            import config
+            from kernels import tile_mma
+
+
+            def test_it():
+              tile_mma(jnp.int8, config.ACC)
+        """,
+    })
+    assert where(check(root, "run_test.py")) == expect
+
+
+@pytest.mark.parametrize(
+    ("other", "expect"),
+    [
         # An importer sets the class attribute through an object's class: unknown.
         ("import config\n\ndef fix(c):\n  type(c).acc = jnp.int32\n\nfix(config.Cfg())\n", []),
         ("import config\n\ndef fix(c):\n  c.__class__.acc = jnp.int32\n\nfix(config.Cfg())\n", []),

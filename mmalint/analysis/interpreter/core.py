@@ -142,6 +142,7 @@ class ModuleState:
         self.filled: dict[str, int] = {}
         self._places: dict[int, list[tuple[str, int]]] = {}
         self.registries: dict[str, Any] = {}  # global -> how this run filled it (`registries.Fill`)
+        self.stored_elsewhere: dict[str, bool] = {}  # global -> `Program.stored_by_importers`
 
     def chain(self, name: str) -> Chain | None:
         """The statements that fill the global `name` at import (`settling_chain`)."""
@@ -291,6 +292,14 @@ class Machine(ABC):
         current = self._current_module_block
         if current is not None and current.source is not source:
             current = None  # another module's top level is running: this one has loaded
+        if current is None and self.program is not None and name in source.bindings:
+            stored = module.stored_elsewhere.get(name)
+            if stored is None:
+                stored = module.stored_elsewhere[name] = self.program.stored_by_importers(source, name)
+            if stored:
+                # `m.ACC = jnp.int32` in a test, `monkeypatch.setattr(m, "ACC", v)`: which
+                # value code that runs after import sees depends on what ran first.
+                return UNKNOWN
         mutated = name in module.rebound
         if mutated or len(source.bindings.get(name, ())) > 1:
             chain = module.chain(name)
