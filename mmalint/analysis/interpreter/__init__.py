@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from mmalint.analysis.host import Args, Diverges
 from mmalint.analysis.interpreter.calls import Calls
+from mmalint.analysis.interpreter.changes import Changes
 from mmalint.analysis.interpreter.classes import Classes
 from mmalint.analysis.interpreter.core import Flow, Frame
 from mmalint.analysis.interpreter.expressions import Expressions
@@ -21,7 +22,7 @@ from mmalint.analysis.interpreter.roots import Roots
 from mmalint.analysis.interpreter.statements import Statements
 
 
-class Interpreter(Roots, Statements, FlowControl, Expressions, Calls, Classes, Operators, Registries):
+class Interpreter(Roots, Statements, FlowControl, Expressions, Calls, Changes, Classes, Operators, Registries):
     """Runs the roots of one module and collects what the models record (`sites`, `uses`).
     It is the `host.Host` the models ask."""
 

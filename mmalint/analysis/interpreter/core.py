@@ -205,7 +205,7 @@ class Machine(ABC):
         self._entered: set[int] = set()
         self._cut = 0  # calls the depth or recursion guard refused so far
         self._handed: set[int] = set()  # functions handed to code no model knows (by id)
-        self._rebound: list[Value] = []  # containers changed in place so far (`Calls.rebind`)
+        self._rebound: list[Value] = []  # containers changed in place so far (`Changes.rebind`)
         self._local_names_cache: dict[int, frozenset[str]] = {}
         self._current_module_block: Block | None = None
         # > 0 while running code that whichever root asks first runs for all: module-level
@@ -614,10 +614,14 @@ class Machine(ABC):
     def note_escaped(self, values: Sequence[Value]) -> None: ...
     @abstractmethod
     def _pend(self, func: Func, handed: bool) -> None: ...
+
+    # changes.py
     @abstractmethod
     def rebind(self, old: Value, new: Value, frame: Frame, through: str | None = None) -> None: ...
     @abstractmethod
     def fill_in_place(self, call: cst.Call, frame: Frame, block: Block) -> bool: ...
+    @abstractmethod
+    def forget_changed(self, args: Args, mark: int, frame: Frame) -> None: ...
 
     # classes.py
     @abstractmethod
