@@ -105,7 +105,8 @@ def stored_attributes(text: str) -> set[str]:
     """The attribute names `text` may bind through a name other than `self` or `cls`, as a
     file may bind a global of a module it imports again: `m.ACC = v` (an augmented store, a
     tuple target), `setattr(m, "ACC", v)` (pytest's `monkeypatch.setattr` too),
-    `mock.patch.object(m, "ACC", v)`, `mock.patch("pkg.m.ACC", v)`. An over-approximation
+    `mock.patch.object(m, "ACC", v)`, `mock.patch("pkg.m.ACC", v)`, `mock.patch.multiple(m,
+    ACC=v)`. An over-approximation
     (a store in a string, an annotated local `x: np.dtype = ...` count too)."""
     found: set[str] = set()
     for match in _ATTRIBUTE_STORE.finditer(text):
@@ -123,7 +124,30 @@ def stored_attributes(text: str) -> set[str]:
                 if call is not None:
                     found.add(call.group(2))
             at = text.find(word, at + len(word))
+    at = text.find(".multiple")
+    while at >= 0:
+        # `mock.patch.multiple(m, ACC=v, OUT=w)`: the keywords name what it binds.
+        call = _MULTIPLE.match(text, at)
+        if call is not None:
+            found.update(_KEYWORD.findall(_call_arguments(text, call.end())))
+        at = text.find(".multiple", at + 1)
     return found
+
+
+def _call_arguments(text: str, start: int) -> str:
+    """The text of a call's arguments from just after its `(` up to the matching `)` (at
+    most a few thousand characters; strings are not told apart: an over-approximation)."""
+    depth = 1
+    end = min(len(text), start + 4096)
+    for i in range(start, end):
+        char = text[i]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                return text[start:i]
+    return text[start:end]
 
 
 # `.name` then an assignment (`=`, `+=`, `//=`, ...), not `==`: matched from each dot (a
@@ -137,6 +161,8 @@ _ATTRIBUTE_STORE = re.compile(r"\.(\w++)[ \t]*+([-+*/%@&|^<>]{0,2}+)=(?!=)")
 _ARGS_BY_NAME = r"[ \t]*\([ \t\n]*[\w.]+[ \t\n]*,[ \t\n]*[rbuRBU]?([\"'])(\w+)\1"
 _BY_NAME = re.compile(_ARGS_BY_NAME)
 _BY_PATH = re.compile(r"[ \t]*\([ \t\n]*[rbuRBU]?([\"'])[\w.]+\.(\w+)\1")
+_MULTIPLE = re.compile(r"\.multiple[ \t]*\(")
+_KEYWORD = re.compile(r"(?:^|[(,])[ \t\n]*(\w+)[ \t]*=(?!=)")
 _BY_STRING_CALLS = (("setattr", (_BY_NAME, _BY_PATH)), ("patch", (_BY_PATH, re.compile(r"\.object" + _ARGS_BY_NAME))))
 
 

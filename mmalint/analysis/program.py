@@ -390,10 +390,11 @@ class Program(Modules):
     def stored_by_importers(self, source: SourceFile, name: str) -> bool:
         """Whether another file of the tree may bind the module's global `name` again
         through it (`m.ACC = jnp.int32`, `monkeypatch.setattr(m, "ACC", v)`,
-        `mock.patch("pkg.m.ACC", v)`): code of the module that runs after import may see that
-        value, whatever the value is. Looked up in the tree's index of the attribute names
-        each file stores (`imports.stored_attributes`); such a file counts where its text
-        names `m.ACC` or it imports the module (a store needs a name bound to it)."""
+        `mock.patch("pkg.m.ACC", v)`, `mock.patch.multiple(m, ACC=v)`): code of the module
+        that runs after import may see that value, whatever the value is. Looked up in the
+        tree's index of the attribute names each file stores (`imports.stored_attributes`);
+        such a file counts where its text names `m.ACC` or the module in a string, or it
+        imports the module (a store needs a name bound to it)."""
         path = self.path_of(source)
         if path is None:
             return False
@@ -405,7 +406,8 @@ class Program(Modules):
             storing = sorted(p for p in self._files_with(STORED + name, path) if p != path)
             naming = set(self._files_with(word, path)) if storing and word else set()
             found = self._stored_by[key] = any(
-                dotted in (self._text(p) or "") or (p in naming and path in self.edges(p)) for p in storing)
+                _names_by_string(self._text(p) or "", word, dotted) or (p in naming and path in self.edges(p))
+                for p in storing)
         return found
 
     def handed_on_by_importers(self, source: SourceFile, name: str, how: Handing) -> bool:
@@ -696,6 +698,12 @@ _SKIPS = re.compile(r"\b(?:skip\w*|xfail|deselect\w*)\b|\.(?:remove|pop)\(|\bdel
 # A pytest hook that sees each collected test (and may skip or drop it).
 _SKIPPING_HOOK = re.compile(r"^def[ \t]+pytest_(?:collection_modifyitems|runtest_setup|runtest_call|itemcollected)\b",
                             re.MULTILINE)
+
+
+def _names_by_string(text: str, word: str | None, dotted: str) -> bool:
+    """Whether `text` names a module's global `m.NAME` (`dotted`), or the module in a string
+    (`mock.patch.multiple("pkg.m", NAME=v)`): it may bind it without importing the module."""
+    return dotted in text or (word is not None and (f'{word}"' in text or f"{word}'" in text))
 
 
 def _module_word(path: str) -> str | None:

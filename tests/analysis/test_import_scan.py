@@ -62,10 +62,13 @@ def test_statements() -> None:
     ("setattr(m, 'ACC', 1)", {"ACC"}), ('monkeypatch.setattr(m, "ACC", v)', {"ACC"}),
     ("monkeypatch.setattr('pkg.m.ACC', v)", {"ACC"}), ("mock.patch.object(\n  m, 'ACC', v)", {"ACC"}),
     ("@patch('pkg.m.ACC', v)", {"ACC"}), ("with mock.patch(r'm.ACC'):", {"ACC"}),
+    ("@mock.patch.multiple(m, ACC=jnp.int32, OUT=f(x, y=1))", {"ACC", "OUT", "y"}),
+    ("mock.patch.multiple('pkg.m', ACC=1)", {"ACC"}),
     # Not a store through another object's name.
     ("self.ACC = 1", set()), ("cls.ACC = 1", set()), ("m.ACC == 1", set()), ("m.ACC <= 1", set()),
     ("m.ACC >= 1", set()), ("m.ACC != 1", set()), ("f(m.ACC)", set()), ("x = m.ACC", set()),
     ("getattr(m, 'ACC')", set()), ("mock.patch.dict(m.T, {'a': 1})", set()), ("1.5 + 2", set()),
+    ("x.multiple(a == 1)", set()),
 ])
 def test_the_attribute_names_a_file_stores(text: str, stored: set[str]) -> None:
     assert imports.stored_attributes(text) == stored

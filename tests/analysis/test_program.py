@@ -305,8 +305,13 @@ def test_a_table_of_another_module_handed_on_by_an_importer(
         ("import config\nfrom unittest import mock\n\nwith mock.patch.object(config, 'ACC', jnp.int32):\n  pass\n", []),
         ("from unittest import mock\n\n@mock.patch('config.ACC', jnp.int32)\ndef test_it():\n  pass\n", []),
         ("import run_test\n\nrun_test.config.ACC = jnp.int32\n", []),  # an importer of an importer
+        ("import config\nfrom unittest import mock\n\n@mock.patch.multiple(config, TILE=8, ACC=jnp.int32)\n"
+         "class T:\n  pass\n", []),
+        ("from unittest import mock\n\n@mock.patch.multiple('config', ACC=jnp.int32)\ndef test_it():\n  pass\n", []),
         # ... reads it, compares it, or stores another name: the module's binding stands.
         ("import config\n\nprint(config.ACC)\nassert config.ACC <= jnp.float32\nconfig.TILE = 64\n",
+         [("MMA101", "kernels.py", MMA_ROW)]),
+        ("import config\nfrom unittest import mock\n\n@mock.patch.multiple(config, TILE=8)\nclass T:\n  pass\n",
          [("MMA101", "kernels.py", MMA_ROW)]),
         # ... or a file that does not import it stores an attribute of that name elsewhere.
         ("class Box:\n  pass\n\nbox = Box()\nbox.ACC = jnp.int32\n", [("MMA101", "kernels.py", MMA_ROW)]),
