@@ -572,3 +572,62 @@ def test_acc_chosen_by_pallas_cdiv(pick: str, expect: list[str], known: bool) ->
     from test_control_flow import V, _pallas
     prelude = "from jax.experimental import pallas as pl\nACC = " + pick + "\n"
     check(_pallas("DT = jnp.bfloat16\n" + prelude, "ACC"), expect, target_jax=V, known=known)
+
+
+@pytest.mark.parametrize(("floats", "expect"), [
+    # NumPy's kind of an ml_dtypes type is "V": bfloat16 is not "f" (heldout36 case29).
+    ('("f",)', ["MMA102"]),
+    ('("f", "V")', []),
+])
+def test_the_kind_of_a_dtype_ml_dtypes_adds(floats: str, expect: list[str]) -> None:
+    code = f'''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+    M, N, K = 64, 64, 64
+
+
+    def matmul(x, w):
+      acc_dtype = jnp.float32 if jnp.dtype(x.dtype).kind in {floats} else x.dtype
+
+      def body(x_ref, w_ref, o_ref):
+        acc = plgpu.layout_cast(jnp.zeros((M, N), acc_dtype), plgpu.Layout.MMA_ACC(x.dtype))
+        a = plgpu.load(x_ref, layout=plgpu.Layout.MMA_LHS(x.dtype))
+        b = plgpu.load(w_ref.T, layout=plgpu.Layout.MMA_RHS(x.dtype))
+        o_ref[...] = plgpu.mma(acc, a, b)
+
+      return plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), acc_dtype))(x, w)
+
+
+    for dt in (jnp.float16, jnp.bfloat16):
+      matmul(jnp.zeros((M, K), dt), jnp.zeros((N, K), dt))
+    '''
+    report = check(code, expect, target_jax="0.12")
+    if expect:
+        assert only(report, "MMA102")["world"] == {"dt": "jnp.bfloat16"}
+
+
+def test_the_kind_of_float8_e5m2_is_unknown() -> None:
+    # ml_dtypes 0.7.0 gives "f" for it and "V" for the other float8s: not relied on.
+    code = '''
+    import jax
+    import jax.numpy as jnp
+    from jax.experimental.pallas import mosaic_gpu as plgpu
+
+    KIND = jnp.dtype(jnp.float8_e5m2).kind
+    ACC = jnp.float32 if KIND == "f" else jnp.float16
+    M, N, K = 64, 64, 64
+
+
+    def body(x_ref, w_ref, o_ref):
+      acc = plgpu.layout_cast(jnp.zeros((M, N), ACC), plgpu.Layout.MMA_ACC(jnp.bfloat16))
+      a = plgpu.load(x_ref, layout=plgpu.Layout.MMA_LHS(jnp.bfloat16))
+      b = plgpu.load(w_ref.T, layout=plgpu.Layout.MMA_RHS(jnp.bfloat16))
+      o_ref[...] = plgpu.mma(acc, a, b)
+
+
+    plgpu.kernel(body, out_type=jax.ShapeDtypeStruct((M, N), jnp.float32))(
+        jnp.zeros((M, K), jnp.bfloat16), jnp.zeros((N, K), jnp.bfloat16))
+    '''
+    check(code, [], target_jax="0.12", known=False)

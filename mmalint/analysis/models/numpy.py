@@ -229,8 +229,21 @@ def _dtype_attribute(host: Host, value: Value, attr: str, node: cst.CSTNode) -> 
         form = "type" if attr == "type" else "dtype"
         return value if value.form == form else DType(value.name, form, origin=value.origin)
     if attr == "kind":
+        if info.name in _ML_DTYPES_KIND:
+            kind = _ML_DTYPES_KIND[info.name]
+            return UNKNOWN if kind is None else Const(kind)
         return Const({"int": "i", "uint": "u", "bool": "b", "float": "f", "complex": "c"}[info.kind])
     return UNKNOWN
+
+
+# `dtype.kind` of the types ml_dtypes adds to NumPy (bfloat16, int4, the float8s...): "V", as a
+# structured void, not "f" or "i" (ml_dtypes 0.7.0 with NumPy 2.4 and 2.5); float8_e5m2 gives "f"
+# there, left unknown (it is registered otherwise than the rest).
+_ML_DTYPES_KIND: dict[str, str | None] = {
+    name: "V" for name in ("bfloat16", "int2", "uint2", "int4", "uint4", "float8_e4m3fn", "float8_e4m3fnuz",
+                           "float8_e5m2fnuz", "float8_e4m3b11fnuz", "float8_e4m3", "float8_e3m4",
+                           "float8_e8m0fnu", "float4_e2m1fn")
+} | {"float8_e5m2": None}
 
 
 attribute(DType)(_dtype_attribute)
