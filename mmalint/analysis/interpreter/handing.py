@@ -98,7 +98,7 @@ def changed_elsewhere(source: SourceFile, name: str, value: Value, program: Prog
     if handed_on(source, name, how, program):
         return True
     return importers and program is not None and (
-        program.handed_on_by_importers(source, name, how) or program.changed_by_importers(source, name))
+        program.handed_on_by_importers(source, name, how) or program.changed_by_importers(source, name, handed=False))
 
 
 def class_changed_elsewhere(cls: ClassVal, name: str, program: Program | None) -> bool:
