@@ -438,11 +438,24 @@ def test_a_table_only_read_keeps_its_literal(prelude: str, acc: str) -> None:
         # A module-level read sees the table as the statements above it leave it.
         ("ACC_FOR = {jnp.int8: jnp.int32}\nACC = ACC_FOR[jnp.int8]\nACC_FOR[jnp.int8] = jnp.float32\n", "ACC", []),
         ("ACC_FOR = {jnp.int8: jnp.int32}\nACC_FOR[jnp.int8] = jnp.float32\nACC = ACC_FOR[jnp.int8]\n", "ACC", ["MMA101"]),
+        # Two tables bound to equal literals are two objects: a store into one leaves the
+        # other (blind heldout30 case15: both were forgotten, as names that may hold one).
+        ("OTHER = {}\nACC_FOR = {}\nfor _dt in (jnp.float16, jnp.int8):\n  OTHER[_dt] = 1\n  ACC_FOR[_dt] = jnp.float32\n",
+         "ACC_FOR[DT]", ["MMA101"]),
     ],
 )
 def test_a_table_filled_at_import_is_what_the_module_leaves(prelude: str, acc: str, expect: list[str]) -> None:
     report = check(_pallas("DT = jnp.int8\n" + prelude, acc), expect, target_jax=V, known=False)
     assert report.calls == 1 and report.known_calls == 1
+
+
+@pytest.mark.parametrize("prelude", [
+    "ACC_FOR = OTHER = {}\nACC_FOR[jnp.int8] = jnp.float32\nOTHER[jnp.int8] = jnp.int32\n",
+    "OTHER = {}\nACC_FOR = OTHER\nACC_FOR[jnp.int8] = jnp.float32\nOTHER[jnp.int8] = jnp.int32\n",
+])
+def test_one_table_under_two_names_is_changed_through_either(prelude: str) -> None:
+    # int32 in Python (one dict): never the float32 the first store left.
+    check(_pallas("DT = jnp.int8\n" + prelude, "ACC_FOR[DT]"), [], target_jax=V, known=False)
 
 
 def test_helper_function_chooses_the_accumulator() -> None:

@@ -4,10 +4,13 @@ values here are immutable and a read gives a copy."""
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from mmalint.analysis.host import Args
 from mmalint.analysis.interpreter.core import Frame, Machine, all_params
+from mmalint.analysis.mutations import AUGMENTED_OP
 from mmalint.analysis.scopes import owns_its_container
 from mmalint.analysis.source import Block
 from mmalint.analysis.values import (
@@ -77,8 +80,9 @@ class Changes(Machine):
         # store through the attribute itself sets it again: `Statements.assign`).
         attributes = [(obj, attr) for obj in objects.values() for attr, held in obj.attrs.items()
                       if _same(held, old) or _inside(held, old, views)]
-        if ((len(holders) > 1 or stale or attributes) and through is not None and frame.function is not None
-                and frame.env.get(through) == old and owns_its_container(frame.function, through)):
+        if ((len(holders) > 1 or stale or attributes) and through is not None and frame.env.get(through) == old
+                and (owns_its_container(frame.function, through) if frame.function is not None
+                     else _module_owns(frame, through))):
             holders, attributes = [(frame, through)], []  # the one name that holds it
             stale = [(scope, name) for scope, name in stale if scope.env[name] in views]
         for scope, name in holders:
@@ -95,6 +99,21 @@ class Changes(Machine):
         for value in [*args.positional, *args.keywords.values()]:
             if isinstance(value, CONTAINERS) and any(_same(c, value) for c in changed):
                 self.rebind(value, UNKNOWN, frame)
+
+
+def _module_owns(frame: Frame, name: str) -> bool:
+    """Whether a store into the global `name` at a module's top level changes its container
+    alone: top-level statements bind it, each to a new container (`T = {}`, `T = [...]`) or
+    changing it in place (`T |= {...}`), and fill it, and no code passes it on (its settling
+    chain, `core.settling_chain`). Two globals bound to equal literals (`A = {}`, `B = {}`)
+    are two objects; `B = A` passes A on, `B = A = {}` binds neither to a display of its own."""
+    module = frame.module
+    if not frame.is_module or module is None or module.chain(name) is None:
+        return False
+    fresh = re.compile(r"[ \t]*" + re.escape(name) + r"[ \t]*(?::[^=\n]*)?=[ \t]*[\[{]")
+    augmented = re.compile(r"[ \t]*" + re.escape(name) + r"[ \t]*" + AUGMENTED_OP)
+    return all(fresh.match(b.first_line) or augmented.match(b.first_line)
+               for b in module.source.bindings.get(name, ()))
 
 
 def _is_parameter(function: cst.FunctionDef | cst.Lambda, name: str) -> bool:
