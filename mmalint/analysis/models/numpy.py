@@ -108,15 +108,28 @@ def _dtype(host: Host, args: Bound, call: Call) -> Value:
     return d
 
 
-@model("jnp.issubdtype", "np.issubdtype", signature="(arg1, arg2)")
+@model("jnp.issubdtype", signature="(arg1, arg2)")
 def _issubdtype(host: Host, args: Bound, call: Call) -> Value:
-    # Of a set of dtypes, what every member answers (`jnp.int8 if f else jnp.uint8` is an
-    # integer either way).
+    return _subdtype(args, numpy=False)
+
+
+@model("np.issubdtype", signature="(arg1, arg2)")
+def _np_issubdtype(host: Host, args: Bound, call: Call) -> Value:
+    return _subdtype(args, numpy=True)
+
+
+def _subdtype(args: Bound, numpy: bool) -> Value:
+    """`issubdtype`: of a set of dtypes, what every member answers (`jnp.int8 if f else
+    jnp.uint8` is an integer either way). NumPy's places a type ml_dtypes adds (int4,
+    bfloat16, the float8s) under `np.generic` alone: `np.issubdtype(jnp.int4, np.integer)`
+    is False, jax's True."""
     d = args["arg1"]
     cls = args["arg2"]
     answer: bool | None = None
     if isinstance(cls, DTypeClass):
-        answer = agreed(d, lambda i: i.kind in DTYPE_CLASSES[cls.name])
+        kinds = DTYPE_CLASSES[cls.name]
+        answer = agreed(d, lambda i: i.kind in kinds and not (
+            numpy and cls.name != "generic" and i.name in _ML_DTYPES_KIND))
     else:
         other = to_dtype(cls)
         if isinstance(other, DType):
@@ -250,8 +263,11 @@ attribute(DType)(_dtype_attribute)
 
 
 def _dtype_equal(dtype: Value, other: Value) -> bool | None:
-    """`dtype == "int8"` compares the named dtype; anything else compares facts."""
+    """`np.dtype(t) == "int8"` compares the named dtype, but a scalar type is no string
+    (`jnp.int8 == "int8"` is False: a class); anything else compares facts."""
     if isinstance(other, Const) and isinstance(other.value, str):
+        if isinstance(dtype, DType) and dtype.form == "type":
+            return False
         info = lookup_dtype(other.value)
         return info is not None and isinstance(dtype, DType) and info.name == dtype.name
     return NotImplemented
