@@ -82,6 +82,7 @@ class Program(Modules):
         # (module, global, reading) -> `handed_on_through_functions`
         self._through_functions: dict[tuple[str, str, Handing], tuple[bool, tuple[tuple[str, Handing], ...]]] = {}
         self._skipping_hooks: dict[str, bool] = {}  # directory -> `skips_by_parameters`
+        self._not_collected: dict[str, bool] = {}  # module -> `not_collected`
         # (registry module, its registrars) -> `registrations`
         self._registrations: dict[tuple[str, frozenset[str]], list[tuple[SourceFile, Block]] | None] = {}
 
@@ -100,6 +101,7 @@ class Program(Modules):
         self._asked_of.clear()
         self._through_functions.clear()
         self._skipping_hooks.clear()
+        self._not_collected.clear()
         self._registrations.clear()
 
     # ------------------------------------------------------------------ which files name an MMA API
@@ -530,8 +532,14 @@ class Program(Modules):
         statement naming either counts). A module with an `if __name__ == "__main__":` block
         may run its tests itself (`absltest.main()`): not that."""
         path = self.path_of(source)
-        if path is None or _MAIN_BLOCK.search(source.text) is not None:
+        if path is None:
             return False
+        found = self._not_collected.get(path)
+        if found is None:
+            found = self._not_collected[path] = self._ignored(path, source) and _MAIN_BLOCK.search(source.text) is None
+        return found
+
+    def _ignored(self, path: str, source: SourceFile) -> bool:
         for conftest in self.conftests(source):
             text = self._text(conftest)
             if text is None or "collect_ignore" not in text:
