@@ -526,13 +526,16 @@ class Program(Modules):
         return found
 
     def not_collected(self, source: SourceFile) -> bool:
-        """Whether pytest never collects the module's tests: a `conftest.py` above it (up to
-        the rootdir) lists it, or a directory above it, in `collect_ignore`, or matches it by
-        `collect_ignore_glob` (relative to that conftest's directory; every string of a
-        statement naming either counts). A module with an `if __name__ == "__main__":` block
-        may run its tests itself (`absltest.main()`): not that."""
+        """Whether pytest never collects the tests of a test module (`test_*.py`,
+        `*_test.py`): a `conftest.py` above it (up to the rootdir) lists it, or a directory
+        above it, in `collect_ignore`, or matches it by `collect_ignore_glob` (relative to
+        that conftest's directory; every string of a statement naming either counts). A
+        module with an `if __name__ == "__main__":` block may run its tests itself
+        (`absltest.main()`): not that. (A library module in an ignored directory is no test
+        module: its functions run when called.)"""
         path = self.path_of(source)
-        if path is None:
+        base = os.path.basename(path or "")
+        if path is None or not (base.startswith("test_") or base.endswith("_test.py")):
             return False
         found = self._not_collected.get(path)
         if found is None:
@@ -540,6 +543,7 @@ class Program(Modules):
         return found
 
     def _ignored(self, path: str, source: SourceFile) -> bool:
+        """`not_collected`'s reading of the conftests."""
         for conftest in self.conftests(source):
             text = self._text(conftest)
             if text is None or "collect_ignore" not in text:

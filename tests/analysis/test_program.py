@@ -500,6 +500,13 @@ def test_a_test_module_a_conftest_ignores(tmp_path: Path, conftest: str, expect:
         "tests/test_sweep.py": _SWEEP_TEST,
     })
     assert where(check(root, "tests/test_sweep.py", "kernels.py")) == expect
+    # A library module in an ignored directory is no test module: its functions still run.
+    (root / "tests/helpers.py").write_text("from kernels import tile_mma\nimport jax.numpy as jnp\n\n\n"
+                                           "def run_f32():\n  return tile_mma(jnp.int8, jnp.float32)\n")
+    (root / "tests/conftest.py").write_text("collect_ignore = ['.']\n")
+    assert ("MMA101", "kernels.py", MMA_ROW) in where(check(root, "tests/helpers.py", "kernels.py"))
+    (root / "tests/conftest.py").write_text(conftest)
+    (root / "tests/helpers.py").unlink()
     # A module that runs its own tests when run as a script is not ignored.
     (root / "tests/test_sweep.py").write_text(textwrap.dedent(_SWEEP_TEST) + "\n\nif __name__ == '__main__':\n  pytest.main([__file__])\n")
     assert where(check(root, "tests/test_sweep.py", "kernels.py")) == [("MMA101", "kernels.py", MMA_ROW)]

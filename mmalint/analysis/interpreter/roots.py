@@ -106,8 +106,8 @@ class Roots(Fixtures):
         node = stmts[0] if stmts else None
         if not isinstance(node, cst.FunctionDef):
             return
-        if self.program is not None and self.program.not_collected(block.source):
-            return  # a test module pytest never collects (`collect_ignore` in a conftest)
+        if node.name.value.startswith("test") and self.program is not None and self.program.not_collected(block.source):
+            return  # a test of a module pytest never collects (`collect_ignore` in a conftest)
         cls: ClassVal | None = None
         module = self.module_of(block.source)
         decorator_frame = module.frame
