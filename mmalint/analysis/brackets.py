@@ -69,10 +69,10 @@ def bracket_around(text: str, at: int, stops: Callable[[int], bool]) -> tuple[in
     return None
 
 
-def bracket_end(text: str, opener: int) -> int | None:
-    """Where the bracket opened at `opener` closes (just past it); None within 2,000 characters."""
+def bracket_end(text: str, opener: int, within: int = 2000) -> int | None:
+    """Where the bracket opened at `opener` closes (just past it); None within `within` characters."""
     depth = 0
-    for i in range(opener, min(len(text), opener + 2000)):
+    for i in range(opener, min(len(text), opener + within)):
         if text[i] in "([{":
             depth += 1
         elif text[i] in ")]}":

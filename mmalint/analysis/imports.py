@@ -8,6 +8,8 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
+from mmalint.analysis.brackets import bracket_end
+
 # The word of the tree's index (`index_words`) for an attribute name a file stores through
 # some name (`m.ACC = v`): not a word an import statement can name.
 STORED = "."
@@ -137,17 +139,8 @@ def stored_attributes(text: str) -> set[str]:
 def _call_arguments(text: str, start: int) -> str:
     """The text of a call's arguments from just after its `(` up to the matching `)` (at
     most a few thousand characters; strings are not told apart: an over-approximation)."""
-    depth = 1
-    end = min(len(text), start + 4096)
-    for i in range(start, end):
-        char = text[i]
-        if char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth == 0:
-                return text[start:i]
-    return text[start:end]
+    end = bracket_end(text, start - 1, within=4097)
+    return text[start : end - 1] if end is not None else text[start : start + 4096]
 
 
 # `.name` then an assignment (`=`, `+=`, `//=`, ...), not `==`: matched from each dot (a
