@@ -9,8 +9,7 @@ import re
 import libcst as cst
 
 from mmalint.analysis.host import Args
-from mmalint.analysis.interpreter.core import Frame, Machine, all_params
-from mmalint.analysis.mutations import AUGMENTED_OP
+from mmalint.analysis.interpreter.core import Frame, Machine, all_params, augmented_binding
 from mmalint.analysis.scopes import owns_its_container
 from mmalint.analysis.source import Block
 from mmalint.analysis.values import (
@@ -111,7 +110,7 @@ def _module_owns(frame: Frame, name: str) -> bool:
     if not frame.is_module or module is None or module.chain(name) is None:
         return False
     fresh = re.compile(r"[ \t]*" + re.escape(name) + r"[ \t]*(?::[^=\n]*)?=[ \t]*[\[{]")
-    augmented = re.compile(r"[ \t]*" + re.escape(name) + r"[ \t]*" + AUGMENTED_OP)
+    augmented = augmented_binding(name)
     return all(fresh.match(b.first_line) or augmented.match(b.first_line)
                for b in module.source.bindings.get(name, ()))
 

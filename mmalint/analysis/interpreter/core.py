@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import enum
+import functools
 import re
 import sys
 import weakref
@@ -761,8 +762,7 @@ def _settling_chain(source: SourceFile, name: str, mutated: bool) -> Chain | Non
     bindings = source.bindings.get(name, [])
     if not bindings or any(b.parent is not None or b.kind != "stmt" or is_import_block(b) for b in bindings):
         return None
-    augmented = re.compile(r"[ \t]*" + re.escape(name) + r"[ \t]*" + AUGMENTED_OP)
-    if not mutated and not all(augmented.match(b.first_line) for b in bindings[1:]):
+    if not mutated and not all(augmented_binding(name).match(b.first_line) for b in bindings[1:]):
         return None  # bound again, not changed: which binding a function sees is not known
     if BY_NAME.search(code_of(source.text)):
         return None  # `globals()["T"]`, `vars()`, `exec(...)`: changed where no name says so
@@ -794,6 +794,12 @@ def _settling_chain(source: SourceFile, name: str, mutated: bool) -> Chain | Non
         and not any(_calls_the_module(source, b) or _MAIN_GUARD.match(b.first_line) for b in blocks)
     )
     return Chain(tuple(blocks), tuple(b.start_line for b in blocks), after_import)
+
+
+@functools.lru_cache(maxsize=1024)
+def augmented_binding(name: str) -> re.Pattern[str]:
+    """A row binding the global `name` by an augmented assignment (`T |= {...}`, `T += [...]`)."""
+    return re.compile(r"[ \t]*" + re.escape(name) + r"[ \t]*" + AUGMENTED_OP)
 
 
 _MAY_SKIP = re.compile(r"(?<![\w.])(?:try|with)\b")
